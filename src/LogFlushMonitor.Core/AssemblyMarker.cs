@@ -1,0 +1,6 @@
+namespace LogFlushMonitor.Core;
+
+/// <summary>Assembly marker.</summary>
+public static class AssemblyMarker
+{
+}

@@ -1,0 +1,6 @@
+namespace LogFlushMonitor.Prometheus;
+
+/// <summary>Assembly marker.</summary>
+public static class AssemblyMarker
+{
+}

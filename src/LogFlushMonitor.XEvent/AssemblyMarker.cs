@@ -1,0 +1,6 @@
+namespace LogFlushMonitor.XEvent;
+
+/// <summary>Assembly marker.</summary>
+public static class AssemblyMarker
+{
+}

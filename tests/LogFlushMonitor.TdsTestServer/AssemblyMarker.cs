@@ -1,0 +1,6 @@
+namespace LogFlushMonitor.TdsTestServer;
+
+/// <summary>Assembly marker.</summary>
+public static class AssemblyMarker
+{
+}

@@ -1,0 +1,6 @@
+namespace LogFlushMonitor.XEvent.TestSupport;
+
+/// <summary>Assembly marker.</summary>
+public static class AssemblyMarker
+{
+}

@@ -1,6 +1,0 @@
-namespace LogFlushMonitor.Prometheus;
-
-/// <summary>Assembly marker.</summary>
-public static class AssemblyMarker
-{
-}

@@ -1,6 +1,0 @@
-namespace LogFlushMonitor.TdsTestServer;
-
-/// <summary>Assembly marker.</summary>
-public static class AssemblyMarker
-{
-}

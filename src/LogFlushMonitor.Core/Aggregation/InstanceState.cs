@@ -1,0 +1,139 @@
+using LogFlushMonitor.Core.Metrics;
+using LogFlushMonitor.Core.Samples;
+
+namespace LogFlushMonitor.Core.Aggregation;
+
+/// <summary>Everything known about one instance. Guarded by the aggregator's lock.</summary>
+internal sealed class InstanceState
+{
+    private DatabaseEvents?[] _byId = new DatabaseEvents?[64];
+    private readonly int[] _generation = new int[3];
+
+    public InstanceState(string name)
+    {
+        Name = name;
+        Tags = [new(MetricAttributes.Instance, name)];
+    }
+
+    public string Name { get; }
+
+    public KeyValuePair<string, object?>[] Tags { get; }
+
+    /// <summary>Database names learned from any sample that carries both id and name.</summary>
+    public Dictionary<int, string> Names { get; } = [];
+
+    public Dictionary<(string Object, string Counter, string Instance), CounterSeries> Counters { get; } = [];
+
+    public Dictionary<string, WaitStatsSeries> WaitStats { get; } = new(StringComparer.Ordinal);
+
+    public Dictionary<(int DatabaseId, int FileId), FileStatsSeries> FileStats { get; } = [];
+
+    /// <summary>Incremented at each restart seen, so cumulative trackers start new series.</summary>
+    public int Epoch { get; private set; }
+
+    public DateTime StartTimeUtc { get; private set; }
+
+    public long Restarts { get; private set; }
+
+    public long EventsReceived { get; set; }
+
+    public long[] Lost { get; } = new long[4];
+
+    public IEnumerable<DatabaseEvents> Databases
+    {
+        get
+        {
+            foreach (var d in _byId)
+            {
+                if (d is not null)
+                {
+                    yield return d;
+                }
+            }
+        }
+    }
+
+    /// <summary>Finds or creates a database's event state: an array index on the hot path.</summary>
+    public DatabaseEvents Database(int databaseId, string? name)
+    {
+        if ((uint)databaseId >= (uint)_byId.Length)
+        {
+            Grow(databaseId);
+        }
+
+        var db = _byId[databaseId];
+        if (db is null)
+        {
+            name ??= Names.GetValueOrDefault(databaseId);
+            db = new DatabaseEvents(this, databaseId, name);
+            _byId[databaseId] = db;
+        }
+        else if (name is not null && !ReferenceEquals(name, db.Name) && name != db.Name)
+        {
+            db.SetName(name);
+        }
+
+        return db;
+    }
+
+    public void LearnName(int databaseId, string name)
+    {
+        if (Names.TryGetValue(databaseId, out var known) && known == name)
+        {
+            return;
+        }
+
+        Names[databaseId] = name;
+        if ((uint)databaseId < (uint)_byId.Length && _byId[databaseId] is { } db && db.Name != name)
+        {
+            db.SetName(name);
+        }
+    }
+
+    /// <summary>Applies a start-time reading; returns true when it shows a restart.</summary>
+    public bool ObserveStart(DateTime startUtc)
+    {
+        if (StartTimeUtc == default)
+        {
+            StartTimeUtc = startUtc;
+            return false;
+        }
+
+        if (startUtc == StartTimeUtc)
+        {
+            return false;
+        }
+
+        StartTimeUtc = startUtc;
+        Epoch++;
+        Restarts++;
+        return true;
+    }
+
+    /// <summary>The stamp that marks a series as refreshed by the poll of <paramref name="kind"/> in progress.</summary>
+    public int CurrentStamp(PollKind kind) => _generation[(int)kind] + 1;
+
+    /// <summary>Ends a poll: returns the generation series must carry to stay.</summary>
+    public int CompletePoll(PollKind kind) => ++_generation[(int)kind];
+
+    public void RemoveDatabase(string name)
+    {
+        for (var i = 0; i < _byId.Length; i++)
+        {
+            if (_byId[i] is { } d && d.Name == name)
+            {
+                _byId[i] = null;
+            }
+        }
+    }
+
+    private void Grow(int databaseId)
+    {
+        if (databaseId < 0 || databaseId > 1_000_000)
+        {
+            throw new ArgumentOutOfRangeException(nameof(databaseId), databaseId, "A database id must be between 0 and 1,000,000.");
+        }
+
+        Array.Resize(ref _byId, Math.Max(databaseId + 1, _byId.Length * 2));
+    }
+}

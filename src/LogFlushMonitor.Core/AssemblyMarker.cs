@@ -1,6 +1,0 @@
-namespace LogFlushMonitor.Core;
-
-/// <summary>Assembly marker.</summary>
-public static class AssemblyMarker
-{
-}

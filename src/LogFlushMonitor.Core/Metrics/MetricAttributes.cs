@@ -1,0 +1,29 @@
+namespace LogFlushMonitor.Core.Metrics;
+
+/// <summary>
+/// Attribute names, aligned with the OpenTelemetry Collector's SQL Server receiver where they overlap so
+/// users running both see one vocabulary.
+/// </summary>
+public static class MetricAttributes
+{
+    /// <summary>The SQL Server instance as named in configuration.</summary>
+    public const string Instance = "sqlserver.instance.name";
+
+    /// <summary>The database name (or "id:N" until the name is known).</summary>
+    public const string Database = "sqlserver.database.name";
+
+    /// <summary>A wait type, e.g. WRITELOG.</summary>
+    public const string WaitType = "wait.type";
+
+    /// <summary>The performance-counter object after the colon, e.g. Databases.</summary>
+    public const string CounterObject = "sqlserver.counter.object";
+
+    /// <summary>The performance-counter name, e.g. Log Cache Hit Ratio.</summary>
+    public const string CounterName = "sqlserver.counter.name";
+
+    /// <summary>Why events were lost (sequence_gap, channel_full, server_dropped, malformed).</summary>
+    public const string LossKind = "loss.kind";
+
+    /// <summary>A database name to export for a database whose name is not known yet.</summary>
+    public static string UnnamedDatabase(int databaseId) => "id:" + databaseId.ToString(System.Globalization.CultureInfo.InvariantCulture);
+}

@@ -1,0 +1,45 @@
+namespace LogFlushMonitor.Core.Samples;
+
+/// <summary>
+/// One row of <c>sys.dm_os_performance_counters</c> (trimmed), paired by the source with its base row
+/// when <see cref="CounterType"/> needs one.
+/// </summary>
+/// <param name="Instance">The SQL Server instance name.</param>
+/// <param name="TimestampUtc">When the poll read the row.</param>
+/// <param name="ObjectName">object_name after the colon, e.g. "Databases".</param>
+/// <param name="CounterName">counter_name, e.g. "Log Flushes/sec".</param>
+/// <param name="CounterInstance">instance_name: a database name or "_Total".</param>
+/// <param name="Value">cntr_value.</param>
+/// <param name="CounterType">cntr_type; decides the arithmetic (<see cref="PerfCounterType"/>).</param>
+/// <param name="BaseValue">cntr_value of the matching base row, 0 when the type has none.</param>
+public readonly record struct CounterSample(
+    string Instance,
+    DateTime TimestampUtc,
+    string ObjectName,
+    string CounterName,
+    string CounterInstance,
+    long Value,
+    int CounterType,
+    long BaseValue = 0);
+
+/// <summary>The cntr_type values whose arithmetic LogFlushMonitor knows (DOMAIN.md §4).</summary>
+public static class PerfCounterType
+{
+    /// <summary>PERF_COUNTER_LARGE_RAWCOUNT: a point value.</summary>
+    public const int LargeRawCount = 65792;
+
+    /// <summary>PERF_COUNTER_RAWCOUNT: a point value (32-bit).</summary>
+    public const int RawCount = 65536;
+
+    /// <summary>PERF_COUNTER_BULK_COUNT: cumulative since the instance started.</summary>
+    public const int BulkCount = 272696576;
+
+    /// <summary>PERF_LARGE_RAW_FRACTION: value / base at one sample.</summary>
+    public const int LargeRawFraction = 537003264;
+
+    /// <summary>PERF_LARGE_RAW_BASE: the base row of a fraction.</summary>
+    public const int LargeRawBase = 1073939712;
+
+    /// <summary>PERF_AVERAGE_BULK: delta value / delta base between two samples.</summary>
+    public const int AverageBulk = 1073874176;
+}

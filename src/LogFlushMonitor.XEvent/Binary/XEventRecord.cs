@@ -1,0 +1,351 @@
+using System.Buffers.Binary;
+
+namespace LogFlushMonitor.XEvent;
+
+/// <summary>
+/// One event record, valid only during the callback or until the reader advances (it points into a
+/// pooled buffer). The record was bounds-checked once when it was created; accessors allocate nothing,
+/// except the ones documented as allocating.
+/// </summary>
+public readonly ref struct XEventRecord
+{
+    private readonly ReadOnlySpan<byte> _payload;
+    private readonly ReadOnlySpan<byte> _actions;
+    private readonly XEventDefinition? _event;
+    private readonly string? _source;
+
+    internal XEventRecord(ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, XEventDefinition? definition, uint rid, ulong ticks, long position, string? source)
+    {
+        _payload = payload;
+        _actions = actions;
+        _event = definition;
+        EventRid = rid;
+        Ticks = ticks;
+        Position = position;
+        _source = source;
+    }
+
+    /// <summary>The event's RID as written in the record.</summary>
+    public uint EventRid { get; }
+
+    /// <summary>Raw clock ticks of the event's package.</summary>
+    public ulong Ticks { get; }
+
+    /// <summary>Offset of the record in its file or buffer.</summary>
+    public long Position { get; }
+
+    /// <summary>The event's definition, or null when the metadata did not declare its RID.</summary>
+    public XEventDefinition? Definition => _event;
+
+    /// <summary>Compare with a handle resolved in <see cref="IXEventHandler.OnMetadataChanged"/>.</summary>
+    public EventHandle EventHandle => _event?.Handle ?? default;
+
+    /// <summary>Event name (no allocation); empty when unknown.</summary>
+    public string Name => _event?.Name ?? string.Empty;
+
+    /// <summary>Package name (no allocation); empty when unknown.</summary>
+    public string PackageName => _event?.Package.Name ?? string.Empty;
+
+    /// <summary>The payload bytes (fields).</summary>
+    public ReadOnlySpan<byte> Payload => _payload;
+
+    /// <summary>True when the record carries at least one action.</summary>
+    public bool HasActions => !_actions.IsEmpty;
+
+    /// <summary>Timestamp as a UTC FILETIME: start time + ticks * 10^7 / frequency, in 128 bits.</summary>
+    public bool TryGetTimestamp(out DateTime utc)
+    {
+        if (_event is not null && _event.Package.TryTicksToFileTime(Ticks, out var ft))
+        {
+            utc = DateTime.FromFileTimeUtc(ft);
+            return true;
+        }
+
+        utc = default;
+        return false;
+    }
+
+    /// <summary>Timestamp in UTC; a typed error when the event is undeclared or its clock overflows.</summary>
+    public DateTime TimestampUtc => TryGetTimestamp(out var t)
+        ? t
+        : throw new XelFormatException($"Event 0x{EventRid:X8} has no valid timestamp (ticks {Ticks})", _source, Position);
+
+    /// <summary>Locates a field by handle; false when the handle is for another event or the value is absent.</summary>
+    public bool TryGetField(FieldHandle field, out XEventValue value)
+    {
+        if (field.EventKey == 0 || _event is null || field.EventKey != _event.Handle.Key)
+        {
+            value = default;
+            return false;
+        }
+
+        return Locate(field.Offset, field.Size, field.IsVariable, field.Kind, field.Field!.Type, out value);
+    }
+
+    /// <summary>Locates a field by name (a short linear search; prefer handles per event).</summary>
+    public bool TryGetField(ReadOnlySpan<char> name, out XEventValue value)
+    {
+        var i = _event?.IndexOf(name) ?? -1;
+        if (i < 0)
+        {
+            value = default;
+            return false;
+        }
+
+        var f = _event!.FieldArray[i];
+        return Locate(f.Offset, f.Type.Size, f.IsVariable, f.Type.Kind, f.Type, out value);
+    }
+
+    /// <summary>Locates an action value by handle.</summary>
+    public bool TryGetAction(ActionHandle action, out XEventValue value)
+    {
+        if (action.Action is not null && TryFindAction(action.Rid, out var bytes))
+        {
+            value = new XEventValue(bytes, action.Kind, action.Action.Type);
+            return true;
+        }
+
+        value = default;
+        return false;
+    }
+
+    /// <summary>Locates an action by <c>package.name</c> or bare name (linear; prefer handles).</summary>
+    public bool TryGetAction(string name, XEventMetadata metadata, out XEventValue value)
+    {
+        if (metadata.TryGetAction(name, out var a))
+        {
+            return TryGetAction(new ActionHandle(a), out value);
+        }
+
+        value = default;
+        return false;
+    }
+
+    /// <summary>Unsigned integer field (any width, map keys, booleans).</summary>
+    public bool TryGetUInt64(FieldHandle field, out ulong value)
+    {
+        value = 0;
+        return TryGetField(field, out var v) && v.TryGetUInt64(out value);
+    }
+
+    /// <summary>Unsigned integer action (any width).</summary>
+    public bool TryGetUInt64(ActionHandle action, out ulong value)
+    {
+        value = 0;
+        return TryGetAction(action, out var v) && v.TryGetUInt64(out value);
+    }
+
+    /// <summary>Signed integer field (any width).</summary>
+    public bool TryGetInt64(FieldHandle field, out long value)
+    {
+        value = 0;
+        return TryGetField(field, out var v) && v.TryGetInt64(out value);
+    }
+
+    /// <summary>Signed integer action (any width).</summary>
+    public bool TryGetInt64(ActionHandle action, out long value)
+    {
+        value = 0;
+        return TryGetAction(action, out var v) && v.TryGetInt64(out value);
+    }
+
+    /// <summary>Boolean field.</summary>
+    public bool TryGetBoolean(FieldHandle field, out bool value)
+    {
+        value = false;
+        return TryGetField(field, out var v) && v.TryGetBoolean(out value);
+    }
+
+    /// <summary>GUID field.</summary>
+    public bool TryGetGuid(FieldHandle field, out Guid value)
+    {
+        value = default;
+        return TryGetField(field, out var v) && v.TryGetGuid(out value);
+    }
+
+    /// <summary>Map field: key and text (no allocation for value maps).</summary>
+    public bool TryGetMap(FieldHandle field, out ulong key, out string text)
+    {
+        key = 0;
+        text = string.Empty;
+        return TryGetField(field, out var v) && v.TryGetMap(out key, out text);
+    }
+
+    /// <summary>Bitmask map field: raw flags.</summary>
+    public bool TryGetFlags(FieldHandle field, out ulong flags)
+    {
+        flags = 0;
+        return TryGetField(field, out var v) && v.TryGetFlags(out flags);
+    }
+
+    /// <summary>Binary (or any variable) field bytes.</summary>
+    public bool TryGetBytes(FieldHandle field, out ReadOnlySpan<byte> bytes)
+    {
+        var ok = TryGetField(field, out var v);
+        bytes = ok ? v.Bytes : default;
+        return ok;
+    }
+
+    /// <summary>Text field decoded into a caller buffer.</summary>
+    public bool TryGetString(FieldHandle field, Span<char> destination, out int charsWritten)
+    {
+        charsWritten = 0;
+        return TryGetField(field, out var v) && v.TryCopyString(destination, out charsWritten);
+    }
+
+    /// <summary>Text action decoded into a caller buffer.</summary>
+    public bool TryGetString(ActionHandle action, Span<char> destination, out int charsWritten)
+    {
+        charsWritten = 0;
+        return TryGetAction(action, out var v) && v.TryCopyString(destination, out charsWritten);
+    }
+
+    /// <summary>Allocating convenience: a text field, or null.</summary>
+    public string? GetString(FieldHandle field) => TryGetField(field, out var v) ? v.GetString() : null;
+
+    /// <summary>Allocating convenience: a text action, or null.</summary>
+    public string? GetString(ActionHandle action) => TryGetAction(action, out var v) ? v.GetString() : null;
+
+    /// <summary>Visits every action value in record order (no allocation).</summary>
+    public ActionEnumerator EnumerateActions(XEventMetadata metadata) => new(_actions, metadata);
+
+    /// <summary>Materialises the event (allocates): name, timestamp, all fields and actions.</summary>
+    public XEventData ToData(XEventMetadata metadata)
+    {
+        var fields = new Dictionary<string, object?>(StringComparer.Ordinal);
+        if (_event is not null)
+        {
+            foreach (var f in _event.FieldArray)
+            {
+                if (Locate(f.Offset, f.Type.Size, f.IsVariable, f.Type.Kind, f.Type, out var v) && v.ToObject() is { } o)
+                {
+                    fields[f.Name] = o;
+                }
+            }
+        }
+
+        var actions = new Dictionary<string, object?>(StringComparer.Ordinal);
+        foreach (var a in EnumerateActions(metadata))
+        {
+            if (a.Definition is not null && a.Value.ToObject() is { } o)
+            {
+                actions[a.Definition.FullName] = o;
+            }
+        }
+
+        return new XEventData(
+            _event?.Name ?? $"unknown_0x{EventRid:X8}",
+            _event?.Package.Name ?? string.Empty,
+            TryGetTimestamp(out var t) ? t : null,
+            fields,
+            actions);
+    }
+
+    private bool Locate(int offset, int size, bool isVariable, ValueKind kind, XEventValueType type, out XEventValue value)
+    {
+        var p = _payload;
+        if (isVariable)
+        {
+            if (offset <= p.Length - 8)
+            {
+                var start = BinaryPrimitives.ReadUInt32LittleEndian(p[offset..]);
+                var length = BinaryPrimitives.ReadUInt32LittleEndian(p[(offset + 4)..]);
+                if (start <= (uint)p.Length && length <= (uint)p.Length - start)
+                {
+                    value = new XEventValue(p.Slice((int)start, (int)length), kind, type);
+                    return true;
+                }
+            }
+        }
+        else if (size > 0 && offset <= p.Length - size)
+        {
+            value = new XEventValue(p.Slice(offset, size), kind, type);
+            return true;
+        }
+
+        value = default;
+        return false;
+    }
+
+    private bool TryFindAction(uint rid, out ReadOnlySpan<byte> bytes)
+    {
+        // The list was validated when the record was created, so lengths are known to fit.
+        var a = _actions;
+        var pos = 0;
+        while (pos <= a.Length - 8)
+        {
+            var r = BinaryPrimitives.ReadUInt32LittleEndian(a[pos..]);
+            var len = (int)BinaryPrimitives.ReadUInt32LittleEndian(a[(pos + 4)..]);
+            if (r == rid)
+            {
+                bytes = a.Slice(pos + 8, len);
+                return true;
+            }
+
+            pos += 8 + len;
+        }
+
+        bytes = default;
+        return false;
+    }
+
+    /// <summary>An action found in a record.</summary>
+    public readonly ref struct ActionEntry
+    {
+        internal ActionEntry(uint rid, XEventAction? definition, XEventValue value)
+        {
+            Rid = rid;
+            Definition = definition;
+            Value = value;
+        }
+
+        /// <summary>The action's RID.</summary>
+        public uint Rid { get; }
+
+        /// <summary>Its metadata, or null when undeclared.</summary>
+        public XEventAction? Definition { get; }
+
+        /// <summary>Its value.</summary>
+        public XEventValue Value { get; }
+    }
+
+    /// <summary>Enumerates the actions of a record without allocating.</summary>
+    public ref struct ActionEnumerator
+    {
+        private readonly ReadOnlySpan<byte> _list;
+        private readonly XEventMetadata _metadata;
+        private int _next;
+
+        internal ActionEnumerator(ReadOnlySpan<byte> list, XEventMetadata metadata)
+        {
+            _list = list;
+            _metadata = metadata;
+            _next = 0;
+            Current = default;
+        }
+
+        /// <summary>The current action.</summary>
+        public ActionEntry Current { get; private set; }
+
+        /// <summary>For foreach.</summary>
+        public readonly ActionEnumerator GetEnumerator() => this;
+
+        /// <summary>Advances.</summary>
+        public bool MoveNext()
+        {
+            if (_next > _list.Length - 8)
+            {
+                return false;
+            }
+
+            var rid = BinaryPrimitives.ReadUInt32LittleEndian(_list[_next..]);
+            var len = (int)BinaryPrimitives.ReadUInt32LittleEndian(_list[(_next + 4)..]);
+            var bytes = _list.Slice(_next + 8, len);
+            _next += 8 + len;
+            Current = _metadata.TryGetActionByRid(rid, out var a)
+                ? new ActionEntry(rid, a, new XEventValue(bytes, a.Type.Kind, a.Type))
+                : new ActionEntry(rid, null, new XEventValue(bytes, ValueKind.Unknown, null));
+            return true;
+        }
+    }
+}

@@ -1,0 +1,202 @@
+namespace LogFlushMonitor.XEvent;
+
+/// <summary>
+/// The merged metadata of one stream or file: packages keyed by index, and the events, actions, maps and
+/// types they declare. Re-sent metadata is merged in; a stream or file header starts a new instance.
+/// Lookups allocate nothing; handles are resolved here once per change.
+/// </summary>
+public sealed class XEventMetadata
+{
+    private static int _nextKey;
+
+    private readonly Dictionary<int, XEventPackage> _packages = [];
+    private readonly Dictionary<uint, XEventDefinition> _eventsByRid = [];
+    private readonly Dictionary<int, XEventDefinition> _eventsByKey = [];
+    private readonly Dictionary<uint, XEventAction> _actionsByRid = [];
+    private readonly Dictionary<uint, XEventMap> _mapsByRid = [];
+    private readonly Dictionary<uint, (string Name, int Size)> _typesByRid = [];
+    private readonly Dictionary<uint, XEventValueType> _resolved = [];
+
+    /// <summary>Increments at every merged metadata buffer.</summary>
+    public int Version { get; private set; }
+
+    /// <summary>Packages by index.</summary>
+    public IReadOnlyDictionary<int, XEventPackage> Packages => _packages;
+
+    /// <summary>All declared events.</summary>
+    public IEnumerable<XEventDefinition> Events => _eventsByRid.Values;
+
+    /// <summary>All declared actions.</summary>
+    public IEnumerable<XEventAction> Actions => _actionsByRid.Values;
+
+    /// <summary>All declared maps.</summary>
+    public IEnumerable<XEventMap> Maps => _mapsByRid.Values;
+
+    /// <summary>Finds an event by <c>package.name</c> or bare name.</summary>
+    public bool TryGetEvent(string name, out XEventDefinition definition)
+    {
+        foreach (var e in _eventsByRid.Values)
+        {
+            if (Matches(name, e.Package.Name, e.Name))
+            {
+                definition = e;
+                return true;
+            }
+        }
+
+        definition = null!;
+        return false;
+    }
+
+    /// <summary>The handle of an event by <c>package.name</c> or bare name; invalid when not declared.</summary>
+    public EventHandle GetEventHandle(string name) => TryGetEvent(name, out var d) ? d.Handle : default;
+
+    /// <summary>A field handle for <c>event</c>.<c>field</c>; invalid when either is absent.</summary>
+    public FieldHandle GetFieldHandle(string eventName, string fieldName) =>
+        TryGetEvent(eventName, out var d) ? d.GetFieldHandle(fieldName) : default;
+
+    /// <summary>Finds an action by <c>package.name</c> or bare name.</summary>
+    public bool TryGetAction(string name, out XEventAction action)
+    {
+        foreach (var a in _actionsByRid.Values)
+        {
+            if (Matches(name, a.PackageName, a.Name))
+            {
+                action = a;
+                return true;
+            }
+        }
+
+        action = null!;
+        return false;
+    }
+
+    /// <summary>An action handle by <c>package.name</c> or bare name; invalid when not declared.</summary>
+    public ActionHandle GetActionHandle(string name) => TryGetAction(name, out var a) ? new ActionHandle(a) : default;
+
+    /// <summary>Finds a map by <c>package.name</c> or bare name.</summary>
+    public bool TryGetMap(string name, out XEventMap map)
+    {
+        foreach (var m in _mapsByRid.Values)
+        {
+            if (Matches(name, m.PackageName, m.Name))
+            {
+                map = m;
+                return true;
+            }
+        }
+
+        map = null!;
+        return false;
+    }
+
+    /// <summary>The definition behind a handle.</summary>
+    public bool TryGetEvent(EventHandle handle, out XEventDefinition definition) =>
+        _eventsByKey.TryGetValue(handle.Key, out definition!);
+
+    internal bool TryGetEventByRid(uint rid, out XEventDefinition definition) =>
+        _eventsByRid.TryGetValue(rid, out definition!);
+
+    internal bool TryGetActionByRid(uint rid, out XEventAction action) =>
+        _actionsByRid.TryGetValue(rid, out action!);
+
+    internal bool TryGetPackage(int index, out XEventPackage package) => _packages.TryGetValue(index, out package!);
+
+    internal void AddPackage(XEventPackage package) => _packages[package.Index] = package;
+
+    internal void AddEvent(XEventDefinition definition)
+    {
+        if (_eventsByRid.TryGetValue(definition.Rid, out var existing))
+        {
+            if (existing.SameLayout(definition) && existing.Package.StartTimeFileTime == definition.Package.StartTimeFileTime)
+            {
+                return;
+            }
+
+            _eventsByKey.Remove(existing.Handle.Key);
+        }
+
+        definition.Handle = new EventHandle(Interlocked.Increment(ref _nextKey));
+        _eventsByRid[definition.Rid] = definition;
+        _eventsByKey[definition.Handle.Key] = definition;
+    }
+
+    internal void AddAction(XEventAction action) => _actionsByRid[action.Rid] = action;
+
+    internal void AddMap(XEventMap map) => _mapsByRid[map.Rid] = map;
+
+    internal void AddType(uint rid, string name, int size) => _typesByRid[rid] = (name, size);
+
+    /// <summary>Resolves every field and action type after a metadata buffer was merged.</summary>
+    internal void Complete()
+    {
+        _resolved.Clear();
+        foreach (var e in _eventsByRid.Values)
+        {
+            foreach (var f in e.FieldArray)
+            {
+                f.Type = Resolve(f.TypeRid);
+            }
+        }
+
+        foreach (var a in _actionsByRid.Values)
+        {
+            a.Type = Resolve(a.TypeRid);
+        }
+
+        Version++;
+    }
+
+    private XEventValueType Resolve(uint rid)
+    {
+        if (_resolved.TryGetValue(rid, out var cached))
+        {
+            return cached;
+        }
+
+        var kind = rid >> 28;
+        var index = (rid >> 10) & 0x3FFFF;
+        XEventValueType result;
+        if (kind == 3)
+        {
+            result = _mapsByRid.TryGetValue(rid, out var map) ? XEventValueType.ForMap(map) : XEventValueType.Unresolved(rid);
+        }
+        else if (kind == 6)
+        {
+            var baseType = Enum.IsDefined((XEventBaseType)(int)index) ? (XEventBaseType)(int)index : XEventBaseType.Unknown;
+            var size = XEventBaseTypes.SizeOf(baseType);
+            var name = baseType.ToString();
+            if (_typesByRid.TryGetValue(rid, out var declared))
+            {
+                name = declared.Name;
+                // A declared fixed size wins only for types this reader cannot classify itself.
+                if (baseType == XEventBaseType.Unknown)
+                {
+                    size = declared.Size;
+                }
+            }
+
+            result = new XEventValueType(rid, name, baseType, size, null);
+        }
+        else
+        {
+            result = XEventValueType.Unresolved(rid);
+        }
+
+        _resolved[rid] = result;
+        return result;
+    }
+
+    private static bool Matches(string query, string package, string name)
+    {
+        var dot = query.IndexOf('.', StringComparison.Ordinal);
+        if (dot < 0)
+        {
+            return string.Equals(query, name, StringComparison.Ordinal);
+        }
+
+        return query.Length == package.Length + 1 + name.Length
+            && query.AsSpan(0, dot).SequenceEqual(package)
+            && query.AsSpan(dot + 1).SequenceEqual(name);
+    }
+}

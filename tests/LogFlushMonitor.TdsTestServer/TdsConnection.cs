@@ -1,0 +1,115 @@
+using System.Net.Sockets;
+using System.Threading.Channels;
+using LogFlushMonitor.TdsTestServer.Protocol;
+
+namespace LogFlushMonitor.TdsTestServer;
+
+/// <summary>
+/// One client connection. A reader loop takes messages off the socket so that an attention can arrive
+/// while the processing loop is still writing (or blocked in) the previous response.
+/// </summary>
+internal sealed partial class TdsConnection(TdsTestServer server, Socket socket, int id, CancellationToken serverStopping)
+{
+    private readonly Lock _gate = new();
+    private readonly CancellationTokenSource _lifetime = CancellationTokenSource.CreateLinkedTokenSource(serverStopping);
+    private CancellationTokenSource? _current;
+    private int _pendingAttentions;
+    private int _aborted;
+
+    public int Id { get; } = id;
+
+    /// <summary>Closes the socket at once (RST), which also ends both loops.</summary>
+    public void Abort()
+    {
+        if (Interlocked.Exchange(ref _aborted, 1) == 1)
+        {
+            return;
+        }
+
+        try
+        {
+            socket.LingerState = new LingerOption(true, 0);
+            socket.Close();
+        }
+        catch (ObjectDisposedException)
+        {
+        }
+
+        _lifetime.Cancel();
+    }
+
+    public async Task RunAsync()
+    {
+        using var stream = new NetworkStream(socket, ownsSocket: false);
+        var reader = new TdsPacketReader(stream);
+        var sender = new TdsMessageSender(stream, (ushort)(50 + Id), Abort);
+        var token = _lifetime.Token;
+        try
+        {
+            var login = await LoginAsync(reader, sender, token);
+            if (login is not null)
+            {
+                await ServeAsync(reader, sender, login, token);
+            }
+        }
+        catch (Exception ex)
+        {
+            server.Log(Id, Describe(ex));
+        }
+        finally
+        {
+            Abort();
+            _lifetime.Dispose();
+        }
+    }
+
+    private string Describe(Exception ex) => ex switch
+    {
+        ConnectionCutException => "connection cut on demand",
+        TdsProtocolException => $"malformed request, connection closed: {ex.Message}",
+        IOException or SocketException or ObjectDisposedException or OperationCanceledException when Volatile.Read(ref _aborted) == 1 => "connection closed by the server",
+        IOException or SocketException or ObjectDisposedException or OperationCanceledException => $"connection lost: {ex.Message}",
+        _ => $"unexpected failure, connection closed: {ex}",
+    };
+
+    private async Task ServeAsync(TdsPacketReader reader, TdsMessageSender sender, TdsLogin login, CancellationToken token)
+    {
+        var queue = Channel.CreateUnbounded<TdsMessage>(new UnboundedChannelOptions { SingleReader = true, SingleWriter = true });
+        var processing = Task.Run(async () =>
+        {
+            try
+            {
+                await ProcessAsync(queue.Reader, sender, login, token);
+            }
+            catch (Exception ex)
+            {
+                server.Log(Id, Describe(ex));
+                Abort();
+            }
+        });
+        try
+        {
+            while (await reader.ReadMessageAsync(token) is { } message)
+            {
+                if (message.Type == TdsPacketType.Attention)
+                {
+                    lock (_gate)
+                    {
+                        _pendingAttentions++;
+                        _current?.Cancel();
+                    }
+                }
+
+                queue.Writer.TryWrite(message);
+            }
+
+            server.Log(Id, "client closed the connection");
+        }
+        finally
+        {
+            queue.Writer.TryComplete();
+            Abort();
+            await processing;
+        }
+    }
+}

@@ -1,0 +1,17 @@
+namespace LogFlushMonitor.TdsTestServer;
+
+/// <summary>Settings for a <see cref="TdsTestServer"/>.</summary>
+public sealed class TdsTestServerOptions
+{
+    /// <summary>Server name carried in ERROR/INFO tokens.</summary>
+    public string ServerName { get; init; } = "TDSTEST";
+
+    /// <summary>Database reported when the client asks for none.</summary>
+    public string DefaultDatabase { get; init; } = "master";
+
+    /// <summary>Clock for delays and timestamps.</summary>
+    public TimeProvider TimeProvider { get; init; } = TimeProvider.System;
+
+    /// <summary>Credential check; false rejects the login with error 18456. Accepts everyone by default.</summary>
+    public Func<TdsLogin, bool> Authenticate { get; init; } = _ => true;
+}

@@ -1,6 +1,0 @@
-namespace LogFlushMonitor.XEvent.TestSupport;
-
-/// <summary>Assembly marker.</summary>
-public static class AssemblyMarker
-{
-}

@@ -94,7 +94,9 @@ internal static class SnapshotBuilder
             }
 
             // Databases known only from polls (no events yet) still get a row.
-            foreach (var name in inst.Counters.Values.Where(c => c.ObjectName == "Databases" && c.CounterInstance != "_Total").Select(c => c.CounterInstance).Distinct())
+            var polled = inst.Counters.Values.Where(c => c.ObjectName == "Databases" && c.CounterInstance != "_Total").Select(c => c.CounterInstance)
+                .Concat(inst.FileStats.Values.Select(f => f.DatabaseName));
+            foreach (var name in polled.Distinct(StringComparer.Ordinal).ToList())
             {
                 if (!seen.Add(name))
                 {

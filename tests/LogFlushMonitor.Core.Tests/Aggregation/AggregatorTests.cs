@@ -1,0 +1,194 @@
+using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Samples;
+
+namespace LogFlushMonitor.Core.Tests.Aggregation;
+
+public class AggregatorTests
+{
+    private const string Sql1 = "sql1";
+    private static readonly DateTime T0 = new(2026, 11, 22, 12, 0, 0, DateTimeKind.Utc);
+
+    private static CounterSample Flushes(string db, long value, DateTime t) =>
+        new(Sql1, t, "Databases", "Log Flushes/sec", db, value, PerfCounterType.BulkCount);
+
+    [Fact]
+    public void Write_sizes_land_in_exact_512_byte_slots()
+    {
+        var agg = new LogFlushAggregator();
+        foreach (var size in new uint[] { 512, 512, 1024, 1536, 61440, 4096, 513 })
+        {
+            agg.OnLogFlush(new LogFlushEvent(Sql1, 5, "shop", size, 1, T0));
+        }
+
+        var db = Assert.Single(agg.Snapshot());
+        Assert.Equal("shop", db.Database);
+        Assert.Equal(7, db.WriteSizes.Count);
+        Assert.Equal(512 + 512 + 1024 + 1536 + 61440 + 4096 + 513, db.WriteSizes.TotalBytes);
+        Assert.Equal(2, db.WriteSizes[1]);
+        Assert.Equal(2, db.WriteSizes[2]); // 1024 and 513 (rounded up to the next sector)
+        Assert.Equal(1, db.WriteSizes[3]);
+        Assert.Equal(1, db.WriteSizes[8]);
+        Assert.Equal(1, db.WriteSizes[120]);
+        Assert.Equal(2, db.WriteSizes.CountAtMost(512));
+        Assert.Equal(1, db.WriteSizes.CountAbove(49152));
+    }
+
+    [Fact]
+    public void Databases_are_kept_apart_per_instance_and_id()
+    {
+        var agg = new LogFlushAggregator();
+        agg.OnLogFlush(new LogFlushEvent("a", 5, "shop", 512, 1, T0));
+        agg.OnLogFlush(new LogFlushEvent("b", 5, "shop", 1024, 1, T0));
+        agg.OnLogFlush(new LogFlushEvent("a", 6, "crm", 2048, 1, T0));
+
+        var snap = agg.Snapshot().OrderBy(d => d.Instance).ThenBy(d => d.DatabaseId).ToList();
+        Assert.Equal(3, snap.Count);
+        Assert.Equal(("a", "shop", 512L), (snap[0].Instance, snap[0].Database, snap[0].WriteSizes.TotalBytes));
+        Assert.Equal(("a", "crm", 2048L), (snap[1].Instance, snap[1].Database, snap[1].WriteSizes.TotalBytes));
+        Assert.Equal(("b", "shop", 1024L), (snap[2].Instance, snap[2].Database, snap[2].WriteSizes.TotalBytes));
+    }
+
+    [Fact]
+    public void A_database_seen_only_by_id_takes_its_name_when_file_stats_tell_it()
+    {
+        var agg = new LogFlushAggregator();
+        agg.OnLogFlush(new LogFlushEvent(Sql1, 7, null, 512, 1, T0));
+        Assert.Equal("id:7", Assert.Single(agg.Snapshot()).Database);
+
+        agg.OnFileStats(new FileStatsSample(Sql1, T0, 7, "orders", 2, 10, 5120, 3));
+        Assert.Equal("orders", Assert.Single(agg.Snapshot()).Database);
+    }
+
+    [Fact]
+    public void Flush_durations_and_writelog_waits_give_percentiles()
+    {
+        var agg = new LogFlushAggregator();
+        for (var i = 1; i <= 100; i++)
+        {
+            agg.OnLogFlush(new LogFlushEvent(Sql1, 5, "shop", 0, (ulong)i, T0, TimeSpan.FromMilliseconds(i)));
+            agg.OnWait(new WaitEvent(Sql1, "WRITELOG", TimeSpan.FromMilliseconds(i), 5, "shop", T0));
+        }
+
+        var db = Assert.Single(agg.Snapshot());
+        Assert.Equal(0, db.WriteSizes.Count); // completes carry durations, not sizes
+        Assert.Equal(100, db.FlushDurations.Count);
+        Assert.InRange(db.FlushDurations.Quantile(0.5), 0.050, 0.055);
+        var w = Assert.Single(db.Waits);
+        Assert.Equal("WRITELOG", w.WaitType);
+        Assert.Equal(100, w.Count);
+        Assert.InRange(w.P95Seconds, 0.095, 0.1045);
+        Assert.Equal(0.0505, w.MeanSeconds, 6);
+        Assert.Equal(0.1, w.MaxSeconds, 9);
+    }
+
+    [Fact]
+    public void Counter_rate_is_delta_over_elapsed_seconds()
+    {
+        var agg = new LogFlushAggregator();
+        agg.OnCounter(Flushes("shop", 1000, T0));
+        agg.OnCounter(Flushes("shop", 6000, T0.AddSeconds(10)));
+
+        var db = Assert.Single(agg.Snapshot());
+        Assert.Equal(500, db.CounterFlushesPerSecond);
+        Assert.Equal(5000, db.CounterFlushesTotal);
+    }
+
+    [Fact]
+    public void Rate_is_not_negative_and_nothing_is_double_counted_after_instance_restart()
+    {
+        var agg = new LogFlushAggregator();
+        var start1 = T0.AddHours(-1);
+        agg.OnServerStart(new ServerStartSample(Sql1, T0, start1));
+        agg.OnCounter(Flushes("shop", 10_000, T0));
+        agg.OnCounter(Flushes("shop", 12_000, T0.AddSeconds(10)));
+
+        // Restart 5 s before the next poll: counters count from zero again.
+        var start2 = T0.AddSeconds(15);
+        agg.OnServerStart(new ServerStartSample(Sql1, T0.AddSeconds(20), start2));
+        agg.OnCounter(Flushes("shop", 300, T0.AddSeconds(20)));
+
+        var db = Assert.Single(agg.Snapshot());
+        Assert.Equal(2000 + 300, db.CounterFlushesTotal);
+        Assert.Equal(300 / 5.0, db.CounterFlushesPerSecond);
+        Assert.Equal(1, agg.SnapshotInstances().Single().Restarts);
+    }
+
+    [Fact]
+    public void A_restart_seen_only_by_the_start_time_starts_a_new_series_even_when_the_value_grew()
+    {
+        var agg = new LogFlushAggregator();
+        agg.OnServerStart(new ServerStartSample(Sql1, T0, T0.AddDays(-1)));
+        agg.OnCounter(Flushes("shop", 100, T0));
+        agg.OnServerStart(new ServerStartSample(Sql1, T0.AddSeconds(60), T0.AddSeconds(30)));
+        agg.OnCounter(Flushes("shop", 900, T0.AddSeconds(60)));
+
+        var db = Assert.Single(agg.Snapshot());
+        Assert.Equal(900, db.CounterFlushesTotal); // 900 since the restart, not 800 = 900 - 100
+        Assert.Equal(30, db.CounterFlushesPerSecond);
+    }
+
+    [Fact]
+    public void A_lower_value_without_a_known_restart_starts_a_new_series_without_a_rate()
+    {
+        var agg = new LogFlushAggregator();
+        agg.OnCounter(Flushes("shop", 5000, T0));
+        agg.OnCounter(Flushes("shop", 40, T0.AddSeconds(15)));
+
+        var db = Assert.Single(agg.Snapshot());
+        Assert.Equal(40, db.CounterFlushesTotal);
+        Assert.Null(db.CounterFlushesPerSecond);
+    }
+
+    [Fact]
+    public void A_clock_jump_backwards_gives_no_rate_but_keeps_the_increase()
+    {
+        var agg = new LogFlushAggregator();
+        agg.OnCounter(Flushes("shop", 100, T0));
+        agg.OnCounter(Flushes("shop", 150, T0.AddSeconds(-30)));
+
+        var db = Assert.Single(agg.Snapshot());
+        Assert.Equal(50, db.CounterFlushesTotal);
+        Assert.Null(db.CounterFlushesPerSecond);
+    }
+
+    [Fact]
+    public void Series_a_poll_no_longer_returns_are_retired_with_the_databases_events()
+    {
+        var agg = new LogFlushAggregator();
+        agg.OnLogFlush(new LogFlushEvent(Sql1, 5, "shop", 512, 1, T0));
+        agg.OnLogFlush(new LogFlushEvent(Sql1, 6, "gone", 512, 1, T0));
+        agg.OnCounter(Flushes("shop", 1, T0));
+        agg.OnCounter(Flushes("gone", 1, T0));
+        agg.OnPollCompleted(new PollCompleted(Sql1, T0, PollKind.Counters));
+        Assert.Equal(2, agg.Snapshot().Count);
+
+        agg.OnCounter(Flushes("shop", 2, T0.AddSeconds(5)));
+        agg.OnPollCompleted(new PollCompleted(Sql1, T0.AddSeconds(5), PollKind.Counters));
+
+        Assert.Equal("shop", Assert.Single(agg.Snapshot()).Database);
+    }
+
+    [Fact]
+    public void Log_write_latency_is_delta_stall_over_delta_writes()
+    {
+        var agg = new LogFlushAggregator();
+        agg.OnFileStats(new FileStatsSample(Sql1, T0, 5, "shop", 2, 1000, 512_000, 500));
+        agg.OnFileStats(new FileStatsSample(Sql1, T0.AddSeconds(10), 5, "shop", 2, 3000, 1_536_000, 40_500));
+
+        var db = Assert.Single(agg.Snapshot());
+        Assert.Equal(0.020, db.LogWriteLatencySeconds!.Value, 9); // 40,000 ms over 2,000 writes
+        Assert.Equal(200, db.LogWritesPerSecond);
+    }
+
+    [Fact]
+    public void Source_losses_are_counted_per_kind()
+    {
+        var agg = new LogFlushAggregator();
+        agg.OnSourceLoss(Sql1, LossKind.SequenceGap, 3);
+        agg.OnSourceLoss(Sql1, LossKind.Malformed, 1);
+        agg.OnSourceLoss(Sql1, LossKind.Malformed, 0);
+
+        var i = agg.SnapshotInstances().Single();
+        Assert.Equal((3L, 0L, 0L, 1L), (i.LostSequenceGap, i.LostChannelFull, i.LostServerDropped, i.LostMalformed));
+    }
+}

@@ -36,4 +36,82 @@ public sealed class ConnectionTests
         Assert.Equal(TdsRequestKind.Batch, request.Kind);
         Assert.Equal("SELECT 42 AS answer", request.Text);
     }
+
+    [Fact]
+    public async Task A_rejected_login_surfaces_as_error_18456_with_the_user_name()
+    {
+        await using var server = new TdsTestServer(new TdsTestServerOptions { Authenticate = login => login.Password == "right" });
+        await using var connection = new SqlConnection(server.ConnectionString("mallory", "wrong"));
+
+        var error = await Assert.ThrowsAsync<SqlException>(connection.OpenAsync);
+
+        Assert.Equal(18456, error.Number);
+        Assert.Equal(14, error.Class);
+        Assert.Equal(1, error.State);
+        Assert.Contains("Login failed for user 'mallory'", error.Message, StringComparison.Ordinal);
+        await using var good = new SqlConnection(server.ConnectionString("monitor", "right"));
+        await good.OpenAsync();
+    }
+
+    [Fact]
+    public async Task Without_pooling_every_open_is_a_new_login()
+    {
+        await using var server = new TdsTestServer();
+        for (var i = 0; i < 3; i++)
+        {
+            await using var connection = await Open.ConnectionAsync(server, pooling: false);
+        }
+
+        Assert.Equal(3, server.Logins.Count);
+    }
+
+    [Fact]
+    public async Task With_pooling_a_returned_connection_is_reused_without_a_new_login()
+    {
+        await using var server = new TdsTestServer();
+        server.When("select 1", TdsResponse.Rows([TdsColumn.Int("one")], [1]));
+        for (var i = 0; i < 3; i++)
+        {
+            await using var connection = await Open.ConnectionAsync(server, pooling: true);
+            await using var command = new SqlCommand("select 1", connection);
+            Assert.Equal(1, await command.ExecuteScalarAsync());
+        }
+
+        Assert.Single(server.Logins);
+        Assert.Equal(3, server.Requests.Count);
+        Assert.All(server.Requests, r => Assert.Equal(server.Requests[0].ConnectionId, r.ConnectionId));
+        SqlConnection.ClearAllPools();
+    }
+
+    [Fact]
+    public async Task Many_concurrent_connections_are_served()
+    {
+        await using var server = new TdsTestServer();
+        server.When(_ => true, r => TdsResponse.Rows([TdsColumn.NVarChar("echo")], [r.Text]));
+
+        var results = await Task.WhenAll(Enumerable.Range(0, 24).Select(async i =>
+        {
+            await using var connection = await Open.ConnectionAsync(server);
+            await using var command = new SqlCommand($"select {i}", connection);
+            return (string?)await command.ExecuteScalarAsync();
+        }));
+
+        Assert.Equal(Enumerable.Range(0, 24).Select(i => $"select {i}"), results);
+        Assert.Equal(24, server.Requests.Select(r => r.ConnectionId).Distinct().Count());
+    }
+
+    [Fact]
+    public async Task Disposing_the_server_closes_open_connections()
+    {
+        var server = new TdsTestServer();
+        server.When("select 1", TdsResponse.Rows([TdsColumn.Int("one")], [1]));
+        await using var connection = await Open.ConnectionAsync(server);
+        Assert.Equal(1, server.OpenConnections);
+
+        await server.DisposeAsync();
+
+        Assert.Equal(0, server.OpenConnections);
+        await using var command = new SqlCommand("select 1", connection);
+        await Assert.ThrowsAnyAsync<Exception>(command.ExecuteScalarAsync);
+    }
 }

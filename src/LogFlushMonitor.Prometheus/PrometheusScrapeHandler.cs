@@ -1,3 +1,4 @@
+using System.Buffers;
 using LogFlushMonitor.Prometheus.Exposition;
 
 namespace LogFlushMonitor.Prometheus;
@@ -16,6 +17,8 @@ public sealed class PrometheusScrapeHandler : IDisposable
     private readonly TimeProvider _timeProvider;
     private readonly Utf8TextBuffer _buffer = new(64 * 1024);
     private readonly object _gate = new();
+    private readonly Action<byte[]> _returnArray;
+    private byte[]? _spare;
     private ScrapeSnapshot? _current;
     private Task<ScrapeSnapshot>? _inFlight;
     private long _collectCount;
@@ -27,6 +30,7 @@ public sealed class PrometheusScrapeHandler : IDisposable
         ArgumentNullException.ThrowIfNull(exporter);
         _exporter = exporter;
         _timeProvider = timeProvider ?? TimeProvider.System;
+        _returnArray = ReturnArray;
     }
 
     /// <summary>How many collects ran (scrapes served from the cache or a shared collect do not count).</summary>
@@ -82,9 +86,8 @@ public sealed class PrometheusScrapeHandler : IDisposable
 
             Interlocked.Increment(ref _collectCount);
 
-            // The next collect starts with room for this one's size, so steady state never regrows.
-            var array = _buffer.Detach(out var length, nextCapacity: _buffer.Length + (_buffer.Length / 8));
-            var snapshot = new ScrapeSnapshot(array, length, _timeProvider.GetUtcNow());
+            var array = _buffer.Detach(out var length, TakeArray(length: _buffer.Length + (_buffer.Length / 8)));
+            var snapshot = new ScrapeSnapshot(array, length, _timeProvider.GetUtcNow(), _returnArray);
             lock (_gate)
             {
                 var previous = _current;
@@ -108,6 +111,33 @@ public sealed class PrometheusScrapeHandler : IDisposable
             }
 
             throw;
+        }
+    }
+
+    // Arrays rotate through one spare slot instead of the shared pool: the pool keeps returns in the
+    // returning thread's cache, and collects hop between pool threads, so it would miss and allocate.
+    private byte[] TakeArray(int length)
+    {
+        var spare = Interlocked.Exchange(ref _spare, null);
+        if (spare is not null && spare.Length >= length)
+        {
+            return spare;
+        }
+
+        if (spare is not null)
+        {
+            ArrayPool<byte>.Shared.Return(spare);
+        }
+
+        // Room for this collect's size plus some, so the next render does not regrow.
+        return ArrayPool<byte>.Shared.Rent(Math.Max(length, 4096));
+    }
+
+    private void ReturnArray(byte[] array)
+    {
+        if (Interlocked.CompareExchange(ref _spare, array, null) is not null)
+        {
+            ArrayPool<byte>.Shared.Return(array);
         }
     }
 

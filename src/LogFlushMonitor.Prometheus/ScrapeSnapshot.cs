@@ -1,20 +1,20 @@
-using System.Buffers;
-
 namespace LogFlushMonitor.Prometheus;
 
 /// <summary>
 /// The rendered text of one collect, shared by every scrape that reads it. Reference counted: the
-/// handler holds one reference while it is the current result, each lease one more; the pooled array
-/// goes back to the pool when the last reference is released.
+/// handler holds one reference while it is the current result, each lease one more; the array goes back
+/// to its owner when the last reference is released.
 /// </summary>
 internal sealed class ScrapeSnapshot
 {
     private readonly byte[] _array;
+    private readonly Action<byte[]> _returnArray;
     private int _references = 1;
 
-    public ScrapeSnapshot(byte[] array, int length, DateTimeOffset collectedAt)
+    public ScrapeSnapshot(byte[] array, int length, DateTimeOffset collectedAt, Action<byte[]> returnArray)
     {
         _array = array;
+        _returnArray = returnArray;
         Length = length;
         CollectedAt = collectedAt;
     }
@@ -47,7 +47,7 @@ internal sealed class ScrapeSnapshot
     {
         if (Interlocked.Decrement(ref _references) == 0)
         {
-            ArrayPool<byte>.Shared.Return(_array);
+            _returnArray(_array);
         }
     }
 }

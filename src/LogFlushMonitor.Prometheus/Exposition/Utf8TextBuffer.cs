@@ -25,12 +25,12 @@ internal sealed class Utf8TextBuffer
 
     public void Clear() => _length = 0;
 
-    /// <summary>Hands the written array to the caller (who returns it to the pool) and starts a fresh one.</summary>
-    public byte[] Detach(out int length, int nextCapacity)
+    /// <summary>Hands the written array to the caller and continues, empty, in <paramref name="next"/>.</summary>
+    public byte[] Detach(out int length, byte[] next)
     {
         var array = _array;
         length = _length;
-        _array = ArrayPool<byte>.Shared.Rent(Math.Max(nextCapacity, 256));
+        _array = next;
         _length = 0;
         return array;
     }

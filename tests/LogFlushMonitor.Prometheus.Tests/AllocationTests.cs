@@ -1,0 +1,55 @@
+using System.Diagnostics.Metrics;
+using OpenTelemetry;
+using OpenTelemetry.Metrics;
+using OpenTelemetry.Resources;
+using Xunit.Abstractions;
+
+namespace LogFlushMonitor.Prometheus.Tests;
+
+[CollectionDefinition(nameof(AllocationTests), DisableParallelization = true)]
+public sealed class AllocationCollection;
+
+/// <summary>Runs alone: it counts process-wide allocations, which parallel tests would inflate.</summary>
+[Collection(nameof(AllocationTests))]
+public sealed class AllocationTests(ITestOutputHelper output)
+{
+    [Fact]
+    public async Task Allocation_per_scrape_is_small_and_independent_of_text_size_and_scrape_count()
+    {
+        using var meter = new Meter("Alloc");
+        using var provider = Sdk.CreateMeterProviderBuilder()
+            .SetResourceBuilder(ResourceBuilder.CreateEmpty().AddService("alloc", autoGenerateServiceInstanceId: false))
+            .AddMeter(meter.Name)
+            .AddPrometheusPullExporter(out var handler, o => o.ScrapeResponseCacheDuration = TimeSpan.Zero)
+            .Build();
+        var counter = meter.CreateCounter<long>("flushes", "{flush}");
+        var histogram = meter.CreateHistogram<double>("write.size", "By", null, null,
+            new InstrumentAdvice<double> { HistogramBucketBoundaries = [512, 1024, 2048, 4096, 8192, 16384, 32768, 49152, 61440] });
+        for (var db = 0; db < 200; db++)
+        {
+            var tag = new KeyValuePair<string, object?>("sqlserver.database.name", "database_" + db);
+            counter.Add(db, tag);
+            histogram.Record(db * 300, tag);
+        }
+
+        var textLength = 0;
+        for (var i = 0; i < 10; i++)
+        {
+            using var warm = await handler.ScrapeAsync();
+            textLength = warm.Content.Length;
+        }
+
+        const int Scrapes = 100;
+        var before = GC.GetTotalAllocatedBytes(precise: true);
+        for (var i = 0; i < Scrapes; i++)
+        {
+            using var lease = await handler.ScrapeAsync();
+        }
+
+        var perScrape = (GC.GetTotalAllocatedBytes(precise: true) - before) / Scrapes;
+
+        output.WriteLine($"{perScrape} bytes allocated per scrape of {textLength} bytes of text");
+        Assert.True(textLength > 200_000, $"text is only {textLength} bytes");
+        Assert.True(perScrape < 2048, $"{perScrape} bytes allocated per scrape of {textLength} bytes of text");
+    }
+}

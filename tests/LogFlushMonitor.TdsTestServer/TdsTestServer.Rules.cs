@@ -28,6 +28,10 @@ public sealed partial class TdsTestServer
     public TdsTestServer When(string textFragment, TdsResponse response) =>
         Handle(request => request.Text.Contains(textFragment, StringComparison.OrdinalIgnoreCase) ? response : null);
 
+    /// <summary>Answers requests whose text contains <paramref name="textFragment"/> (ignoring case) with what <paramref name="respond"/> builds.</summary>
+    public TdsTestServer When(string textFragment, Func<TdsRequest, TdsResponse> respond) =>
+        Handle(request => request.Text.Contains(textFragment, StringComparison.OrdinalIgnoreCase) ? respond(request) : null);
+
     internal TdsResponse Resolve(TdsRequest request)
     {
         foreach (var rule in Volatile.Read(ref _rules))

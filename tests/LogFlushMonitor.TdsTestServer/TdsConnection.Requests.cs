@@ -21,6 +21,7 @@ internal sealed partial class TdsConnection
                     // Ends whatever the stopped response left open, or stands alone if it had finished.
                     TdsTokens.WriteDone(sender.Tokens, TdsTokens.Done, TdsTokens.DoneAttention, 0);
                     await sender.FlushAsync(endOfMessage: true, partial: true, token);
+                    server.Log(Id, "attention acknowledged with DONE_ATTN");
                     break;
                 case TdsPacketType.SqlBatch:
                     await RespondAsync(sender, login, RequestParser.ParseBatch(message.Payload, hasAllHeaders), token);

@@ -26,16 +26,16 @@ internal sealed partial class TdsConnection(TdsTestServer server, Socket socket,
             return;
         }
 
+        // RunAsync may be disposing _lifetime while another thread (DropConnections) gets here first.
         try
         {
             socket.LingerState = new LingerOption(true, 0);
             socket.Close();
+            _lifetime.Cancel();
         }
         catch (ObjectDisposedException)
         {
         }
-
-        _lifetime.Cancel();
     }
 
     public async Task RunAsync()

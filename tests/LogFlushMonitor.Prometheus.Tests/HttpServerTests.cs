@@ -85,6 +85,23 @@ public sealed class HttpServerTests
         await Assert.ThrowsAsync<HttpRequestException>(() => client.GetAsync(new Uri($"http://127.0.0.1:{port}/healthz")));
     }
 
+    [Fact]
+    public async Task Failed_collect_answers_503_and_the_server_keeps_serving()
+    {
+        var sample = new SampleTelemetry();
+        await using var server = NewServer(sample.Handler);
+        await server.StartAsync();
+        using var client = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{server.Port}") };
+        sample.Dispose();
+
+        using var failed = await client.GetAsync(new Uri("/metrics", UriKind.Relative));
+        Assert.Equal(HttpStatusCode.ServiceUnavailable, failed.StatusCode);
+        Assert.Equal("collect failed\n", await failed.Content.ReadAsStringAsync());
+
+        using var health = await client.GetAsync(new Uri("/healthz", UriKind.Relative));
+        Assert.Equal(HttpStatusCode.OK, health.StatusCode);
+    }
+
     [SkippableFact]
     public async Task Promtool_check_metrics_accepts_a_real_http_scrape()
     {

@@ -27,13 +27,16 @@ public sealed class PrometheusHttpServer : IAsyncDisposable
         ArgumentNullException.ThrowIfNull(handler);
         ArgumentNullException.ThrowIfNull(options);
 
-        var builder = WebApplication.CreateSlimBuilder(new WebApplicationOptions
+        // The empty builder reads no appsettings.json or ASPNETCORE_* variables: the embedding host's
+        // Kestrel settings (endpoints, HTTP_PORTS) must not leak into this listener.
+        var builder = WebApplication.CreateEmptyBuilder(new WebApplicationOptions
         {
             ApplicationName = typeof(PrometheusHttpServer).Assembly.GetName().Name,
             EnvironmentName = Environments.Production,
         });
+        builder.WebHost.UseKestrelCore();
         builder.WebHost.UseUrls(options.Urls);
-        builder.Logging.ClearProviders();
+        builder.Services.AddRoutingCore();
         if (loggerFactory is not null)
         {
             builder.Services.AddSingleton(loggerFactory);

@@ -128,4 +128,43 @@ public sealed class AttentionTests
 
         yield break;
     }
+
+    [Fact]
+    public async Task Cancel_in_the_middle_of_an_endless_result_set_stops_the_server_sending_rows()
+    {
+        var produced = 0;
+        IEnumerable<object?[]> Endless()
+        {
+            while (true)
+            {
+                Interlocked.Increment(ref produced);
+                yield return [produced, "a row with some text to fill packets"];
+            }
+        }
+
+        await using var server = new TdsTestServer();
+        server.When("select everything", new TdsResponse().ResultSet([TdsColumn.Int("n"), TdsColumn.NVarChar("text")], Endless()));
+        server.When("select 1", TdsResponse.Rows([TdsColumn.Int("n")], [1]));
+        await using var connection = await Open.ConnectionAsync(server);
+        await using var command = new SqlCommand("select everything", connection) { CommandTimeout = 0 };
+
+        var error = await Assert.ThrowsAsync<SqlException>(() => Task.Run(() =>
+        {
+            using var reader = command.ExecuteReader();
+            for (var i = 0; i < 1000 && reader.Read(); i++)
+            {
+            }
+
+            command.Cancel();
+            while (reader.Read())
+            {
+            }
+        }).WaitAsync(TimeSpan.FromSeconds(20)));
+
+        Assert.Contains("Operation cancelled by user", error.Message, StringComparison.Ordinal);
+        var stoppedAt = Volatile.Read(ref produced);
+        await Task.Delay(200);
+        Assert.Equal(stoppedAt, Volatile.Read(ref produced));
+        Assert.Equal(1, await connection.ExecuteScalarAsync<int>("select 1"));
+    }
 }

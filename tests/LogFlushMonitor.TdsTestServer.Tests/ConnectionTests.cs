@@ -114,4 +114,41 @@ public sealed class ConnectionTests
         await using var command = new SqlCommand("select 1", connection);
         await Assert.ThrowsAnyAsync<Exception>(command.ExecuteScalarAsync);
     }
+
+    [Fact]
+    public async Task A_client_that_insists_on_encryption_is_refused_because_the_server_has_no_TLS()
+    {
+        await using var server = new TdsTestServer();
+        await using var connection = new SqlConnection(server.ConnectionString().Replace("Encrypt=False", "Encrypt=True", StringComparison.Ordinal));
+
+        await Assert.ThrowsAsync<SqlException>(connection.OpenAsync);
+
+        Assert.Empty(server.Logins);
+    }
+
+    [Fact]
+    public async Task Random_garbage_on_many_sockets_never_stops_the_server()
+    {
+        await using var server = new TdsTestServer();
+        server.When("select 1", TdsResponse.Rows([TdsColumn.Int("n")], [1]));
+        var random = new Random(11);
+        for (var i = 0; i < 40; i++)
+        {
+            using var client = new System.Net.Sockets.TcpClient();
+            await client.ConnectAsync("127.0.0.1", server.Port);
+            var junk = new byte[random.Next(1, 600)];
+            random.NextBytes(junk);
+            if (i % 2 == 0)
+            {
+                junk[0] = (byte)(i % 4 == 0 ? 0x12 : 0x10); // look like PRELOGIN or LOGIN7 to get past the first check
+            }
+
+            await client.GetStream().WriteAsync(junk);
+        }
+
+        await using var connection = await Open.ConnectionAsync(server);
+        await using var command = new SqlCommand("select 1", connection);
+        Assert.Equal(1, await command.ExecuteScalarAsync());
+        Assert.DoesNotContain(server.Events, e => e.Message.StartsWith("unexpected", StringComparison.Ordinal));
+    }
 }

@@ -111,4 +111,17 @@ public sealed class RpcTests
         Assert.Equal(208, error.Number);
         Assert.Contains("select * from nowhere", error.Message, StringComparison.Ordinal);
     }
+
+    [Fact]
+    public async Task A_statement_longer_than_4000_characters_arrives_whole()
+    {
+        var statement = "select n from t where n = @n /*" + new string('-', 6000) + "*/";
+        await using var server = new TdsTestServer();
+        server.When("select n from t", r => TdsResponse.Rows([TdsColumn.Int("n")], [r.Parameter("n")]));
+        await using var connection = await Open.ConnectionAsync(server);
+
+        Assert.Equal(7, await connection.ExecuteScalarAsync<int>(statement, new { n = 7 }));
+
+        Assert.Equal(statement, Assert.Single(server.Requests).Text);
+    }
 }

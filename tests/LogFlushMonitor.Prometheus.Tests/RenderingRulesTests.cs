@@ -127,4 +127,20 @@ public sealed class RenderingRulesTests
         c.Add(2);
         Assert.EndsWith("c_total 3.5\n", await handler.ScrapeTextAsync());
     }
+
+    [Fact]
+    public async Task A_meter_with_scope_attributes_gets_one_otel_scope_info_line()
+    {
+        using var meter = new Meter(new MeterOptions("Scoped") { Version = "2.0", Tags = [new("component", "reader")] });
+        using var provider = Build(meter, out var handler);
+        meter.CreateCounter<long>("a").Add(1);
+        meter.CreateCounter<long>("b").Add(2);
+
+        Assert.Equal(
+            "# TYPE a_total counter\na_total{otel_scope_name=\"Scoped\",otel_scope_version=\"2.0\"} 1\n"
+            + "# TYPE b_total counter\nb_total{otel_scope_name=\"Scoped\",otel_scope_version=\"2.0\"} 2\n"
+            + "# HELP otel_scope_info Instrumentation Scope metadata\n# TYPE otel_scope_info gauge\n"
+            + "otel_scope_info{otel_scope_name=\"Scoped\",otel_scope_version=\"2.0\",component=\"reader\"} 1\n",
+            await handler.ScrapeTextAsync());
+    }
 }

@@ -30,6 +30,12 @@ internal sealed class MetricFamily
     /// <summary><c>otel_scope_name="…",otel_scope_version="…"</c>, or empty.</summary>
     public required byte[] ScopeLabels { get; init; }
 
+    /// <summary>The meter's name and version, identifying its <c>otel_scope_info</c> line; null when there is none.</summary>
+    public string? ScopeKey { get; init; }
+
+    /// <summary>The <c>otel_scope_info{…} 1</c> line for a meter with scope attributes, or null.</summary>
+    public byte[]? ScopeInfoLine { get; init; }
+
     /// <summary><c>le="512"}</c> per bucket bound, filled from the first point (bounds are per stream).</summary>
     public byte[][]? LeLabels { get; set; }
 }

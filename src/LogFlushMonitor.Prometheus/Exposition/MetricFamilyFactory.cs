@@ -49,8 +49,23 @@ internal static class MetricFamilyFactory
             }
         }
 
+        byte[]? scopeInfo = null;
+        var meterTags = metric.MeterTags?.ToList();
+        if (options.ScopeLabelsEnabled && meterTags is { Count: > 0 })
+        {
+            var line = new Utf8TextBuffer(256);
+            line.Write("otel_scope_info{"u8);
+            line.Write(scope.WrittenSpan);
+            line.Write((byte)',');
+            LabelSet.WriteMerged(meterTags, line);
+            line.Write("} 1\n"u8);
+            scopeInfo = line.WrittenSpan.ToArray();
+        }
+
         return new MetricFamily
         {
+            ScopeKey = scopeInfo is null ? null : metric.MeterName + "\n" + metric.MeterVersion,
+            ScopeInfoLine = scopeInfo,
             Kind = kind,
             Name = name,
             Header = header.WrittenSpan.ToArray(),

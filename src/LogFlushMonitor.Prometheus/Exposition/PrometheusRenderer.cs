@@ -17,6 +17,8 @@ internal sealed class PrometheusRenderer
     private readonly Dictionary<string, byte[]> _labelNames = new(StringComparer.Ordinal);
     private readonly HashSet<string> _emittedNames = new(StringComparer.Ordinal);
     private readonly Utf8TextBuffer _labels = new(1024);
+    private readonly Utf8TextBuffer _scopeInfo = new(1024);
+    private readonly HashSet<string> _emittedScopes = new(StringComparer.Ordinal);
     private Resource? _targetResource;
     private byte[] _targetInfo = [];
 
@@ -28,6 +30,8 @@ internal sealed class PrometheusRenderer
     public void Render(in Batch<Metric> batch, Resource resource, Utf8TextBuffer output)
     {
         _emittedNames.Clear();
+        _emittedScopes.Clear();
+        _scopeInfo.Clear();
         if (_options.TargetInfoEnabled)
         {
             WriteTargetInfo(resource, output);
@@ -50,11 +54,23 @@ internal sealed class PrometheusRenderer
                 continue;
             }
 
+            if (family.ScopeInfoLine is not null && _emittedScopes.Add(family.ScopeKey!))
+            {
+                _scopeInfo.Write(family.ScopeInfoLine);
+            }
+
             output.Write(family.Header);
             foreach (ref readonly var point in metric.GetMetricPoints())
             {
                 WritePoint(family, metric.MetricType, in point, output);
             }
+        }
+
+        // One family for all scopes: a meter's attributes are not repeated on each of its samples.
+        if (_scopeInfo.Length > 0 && _emittedNames.Add("otel_scope_info"))
+        {
+            output.Write("# HELP otel_scope_info Instrumentation Scope metadata\n# TYPE otel_scope_info gauge\n"u8);
+            output.Write(_scopeInfo.WrittenSpan);
         }
 
         // Streams of disposed instruments leave the batch; forget them rather than grow forever.

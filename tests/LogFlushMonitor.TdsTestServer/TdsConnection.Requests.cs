@@ -30,9 +30,7 @@ internal sealed partial class TdsConnection
                     await RespondAsync(sender, login, RequestParser.ParseRpc(message.Payload, hasAllHeaders), token);
                     break;
                 case TdsPacketType.TransactionManager:
-                    TdsTokens.WriteMessage(sender.Tokens, true, 50000, 1, 16, "TdsTestServer does not support transaction manager requests.", server.Options.ServerName);
-                    TdsTokens.WriteDone(sender.Tokens, TdsTokens.Done, TdsTokens.DoneError, 0);
-                    await sender.FlushAsync(endOfMessage: true, partial: true, token);
+                    await TransactAsync(sender, login, message.Payload, hasAllHeaders, token);
                     break;
                 default:
                     throw new TdsProtocolException($"Unexpected packet type 0x{message.Type:X2} after login.");

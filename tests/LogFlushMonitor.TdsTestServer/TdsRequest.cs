@@ -8,12 +8,15 @@ public enum TdsRequestKind
 
     /// <summary>An RPC request (sp_executesql or a named procedure).</summary>
     Rpc,
+
+    /// <summary>A transaction manager request (SqlConnection.BeginTransaction, Commit, Rollback), answered by the server itself.</summary>
+    Transaction,
 }
 
 /// <summary>One statement the server received, as recorded in <see cref="TdsTestServer.Requests"/>.</summary>
 /// <param name="ConnectionId">Server-side connection id.</param>
 /// <param name="Kind">Batch or RPC.</param>
-/// <param name="Text">Batch text, the sp_executesql statement, or the procedure name for other RPCs.</param>
+/// <param name="Text">Batch text, the sp_executesql statement, the procedure name for other RPCs, or e.g. "BEGIN TRANSACTION".</param>
 /// <param name="ProcedureName">RPC procedure name (sp_executesql for ProcID 10), null for batches.</param>
 /// <param name="ParameterDeclarations">sp_executesql's declaration string, e.g. "@id int", or null.</param>
 /// <param name="Parameters">Parameters by wire name (with '@'), as .NET values; DBNull is null.</param>

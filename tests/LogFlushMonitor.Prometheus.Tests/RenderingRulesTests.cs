@@ -143,4 +143,23 @@ public sealed class RenderingRulesTests
             + "otel_scope_info{otel_scope_name=\"Scoped\",otel_scope_version=\"2.0\",component=\"reader\"} 1\n",
             await handler.ScrapeTextAsync());
     }
+
+    [Fact]
+    public async Task Non_string_attribute_values_are_stringified_per_the_attribute_specification()
+    {
+        using var meter = new Meter("Values");
+        using var provider = Build(meter, out var handler, o => o.ScopeLabelsEnabled = false);
+        meter.CreateCounter<long>("v").Add(
+            1,
+            new("b", false),
+            new("d", -0.5),
+            new("i", 42),
+            new("l", long.MinValue),
+            new("s", new[] { "x", "y\"z" }),
+            new("n", new[] { 1, 2 }));
+
+        Assert.Equal(
+            "# TYPE v_total counter\nv_total{b=\"false\",d=\"-0.5\",i=\"42\",l=\"-9223372036854775808\",n=\"[1,2]\",s=\"[\\\"x\\\",\\\"y\\\\\\\"z\\\"]\"} 1\n",
+            await handler.ScrapeTextAsync());
+    }
 }

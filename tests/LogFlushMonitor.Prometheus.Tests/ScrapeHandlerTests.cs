@@ -124,4 +124,30 @@ public sealed class ScrapeHandlerTests
         handler.Dispose();
         await Assert.ThrowsAsync<ObjectDisposedException>(() => handler.ScrapeAsync());
     }
+
+    [Fact]
+    public async Task Leases_held_across_many_parallel_scrapes_never_see_their_text_change()
+    {
+        using var meter = new Meter("Parallel");
+        using var provider = Build(meter, out var handler, TimeSpan.Zero);
+        var counter = meter.CreateCounter<long>("c");
+
+        async Task Worker(int seed)
+        {
+            var random = new Random(seed);
+            for (var i = 0; i < 50; i++)
+            {
+                counter.Add(1 + random.Next(1000));
+                using var lease = await handler.ScrapeAsync();
+                var before = Encoding.UTF8.GetString(lease.Content.Span);
+                await Task.Delay(random.Next(2));
+                Assert.Equal(before, Encoding.UTF8.GetString(lease.Content.Span));
+                Assert.StartsWith("# TYPE c_total counter\nc_total ", before);
+                Assert.EndsWith("\n", before);
+            }
+        }
+
+        await Task.WhenAll(Enumerable.Range(0, 8).Select(Worker));
+        Assert.InRange(handler.CollectCount, 1, 400);
+    }
 }

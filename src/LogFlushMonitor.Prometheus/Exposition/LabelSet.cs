@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using System.Text.Encodings.Web;
 using System.Text.Json;
 
 namespace LogFlushMonitor.Prometheus.Exposition;
@@ -7,6 +8,9 @@ namespace LogFlushMonitor.Prometheus.Exposition;
 /// <summary>Label value formatting and the rare path where two attribute keys sanitise to one label name.</summary>
 internal static class LabelSet
 {
+    // Label values are not HTML: keep quotes and non-ASCII readable instead of \u0022 escapes.
+    private static readonly JsonSerializerOptions ArrayJson = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
+
     /// <summary>Writes an attribute value, escaped for a label value, without allocating for the common types.</summary>
     public static void WriteValue(object? value, Utf8TextBuffer output)
     {
@@ -80,7 +84,7 @@ internal static class LabelSet
     private static string Format(object value) => value switch
     {
         // Non-string attribute values become strings per the attribute specification: arrays as JSON.
-        Array array => JsonSerializer.Serialize(array, array.GetType()),
+        Array array => JsonSerializer.Serialize(array, array.GetType(), ArrayJson),
         IFormattable formattable => formattable.ToString(null, CultureInfo.InvariantCulture),
         _ => value.ToString() ?? string.Empty,
     };

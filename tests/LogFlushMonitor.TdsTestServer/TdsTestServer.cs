@@ -81,12 +81,21 @@ public sealed partial class TdsTestServer : IAsyncDisposable
         _stopping.Dispose();
     }
 
-    internal void Log(int connectionId, string message) =>
-        _events.Enqueue(new TdsServerEvent(Options.TimeProvider.GetUtcNow(), connectionId, message));
+    internal void Log(int connectionId, string message)
+    {
+        var entry = new TdsServerEvent(Options.TimeProvider.GetUtcNow(), connectionId, message);
+        _events.Enqueue(entry);
+        try
+        {
+            Options.OnEvent?.Invoke(entry);
+        }
+        catch (InvalidOperationException)
+        {
+            // A test output helper throws once its test has ended; the server outlives it by a moment.
+        }
+    }
 
     internal void RecordLogin(TdsLogin login) => _logins.Enqueue(login);
-
-    internal void RecordRequest(TdsRequest request) => _requests.Enqueue(request);
 
     private async Task AcceptAsync()
     {

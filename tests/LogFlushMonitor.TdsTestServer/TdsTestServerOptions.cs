@@ -14,4 +14,7 @@ public sealed class TdsTestServerOptions
 
     /// <summary>Credential check; false rejects the login with error 18456. Accepts everyone by default.</summary>
     public Func<TdsLogin, bool> Authenticate { get; init; } = _ => true;
+
+    /// <summary>Called for each entry of the server's event log (e.g. to write it to a test's output).</summary>
+    public Action<TdsServerEvent>? OnEvent { get; init; }
 }

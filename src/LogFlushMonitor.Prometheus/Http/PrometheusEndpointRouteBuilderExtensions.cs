@@ -56,7 +56,10 @@ public static class PrometheusEndpointRouteBuilderExtensions
         }
         catch (Exception ex) when (ex is InvalidOperationException or ObjectDisposedException)
         {
-            logger?.LogWarning(ex, "Prometheus scrape failed");
+            if (logger is not null)
+            {
+                PrometheusLog.ScrapeFailed(logger, ex, context.Connection.RemoteIpAddress?.ToString());
+            }
             context.Response.StatusCode = StatusCodes.Status503ServiceUnavailable;
             await context.Response.WriteAsync("collect failed\n", context.RequestAborted).ConfigureAwait(false);
             return;

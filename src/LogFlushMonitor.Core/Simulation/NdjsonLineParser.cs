@@ -113,18 +113,26 @@ internal sealed class NdjsonLineParser
             }
 
             string? unknownType = null;
+            string? firstError = null;
             while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
             {
                 var error = ReadProperty(ref reader, ref unknownType);
                 if (error is not null)
                 {
-                    return error;
+                    // Read on: a later field may still name the instance the loss is counted against.
+                    firstError ??= error;
+                    reader.Skip();
                 }
             }
 
             if (reader.TokenType != JsonTokenType.EndObject || reader.Read())
             {
                 return "invalid JSON: text after the object";
+            }
+
+            if (firstError is not null)
+            {
+                return firstError;
             }
 
             if (unknownType is not null)

@@ -20,8 +20,8 @@ internal sealed partial class TdsConnection
 
                     // Ends whatever the stopped response left open, or stands alone if it had finished.
                     TdsTokens.WriteDone(sender.Tokens, TdsTokens.Done, TdsTokens.DoneAttention, 0);
+                    server.Log(Id, "attention acknowledged with DONE_ATTN"); // before the send, so a client that saw it sees this
                     await sender.FlushAsync(endOfMessage: true, partial: true, token);
-                    server.Log(Id, "attention acknowledged with DONE_ATTN");
                     break;
                 case TdsPacketType.SqlBatch:
                     await RespondAsync(sender, login, RequestParser.ParseBatch(message.Payload, hasAllHeaders), token);

@@ -42,7 +42,7 @@ internal sealed partial class TdsConnection(TdsTestServer server, Socket socket,
     {
         using var stream = new NetworkStream(socket, ownsSocket: false);
         var reader = new TdsPacketReader(stream);
-        var sender = new TdsMessageSender(stream, (ushort)(50 + Id), Abort);
+        var sender = new TdsMessageSender(stream, (ushort)(50 + Id), CutOnDemand);
         var token = _lifetime.Token;
         try
         {
@@ -54,7 +54,7 @@ internal sealed partial class TdsConnection(TdsTestServer server, Socket socket,
         }
         catch (Exception ex)
         {
-            server.Log(Id, Describe(ex));
+            LogFailure(ex);
         }
         finally
         {
@@ -63,9 +63,23 @@ internal sealed partial class TdsConnection(TdsTestServer server, Socket socket,
         }
     }
 
+    /// <summary>Logged before the socket closes, so a test that saw the cut also sees the entry.</summary>
+    private void CutOnDemand()
+    {
+        server.Log(Id, "connection cut on demand");
+        Abort();
+    }
+
+    private void LogFailure(Exception ex)
+    {
+        if (ex is not ConnectionCutException)
+        {
+            server.Log(Id, Describe(ex));
+        }
+    }
+
     private string Describe(Exception ex) => ex switch
     {
-        ConnectionCutException => "connection cut on demand",
         TdsProtocolException => $"malformed request, connection closed: {ex.Message}",
         IOException or SocketException or ObjectDisposedException or OperationCanceledException when Volatile.Read(ref _aborted) == 1 => "connection closed by the server",
         IOException or SocketException or ObjectDisposedException or OperationCanceledException => $"connection lost: {ex.Message}",
@@ -83,7 +97,7 @@ internal sealed partial class TdsConnection(TdsTestServer server, Socket socket,
             }
             catch (Exception ex)
             {
-                server.Log(Id, Describe(ex));
+                LogFailure(ex);
                 Abort();
             }
         });

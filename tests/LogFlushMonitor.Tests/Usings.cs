@@ -1,1 +1,3 @@
+global using Microsoft.Extensions.DependencyInjection;
+global using Microsoft.Extensions.Hosting;
 global using Xunit;

@@ -1,0 +1,233 @@
+using LogFlushMonitor.Core.Pipeline;
+using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.XEvent;
+
+namespace LogFlushMonitor.Core.XEvents;
+
+/// <summary>The unit a server reports an event's duration field in.</summary>
+public enum DurationUnit
+{
+    /// <summary>Milliseconds.</summary>
+    Milliseconds,
+
+    /// <summary>Microseconds.</summary>
+    Microseconds,
+}
+
+/// <summary>Units of duration fields; the live source confirms them from the server's catalog (DOMAIN.md §2).</summary>
+public sealed record XEventUnits
+{
+    /// <summary>log_flush_complete.duration.</summary>
+    public DurationUnit FlushComplete { get; init; } = DurationUnit.Microseconds;
+
+    /// <summary>wait_completed.duration (the documentation is unclear; check on the server).</summary>
+    public DurationUnit WaitCompleted { get; init; } = DurationUnit.Milliseconds;
+
+    /// <summary>wait_info.duration (milliseconds).</summary>
+    public DurationUnit WaitInfo { get; init; } = DurationUnit.Milliseconds;
+}
+
+/// <summary>
+/// Turns decoded Extended Events into samples: <c>sqlserver.log_flush_start</c> and <c>log_flush_complete</c>
+/// into <see cref="LogFlushEvent"/>, <c>sqlos.wait_completed</c> and <c>wait_info</c> (end only) into
+/// <see cref="WaitEvent"/>; every other event is counted by name and skipped. Gaps in
+/// <c>package0.event_sequence</c> are reported as losses.
+/// </summary>
+/// <remarks>
+/// Used by one reading thread (a file reader or a live stream's read loop). Handles are resolved once per
+/// metadata change; per event nothing is allocated once a database's name has been seen.
+/// </remarks>
+public sealed class XEventSampleMapper : IXEventHandler
+{
+    private readonly string _instance;
+    private readonly ISampleSink _sink;
+    private readonly XEventUnits _units;
+    private readonly Dictionary<int, string> _names = [];
+    private readonly Dictionary<string, long> _otherEvents = new(StringComparer.Ordinal);
+    private SequenceGapTracker _gaps;
+    private Handles _h;
+
+    /// <summary>Creates a mapper delivering samples of <paramref name="instance"/> to <paramref name="sink"/>.</summary>
+    public XEventSampleMapper(string instance, ISampleSink sink, XEventUnits? units = null)
+    {
+        _instance = instance;
+        _sink = sink;
+        _units = units ?? new XEventUnits();
+    }
+
+    /// <summary>log_flush_start events mapped.</summary>
+    public long FlushStarts { get; private set; }
+
+    /// <summary>log_flush_complete events mapped.</summary>
+    public long FlushCompletes { get; private set; }
+
+    /// <summary>Wait events mapped.</summary>
+    public long Waits { get; private set; }
+
+    /// <summary>Events lost according to event_sequence gaps.</summary>
+    public long SequenceLost => _gaps.Lost;
+
+    /// <summary>Events of other kinds, by full name (what a file holds when it holds none of ours).</summary>
+    public IReadOnlyDictionary<string, long> OtherEvents => _otherEvents;
+
+    /// <summary>Forgets the last event_sequence: a new connection or file restarts the numbering.</summary>
+    public void ResetSequence() => _gaps.Reset();
+
+    /// <inheritdoc />
+    public void OnMetadataChanged(XEventMetadata metadata)
+    {
+        _h = new Handles
+        {
+            FlushStart = metadata.GetEventHandle("sqlserver.log_flush_start"),
+            FlushComplete = metadata.GetEventHandle("sqlserver.log_flush_complete"),
+            WaitCompleted = metadata.GetEventHandle("sqlos.wait_completed"),
+            WaitInfo = metadata.GetEventHandle("sqlos.wait_info"),
+            StartDatabaseId = metadata.GetFieldHandle("sqlserver.log_flush_start", "database_id"),
+            StartWriteSize = metadata.GetFieldHandle("sqlserver.log_flush_start", "write_size"),
+            StartBlockId = metadata.GetFieldHandle("sqlserver.log_flush_start", "log_block_id"),
+            CompleteDatabaseId = metadata.GetFieldHandle("sqlserver.log_flush_complete", "database_id"),
+            CompleteBlockId = metadata.GetFieldHandle("sqlserver.log_flush_complete", "log_block_id"),
+            CompleteDuration = metadata.GetFieldHandle("sqlserver.log_flush_complete", "duration"),
+            WaitCompletedType = metadata.GetFieldHandle("sqlos.wait_completed", "wait_type"),
+            WaitCompletedDuration = metadata.GetFieldHandle("sqlos.wait_completed", "duration"),
+            WaitInfoType = metadata.GetFieldHandle("sqlos.wait_info", "wait_type"),
+            WaitInfoOpcode = metadata.GetFieldHandle("sqlos.wait_info", "opcode"),
+            WaitInfoDuration = metadata.GetFieldHandle("sqlos.wait_info", "duration"),
+            DatabaseIdAction = metadata.GetActionHandle("sqlserver.database_id"),
+            DatabaseNameAction = metadata.GetActionHandle("sqlserver.database_name"),
+            SequenceAction = metadata.GetActionHandle("package0.event_sequence"),
+        };
+    }
+
+    /// <inheritdoc />
+    public void OnEvent(in XEventRecord record)
+    {
+        var handle = record.EventHandle;
+        if (!handle.IsValid)
+        {
+            Count(record);
+            return;
+        }
+
+        if (handle == _h.FlushStart)
+        {
+            var seq = Sequence(record);
+            var dbId = DatabaseId(record, _h.StartDatabaseId);
+            record.TryGetUInt64(_h.StartWriteSize, out var size);
+            record.TryGetUInt64(_h.StartBlockId, out var block);
+            FlushStarts++;
+            _sink.OnLogFlush(new LogFlushEvent(_instance, dbId, Name(record, dbId), (uint)Math.Min(size, uint.MaxValue), block, record.TimestampUtc, null, seq));
+        }
+        else if (handle == _h.FlushComplete)
+        {
+            var seq = Sequence(record);
+            var dbId = DatabaseId(record, _h.CompleteDatabaseId);
+            record.TryGetUInt64(_h.CompleteBlockId, out var block);
+            record.TryGetUInt64(_h.CompleteDuration, out var duration);
+            FlushCompletes++;
+            _sink.OnLogFlush(new LogFlushEvent(_instance, dbId, Name(record, dbId), 0, block, record.TimestampUtc, ToTimeSpan(duration, _units.FlushComplete), seq));
+        }
+        else if (handle == _h.WaitCompleted)
+        {
+            MapWait(record, _h.WaitCompletedType, _h.WaitCompletedDuration, _units.WaitCompleted);
+        }
+        else if (handle == _h.WaitInfo)
+        {
+            // wait_info fires at the start (opcode 0) and the end (1) of a wait; only the end has a duration.
+            if (record.TryGetMap(_h.WaitInfoOpcode, out var opcode, out _) && opcode != 1)
+            {
+                Sequence(record);
+                return;
+            }
+
+            MapWait(record, _h.WaitInfoType, _h.WaitInfoDuration, _units.WaitInfo);
+        }
+        else
+        {
+            Sequence(record);
+            Count(record);
+        }
+    }
+
+    private void MapWait(in XEventRecord record, FieldHandle typeField, FieldHandle durationField, DurationUnit unit)
+    {
+        var seq = Sequence(record);
+        if (!record.TryGetMap(typeField, out _, out var waitType))
+        {
+            return;
+        }
+
+        record.TryGetUInt64(durationField, out var duration);
+        var dbId = record.TryGetUInt64(_h.DatabaseIdAction, out var id) ? (int)id : 0;
+        Waits++;
+        _sink.OnWait(new WaitEvent(_instance, waitType, ToTimeSpan(duration, unit), dbId, Name(record, dbId), record.TimestampUtc, seq));
+    }
+
+    private long Sequence(in XEventRecord record)
+    {
+        if (!record.TryGetInt64(_h.SequenceAction, out var seq))
+        {
+            return 0;
+        }
+
+        _gaps.Observe(seq, _instance, _sink);
+        return seq;
+    }
+
+    private int DatabaseId(in XEventRecord record, FieldHandle field) =>
+        record.TryGetUInt64(field, out var id) || record.TryGetUInt64(_h.DatabaseIdAction, out id) ? (int)Math.Min(id, int.MaxValue) : 0;
+
+    /// <summary>The database_name action, reusing the string seen last for this id so steady state allocates nothing.</summary>
+    private string? Name(in XEventRecord record, int databaseId)
+    {
+        if (!_h.DatabaseNameAction.IsValid || !record.TryGetAction(_h.DatabaseNameAction, out var value))
+        {
+            return _names.GetValueOrDefault(databaseId);
+        }
+
+        if (_names.TryGetValue(databaseId, out var known) && value.StringEquals(known))
+        {
+            return known;
+        }
+
+        var name = value.GetString();
+        if (name is not null)
+        {
+            _names[databaseId] = name;
+        }
+
+        return name;
+    }
+
+    private void Count(in XEventRecord record)
+    {
+        var key = record.Definition is { } d ? d.Package.Name + "." + d.Name : "unknown(" + record.EventRid.ToString(System.Globalization.CultureInfo.InvariantCulture) + ")";
+        _otherEvents[key] = _otherEvents.GetValueOrDefault(key) + 1;
+    }
+
+    private static TimeSpan ToTimeSpan(ulong value, DurationUnit unit) =>
+        unit == DurationUnit.Milliseconds ? TimeSpan.FromTicks((long)Math.Min(value, long.MaxValue / TimeSpan.TicksPerMillisecond) * TimeSpan.TicksPerMillisecond)
+            : TimeSpan.FromTicks((long)Math.Min(value, long.MaxValue / 10) * 10);
+
+    private struct Handles
+    {
+        public EventHandle FlushStart;
+        public EventHandle FlushComplete;
+        public EventHandle WaitCompleted;
+        public EventHandle WaitInfo;
+        public FieldHandle StartDatabaseId;
+        public FieldHandle StartWriteSize;
+        public FieldHandle StartBlockId;
+        public FieldHandle CompleteDatabaseId;
+        public FieldHandle CompleteBlockId;
+        public FieldHandle CompleteDuration;
+        public FieldHandle WaitCompletedType;
+        public FieldHandle WaitCompletedDuration;
+        public FieldHandle WaitInfoType;
+        public FieldHandle WaitInfoOpcode;
+        public FieldHandle WaitInfoDuration;
+        public ActionHandle DatabaseIdAction;
+        public ActionHandle DatabaseNameAction;
+        public ActionHandle SequenceAction;
+    }
+}

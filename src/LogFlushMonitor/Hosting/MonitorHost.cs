@@ -1,0 +1,74 @@
+using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Metrics;
+using LogFlushMonitor.Core.Pipeline;
+using LogFlushMonitor.Core.Simulation;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.Options;
+using Serilog.Extensions.Logging;
+
+namespace LogFlushMonitor.Hosting;
+
+/// <summary>Builds the worker host behind <c>logflushmonitor run</c>.</summary>
+public static class MonitorHost
+{
+    /// <summary>Prefix of environment variables read as configuration (LOGFLUSHMONITOR__Http__Urls).</summary>
+    public const string EnvironmentPrefix = "LOGFLUSHMONITOR__";
+
+    /// <summary>
+    /// Builds the host. Configuration, lowest precedence first: appsettings.json beside the executable and
+    /// in the working directory, appsettings.{Environment}.json, environment variables, <paramref name="configArgs"/>
+    /// (<c>--Section:Key=value</c>), then <paramref name="overrides"/> (from command-line options such as --simulate).
+    /// </summary>
+    public static IHost Build(string[] configArgs, IReadOnlyDictionary<string, string?> overrides, Action<IServiceCollection>? configureServices = null)
+    {
+        var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings
+        {
+            DisableDefaults = true,
+            ContentRootPath = AppContext.BaseDirectory,
+            EnvironmentName = Environment.GetEnvironmentVariable("DOTNET_ENVIRONMENT") ?? Environments.Production,
+        });
+        var env = builder.Environment.EnvironmentName;
+        builder.Configuration
+            .AddJsonFile(Path.Combine(AppContext.BaseDirectory, "appsettings.json"), optional: true)
+            .AddJsonFile(Path.Combine(AppContext.BaseDirectory, $"appsettings.{env}.json"), optional: true)
+            .AddJsonFile(Path.Combine(Environment.CurrentDirectory, "appsettings.json"), optional: true)
+            .AddJsonFile(Path.Combine(Environment.CurrentDirectory, $"appsettings.{env}.json"), optional: true)
+            .AddEnvironmentVariables(EnvironmentPrefix)
+            .AddCommandLine(configArgs)
+            .AddInMemoryCollection(overrides);
+
+        var logOptions = builder.Configuration.GetSection("Log").Get<LogOptions>() ?? new LogOptions();
+        builder.Logging.ClearProviders();
+        builder.Logging.AddProvider(new SerilogLoggerProvider(Logging.Create(builder.Configuration, logOptions), dispose: true));
+
+        var services = builder.Services;
+        services.AddOptions<MonitorOptions>().Bind(builder.Configuration).ValidateOnStart();
+        services.AddSingleton<IValidateOptions<MonitorOptions>>(new MonitorOptionsValidator(SimulationScenarios.Names));
+        services.Configure<HostOptions>(h =>
+        {
+            h.ShutdownTimeout = TimeSpan.FromSeconds(15);
+            h.BackgroundServiceExceptionBehavior = BackgroundServiceExceptionBehavior.StopHost;
+        });
+
+        services.AddSingleton(TimeProvider.System);
+        services.AddSingleton<Readiness>();
+        services.AddSingleton(new SystemdNotifier(Environment.GetEnvironmentVariable("NOTIFY_SOCKET")));
+        services.AddSingleton(_ => new LogFlushMetrics());
+        services.AddSingleton(sp => new LogFlushAggregator(sp.GetRequiredService<LogFlushMetrics>()));
+        services.AddSingleton(sp => new SamplePipeline(
+            sp.GetRequiredService<LogFlushAggregator>(),
+            sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Pipeline.ChannelCapacity));
+        services.AddSingleton<TelemetryService>();
+
+        // Start order = registration order; stop order is the reverse: sources stop first, the pipeline
+        // drains, and telemetry exports the last values.
+        services.AddHostedService<SystemdNotifierService>();
+        services.AddHostedService(sp => sp.GetRequiredService<TelemetryService>());
+        services.AddHostedService<PipelineService>();
+        services.AddHostedService<SimulationSourceService>();
+        services.AddHostedService<ReplaySourceService>();
+        services.AddHostedService<SummaryService>();
+        configureServices?.Invoke(services);
+        return builder.Build();
+    }
+}

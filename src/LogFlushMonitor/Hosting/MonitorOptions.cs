@@ -1,0 +1,150 @@
+namespace LogFlushMonitor.Hosting;
+
+/// <summary>
+/// The service's configuration, bound from the configuration root: appsettings.json, then environment
+/// variables <c>LOGFLUSHMONITOR__Section__Key</c>, then the command line (<c>--Section:Key=value</c>).
+/// docs/configuration.md lists every key.
+/// </summary>
+public sealed class MonitorOptions
+{
+    /// <summary>Where samples come from.</summary>
+    public SourcesOptions Sources { get; set; } = new();
+
+    /// <summary>Where metrics go.</summary>
+    public ExportersOptions Exporters { get; set; } = new();
+
+    /// <summary>The HTTP listener for /metrics, /healthz and /readyz.</summary>
+    public HttpOptions Http { get; set; } = new();
+
+    /// <summary>Logging.</summary>
+    public LogOptions Log { get; set; } = new();
+
+    /// <summary>The event pipeline.</summary>
+    public PipelineOptions Pipeline { get; set; } = new();
+
+    /// <summary>service.name resource attribute (Prometheus job of target_info).</summary>
+    public string ServiceName { get; set; } = "logflushmonitor";
+
+    /// <summary>service.instance.id resource attribute; the host name when empty.</summary>
+    public string? ServiceInstanceId { get; set; }
+}
+
+/// <summary>The sources to run; at least one must be configured.</summary>
+public sealed class SourcesOptions
+{
+    /// <summary>A simulated workload.</summary>
+    public SimulateSourceOptions Simulate { get; set; } = new();
+
+    /// <summary>Replay of a recorded or simulated NDJSON file.</summary>
+    public ReplaySourceOptions Replay { get; set; } = new();
+}
+
+/// <summary>Sources:Simulate.</summary>
+public sealed class SimulateSourceOptions
+{
+    /// <summary>Scenario name (see <c>logflushmonitor simulate --help</c>); empty means off.</summary>
+    public string? Scenario { get; set; }
+
+    /// <summary>Speed factor: 1 is real time.</summary>
+    public double Speed { get; set; } = 1;
+
+    /// <summary>Seed of the simulation's random numbers.</summary>
+    public int Seed { get; set; } = 1;
+
+    /// <summary>How long to simulate; empty means until stopped.</summary>
+    public TimeSpan? Duration { get; set; }
+}
+
+/// <summary>Sources:Replay.</summary>
+public sealed class ReplaySourceOptions
+{
+    /// <summary>NDJSON file to replay; empty means off.</summary>
+    public string? Path { get; set; }
+
+    /// <summary>Speed factor: 1 replays at recorded pace, 0 as fast as possible.</summary>
+    public double Speed { get; set; } = 1;
+
+    /// <summary>Shift recorded timestamps so the replay starts now.</summary>
+    public bool RebaseToNow { get; set; } = true;
+}
+
+/// <summary>Exporters.</summary>
+public sealed class ExportersOptions
+{
+    /// <summary>The Prometheus scrape endpoint.</summary>
+    public PrometheusOptions Prometheus { get; set; } = new();
+
+    /// <summary>OTLP push export.</summary>
+    public OtlpOptions Otlp { get; set; } = new();
+}
+
+/// <summary>Exporters:Prometheus.</summary>
+public sealed class PrometheusOptions
+{
+    /// <summary>Serve /metrics.</summary>
+    public bool Enabled { get; set; } = true;
+
+    /// <summary>Path of the scrape endpoint.</summary>
+    public string Path { get; set; } = "/metrics";
+
+    /// <summary>How long a collected scrape may be served again to concurrent scrapers.</summary>
+    public TimeSpan CacheDuration { get; set; } = TimeSpan.FromSeconds(1);
+}
+
+/// <summary>Exporters:Otlp.</summary>
+public sealed class OtlpOptions
+{
+    /// <summary>Push metrics over OTLP.</summary>
+    public bool Enabled { get; set; }
+
+    /// <summary>Collector endpoint, e.g. http://otel-collector:4317 (grpc) or http://otel-collector:4318 (http/protobuf).</summary>
+    public string? Endpoint { get; set; }
+
+    /// <summary><c>grpc</c> or <c>http/protobuf</c>.</summary>
+    public string Protocol { get; set; } = "grpc";
+
+    /// <summary>Export interval.</summary>
+    public TimeSpan Interval { get; set; } = TimeSpan.FromSeconds(15);
+
+    /// <summary>Export timeout.</summary>
+    public TimeSpan Timeout { get; set; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>Extra headers, <c>key=value</c> pairs separated by commas (e.g. an API key).</summary>
+    public string? Headers { get; set; }
+}
+
+/// <summary>Http.</summary>
+public sealed class HttpOptions
+{
+    /// <summary>Serve /metrics (when enabled), /healthz and /readyz.</summary>
+    public bool Enabled { get; set; } = true;
+
+    /// <summary>Kestrel URLs separated by ';'. Use http://0.0.0.0:9464 in a container.</summary>
+    public string Urls { get; set; } = "http://127.0.0.1:9464";
+}
+
+/// <summary>Log.</summary>
+public sealed class LogOptions
+{
+    /// <summary>Minimum level: Verbose, Debug, Information, Warning, Error, Fatal.</summary>
+    public string Level { get; set; } = "Information";
+
+    /// <summary><c>text</c> or <c>json</c> (one JSON object per line, for log shippers).</summary>
+    public string Format { get; set; } = "text";
+
+    /// <summary>Also write to this file, rolled daily; empty means console only.</summary>
+    public string? File { get; set; }
+
+    /// <summary>Daily files kept.</summary>
+    public int RetainedFiles { get; set; } = 7;
+
+    /// <summary>How often a per-database summary is logged; 0 turns it off.</summary>
+    public TimeSpan SummaryInterval { get; set; } = TimeSpan.FromSeconds(60);
+}
+
+/// <summary>Pipeline.</summary>
+public sealed class PipelineOptions
+{
+    /// <summary>Events the bounded channel holds before dropping (and counting) new ones.</summary>
+    public int ChannelCapacity { get; set; } = 65536;
+}

@@ -1,0 +1,130 @@
+using System.Globalization;
+using Microsoft.Extensions.Options;
+
+namespace LogFlushMonitor.Hosting;
+
+/// <summary>
+/// Validates <see cref="MonitorOptions"/> at start. Each message names the setting (as a configuration key
+/// and as an environment variable) and says how to fix it.
+/// </summary>
+public sealed class MonitorOptionsValidator(IReadOnlyCollection<string> scenarioNames) : IValidateOptions<MonitorOptions>
+{
+    /// <inheritdoc />
+    public ValidateOptionsResult Validate(string? name, MonitorOptions options)
+    {
+        var errors = new List<string>();
+        void Fail(string key, string problem, string fix) =>
+            errors.Add($"{key} {problem}. {fix} (configuration key {key}, environment variable LOGFLUSHMONITOR__{key.Replace(":", "__", StringComparison.Ordinal).ToUpperInvariant()}).");
+
+        var s = options.Sources;
+        var simulate = !string.IsNullOrWhiteSpace(s.Simulate.Scenario);
+        var replay = !string.IsNullOrWhiteSpace(s.Replay.Path);
+        if (!simulate && !replay)
+        {
+            errors.Add("No source is configured: nothing would be monitored. Configure one: `run --simulate mixed` "
+                + "(Sources:Simulate:Scenario) for a simulated workload, or `run --replay <file.ndjson>` (Sources:Replay:Path) to replay a recording.");
+        }
+
+        if (simulate && !scenarioNames.Contains(s.Simulate.Scenario!))
+        {
+            Fail("Sources:Simulate:Scenario", $"is '{s.Simulate.Scenario}', which is not a scenario", $"Use one of: {string.Join(", ", scenarioNames)}");
+        }
+
+        if (s.Simulate.Speed is <= 0 or > 1000 || double.IsNaN(s.Simulate.Speed))
+        {
+            Fail("Sources:Simulate:Speed", $"is {s.Simulate.Speed.ToString(CultureInfo.InvariantCulture)}", "Use a factor above 0 and at most 1000 (1 = real time)");
+        }
+
+        if (s.Simulate.Duration is { } d && d <= TimeSpan.Zero)
+        {
+            Fail("Sources:Simulate:Duration", $"is {d}", "Use a positive duration such as 00:05:00, or leave it empty to run until stopped");
+        }
+
+        if (replay && !File.Exists(s.Replay.Path))
+        {
+            Fail("Sources:Replay:Path", $"names '{s.Replay.Path}', which does not exist", "Give the path of an NDJSON file written by `logflushmonitor simulate --out`");
+        }
+
+        if (s.Replay.Speed < 0 || double.IsNaN(s.Replay.Speed))
+        {
+            Fail("Sources:Replay:Speed", $"is {s.Replay.Speed.ToString(CultureInfo.InvariantCulture)}", "Use 0 for as fast as possible or a positive factor (1 = recorded pace)");
+        }
+
+        var e = options.Exporters;
+        if (e.Prometheus.Enabled && !options.Http.Enabled)
+        {
+            Fail("Exporters:Prometheus:Enabled", "is true while Http:Enabled is false", "Enable Http, or set Exporters:Prometheus:Enabled=false");
+        }
+
+        if (e.Prometheus.Enabled && !e.Prometheus.Path.StartsWith('/'))
+        {
+            Fail("Exporters:Prometheus:Path", $"is '{e.Prometheus.Path}'", "Use an absolute path such as /metrics");
+        }
+
+        if (e.Otlp.Enabled)
+        {
+            if (!Uri.TryCreate(e.Otlp.Endpoint, UriKind.Absolute, out var uri) || (uri.Scheme != Uri.UriSchemeHttp && uri.Scheme != Uri.UriSchemeHttps))
+            {
+                Fail("Exporters:Otlp:Endpoint", $"is '{e.Otlp.Endpoint}', not an absolute http(s) URL", "Set the collector's address, e.g. http://otel-collector:4317 for grpc or http://otel-collector:4318 for http/protobuf");
+            }
+
+            if (e.Otlp.Protocol is not ("grpc" or "http/protobuf"))
+            {
+                Fail("Exporters:Otlp:Protocol", $"is '{e.Otlp.Protocol}'", "Use grpc or http/protobuf");
+            }
+
+            if (e.Otlp.Interval < TimeSpan.FromSeconds(1))
+            {
+                Fail("Exporters:Otlp:Interval", $"is {e.Otlp.Interval}", "Use at least 00:00:01");
+            }
+
+            if (e.Otlp.Timeout <= TimeSpan.Zero)
+            {
+                Fail("Exporters:Otlp:Timeout", $"is {e.Otlp.Timeout}", "Use a positive timeout such as 00:00:10");
+            }
+
+            if (e.Otlp.Headers is { Length: > 0 } h && h.Split(',').Any(p => p.IndexOf('=', StringComparison.Ordinal) <= 0))
+            {
+                Fail("Exporters:Otlp:Headers", "is not a list of key=value pairs", "Write it as key1=value1,key2=value2");
+            }
+        }
+
+        if (!e.Prometheus.Enabled && !e.Otlp.Enabled)
+        {
+            errors.Add("No exporter is enabled: metrics would go nowhere. Enable Exporters:Prometheus:Enabled (the default) or Exporters:Otlp:Enabled.");
+        }
+
+        if (options.Http.Enabled)
+        {
+            foreach (var url in options.Http.Urls.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
+            {
+                if (!Uri.TryCreate(url, UriKind.Absolute, out var u) || u.Scheme != Uri.UriSchemeHttp)
+                {
+                    Fail("Http:Urls", $"contains '{url}', not an http URL", "Use e.g. http://127.0.0.1:9464, or http://0.0.0.0:9464 to listen on every interface");
+                }
+            }
+        }
+
+        if (options.Log.Format is not ("text" or "json"))
+        {
+            Fail("Log:Format", $"is '{options.Log.Format}'", "Use text or json");
+        }
+
+        if (!Enum.TryParse<Serilog.Events.LogEventLevel>(options.Log.Level, ignoreCase: true, out _))
+        {
+            Fail("Log:Level", $"is '{options.Log.Level}'", "Use Verbose, Debug, Information, Warning, Error or Fatal");
+        }
+
+        if (options.Log.SummaryInterval < TimeSpan.Zero)
+        {
+            Fail("Log:SummaryInterval", $"is {options.Log.SummaryInterval}", "Use 0 to turn summaries off or a positive interval");
+        }
+
+        if (options.Pipeline.ChannelCapacity is < 1024 or > 16_777_216)
+        {
+            Fail("Pipeline:ChannelCapacity", $"is {options.Pipeline.ChannelCapacity}", "Use a value from 1024 to 16777216");
+        }
+
+        return errors.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(errors);
+    }
+}

@@ -1,0 +1,121 @@
+using LogFlushMonitor.Core.Metrics;
+using LogFlushMonitor.Prometheus;
+using Microsoft.Extensions.Options;
+using OpenTelemetry;
+using OpenTelemetry.Exporter;
+using OpenTelemetry.Metrics;
+using OpenTelemetry.Resources;
+
+namespace LogFlushMonitor.Hosting;
+
+/// <summary>
+/// Owns the OpenTelemetry MeterProvider (OpenTelemetry.Extensions.Hosting is not served here) and the HTTP
+/// listener. Registered before the sources so it starts first and stops last: its stop exports the last
+/// values over OTLP after the pipeline has drained.
+/// </summary>
+internal sealed partial class TelemetryService(
+    IOptions<MonitorOptions> options,
+    LogFlushMetrics metrics,
+    Readiness readiness,
+    ILoggerFactory loggerFactory,
+    ILogger<TelemetryService> logger) : IHostedService, IAsyncDisposable
+{
+    private MeterProvider? _provider;
+    private PrometheusScrapeHandler? _scrapeHandler;
+    private PrometheusHttpServer? _http;
+
+    /// <summary>The addresses the HTTP listener bound (port 0 resolved), for tests and the start-up log.</summary>
+    public IReadOnlyList<Uri> HttpAddresses => _http?.BoundAddresses ?? [];
+
+    public async Task StartAsync(CancellationToken cancellationToken)
+    {
+        _ = metrics; // the Meter exists before the provider subscribes to it
+        var o = options.Value;
+        var builder = Sdk.CreateMeterProviderBuilder()
+            .SetResourceBuilder(ResourceBuilder.CreateEmpty().AddService(
+                serviceName: o.ServiceName,
+                serviceVersion: typeof(TelemetryService).Assembly.GetName().Version?.ToString(3),
+                serviceInstanceId: string.IsNullOrWhiteSpace(o.ServiceInstanceId) ? Environment.MachineName : o.ServiceInstanceId))
+            .AddMeter(LogFlushMetrics.MeterName);
+
+        if (o.Exporters.Prometheus.Enabled)
+        {
+            builder.AddPrometheusPullExporter(out var handler, p => p.ScrapeResponseCacheDuration = o.Exporters.Prometheus.CacheDuration);
+            _scrapeHandler = handler;
+        }
+
+        if (o.Exporters.Otlp.Enabled)
+        {
+            var otlp = o.Exporters.Otlp;
+            builder.AddOtlpExporter((exporter, reader) =>
+            {
+                exporter.Protocol = otlp.Protocol == "grpc" ? OtlpExportProtocol.Grpc : OtlpExportProtocol.HttpProtobuf;
+                exporter.Endpoint = OtlpEndpoint(otlp);
+                exporter.TimeoutMilliseconds = (int)otlp.Timeout.TotalMilliseconds;
+                exporter.Headers = otlp.Headers;
+                reader.TemporalityPreference = MetricReaderTemporalityPreference.Cumulative;
+                reader.PeriodicExportingMetricReaderOptions.ExportIntervalMilliseconds = (int)otlp.Interval.TotalMilliseconds;
+                reader.PeriodicExportingMetricReaderOptions.ExportTimeoutMilliseconds = (int)otlp.Timeout.TotalMilliseconds;
+            });
+            LogOtlp(logger, OtlpEndpoint(otlp), otlp.Protocol, otlp.Interval);
+        }
+
+        _provider = builder.Build();
+
+        if (o.Http.Enabled)
+        {
+            _http = new PrometheusHttpServer(
+                _scrapeHandler ?? throw new InvalidOperationException("Http without Prometheus is not supported yet."),
+                new PrometheusHttpServerOptions { Urls = o.Http.Urls, ScrapePath = o.Exporters.Prometheus.Path },
+                readiness.Check,
+                loggerFactory);
+            await _http.StartAsync(cancellationToken).ConfigureAwait(false);
+            foreach (var address in _http.BoundAddresses)
+            {
+                LogListening(logger, new Uri(address, o.Exporters.Prometheus.Path));
+            }
+        }
+    }
+
+    public async Task StopAsync(CancellationToken cancellationToken)
+    {
+        // Last export first (the sources and the pipeline have stopped by now), then stop serving.
+        var flushed = _provider?.ForceFlush((int)TimeSpan.FromSeconds(5).TotalMilliseconds) ?? true;
+        if (!flushed)
+        {
+            LogFlushFailed(logger);
+        }
+
+        if (_http is not null)
+        {
+            await _http.StopAsync(cancellationToken).ConfigureAwait(false);
+        }
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        if (_http is not null)
+        {
+            await _http.DisposeAsync().ConfigureAwait(false);
+        }
+
+        _scrapeHandler?.Dispose();
+        _provider?.Dispose();
+    }
+
+    /// <summary>For http/protobuf a bare collector address gets the metrics path the protocol defines.</summary>
+    internal static Uri OtlpEndpoint(OtlpOptions otlp)
+    {
+        var uri = new Uri(otlp.Endpoint!, UriKind.Absolute);
+        return otlp.Protocol != "grpc" && uri.AbsolutePath is "/" or "" ? new Uri(uri, "/v1/metrics") : uri;
+    }
+
+    [LoggerMessage(EventId = 100, Level = LogLevel.Information, Message = "Serving metrics at {Url}")]
+    private static partial void LogListening(ILogger logger, Uri url);
+
+    [LoggerMessage(EventId = 101, Level = LogLevel.Information, Message = "Exporting metrics over OTLP to {Endpoint} ({Protocol}) every {Interval}")]
+    private static partial void LogOtlp(ILogger logger, Uri endpoint, string protocol, TimeSpan interval);
+
+    [LoggerMessage(EventId = 102, Level = LogLevel.Warning, Message = "The last metric export did not finish within 5 s at shutdown")]
+    private static partial void LogFlushFailed(ILogger logger);
+}

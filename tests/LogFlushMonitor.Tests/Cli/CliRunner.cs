@@ -1,0 +1,136 @@
+using System.Diagnostics;
+using System.Text;
+
+namespace LogFlushMonitor.Tests.Cli;
+
+/// <summary>Runs the real logflushmonitor executable (its dll, through dotnet) as a user would.</summary>
+public sealed class CliProcess : IDisposable
+{
+    private readonly StringBuilder _stdout = new();
+    private readonly StringBuilder _stderr = new();
+
+    private CliProcess(Process process) => Process = process;
+
+    public Process Process { get; }
+
+    public string StdOut
+    {
+        get
+        {
+            lock (_stdout)
+            {
+                return _stdout.ToString();
+            }
+        }
+    }
+
+    public string StdErr
+    {
+        get
+        {
+            lock (_stderr)
+            {
+                return _stderr.ToString();
+            }
+        }
+    }
+
+    public static string DllPath => Path.Combine(AppContext.BaseDirectory, "logflushmonitor.dll");
+
+    public static CliProcess Start(IEnumerable<string> args, IDictionary<string, string>? environment = null, string? workingDirectory = null)
+    {
+        var psi = new ProcessStartInfo("dotnet")
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+            WorkingDirectory = workingDirectory ?? Path.GetTempPath(),
+        };
+        psi.ArgumentList.Add(DllPath);
+        foreach (var a in args)
+        {
+            psi.ArgumentList.Add(a);
+        }
+
+        psi.Environment.Remove("NOTIFY_SOCKET");
+        foreach (var (k, v) in environment ?? new Dictionary<string, string>())
+        {
+            psi.Environment[k] = v;
+        }
+
+        var p = new Process { StartInfo = psi, EnableRaisingEvents = true };
+        var cli = new CliProcess(p);
+        p.OutputDataReceived += (_, e) =>
+        {
+            if (e.Data is not null)
+            {
+                lock (cli._stdout)
+                {
+                    cli._stdout.AppendLine(e.Data);
+                }
+            }
+        };
+        p.ErrorDataReceived += (_, e) =>
+        {
+            if (e.Data is not null)
+            {
+                lock (cli._stderr)
+                {
+                    cli._stderr.AppendLine(e.Data);
+                }
+            }
+        };
+        p.Start();
+        p.BeginOutputReadLine();
+        p.BeginErrorReadLine();
+        return cli;
+    }
+
+    public static async Task<(int ExitCode, string StdOut, string StdErr)> RunAsync(params string[] args)
+    {
+        using var cli = Start(args);
+        var code = await cli.WaitAsync(TimeSpan.FromSeconds(60));
+        return (code, cli.StdOut, cli.StdErr);
+    }
+
+    public async Task<int> WaitAsync(TimeSpan timeout)
+    {
+        using var cts = new CancellationTokenSource(timeout);
+        try
+        {
+            await Process.WaitForExitAsync(cts.Token);
+        }
+        catch (OperationCanceledException)
+        {
+            Process.Kill(entireProcessTree: true);
+            throw new TimeoutException($"logflushmonitor did not exit within {timeout}. stdout: {StdOut} stderr: {StdErr}");
+        }
+
+        Process.WaitForExit(); // flush the redirected streams
+        return Process.ExitCode;
+    }
+
+    public async Task WaitForOutputAsync(string text, TimeSpan timeout)
+    {
+        var deadline = DateTime.UtcNow + timeout;
+        while (!StdOut.Contains(text, StringComparison.Ordinal) && !StdErr.Contains(text, StringComparison.Ordinal))
+        {
+            if (DateTime.UtcNow > deadline || Process.HasExited)
+            {
+                throw new TimeoutException($"'{text}' did not appear. stdout: {StdOut} stderr: {StdErr}");
+            }
+
+            await Task.Delay(100);
+        }
+    }
+
+    public void Dispose()
+    {
+        if (!Process.HasExited)
+        {
+            Process.Kill(entireProcessTree: true);
+        }
+
+        Process.Dispose();
+    }
+}

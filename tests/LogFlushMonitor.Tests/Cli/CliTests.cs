@@ -1,0 +1,91 @@
+using System.Diagnostics;
+using System.Net.Sockets;
+
+namespace LogFlushMonitor.Tests.Cli;
+
+public class CliTests
+{
+    private static int FreePort()
+    {
+        using var l = new TcpListener(System.Net.IPAddress.Loopback, 0);
+        l.Start();
+        return ((System.Net.IPEndPoint)l.LocalEndpoint).Port;
+    }
+
+    [Fact]
+    public async Task Run_without_a_source_fails_fast_and_says_what_to_configure()
+    {
+        var (code, _, err) = await CliProcess.RunAsync("run", "--urls", $"http://127.0.0.1:{FreePort()}");
+        Assert.Equal(2, code);
+        Assert.Contains("No source is configured", err, StringComparison.Ordinal);
+        Assert.Contains("--simulate", err, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Run_with_an_unknown_scenario_names_the_setting()
+    {
+        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "nope", "--urls", $"http://127.0.0.1:{FreePort()}");
+        Assert.Equal(2, code);
+        Assert.Contains("Sources:Simulate:Scenario", err, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_configuration_key_on_the_command_line_is_validated_too()
+    {
+        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--Log:Format=xml", "--urls", $"http://127.0.0.1:{FreePort()}");
+        Assert.Equal(2, code);
+        Assert.Contains("Log:Format", err, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task An_unknown_argument_is_rejected_with_a_hint()
+    {
+        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "stray");
+        Assert.Equal(2, code);
+        Assert.Contains("Unknown argument 'stray'", err, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Simulate_writes_an_ndjson_file_and_rejects_a_bad_duration()
+    {
+        var file = Path.Combine(Path.GetTempPath(), "lfm-sim-" + Guid.NewGuid().ToString("N")[..8] + ".ndjson");
+        try
+        {
+            var (code, _, err) = await CliProcess.RunAsync("simulate", "--scenario", "autocommit", "--duration", "2s", "--out", file);
+            Assert.True(code == 0, err);
+            var lines = File.ReadLines(file).ToList();
+            Assert.True(lines.Count > 1000, $"only {lines.Count} lines");
+            Assert.Contains(lines, l => l.Contains("\"type\":\"flush\"", StringComparison.Ordinal));
+            Assert.Contains("Replay it with", err, StringComparison.Ordinal);
+
+            var (bad, _, badErr) = await CliProcess.RunAsync("simulate", "--scenario", "autocommit", "--duration", "soon", "--out", file);
+            Assert.Equal(2, bad);
+            Assert.Contains("--duration 'soon'", badErr, StringComparison.Ordinal);
+        }
+        finally
+        {
+            File.Delete(file);
+        }
+    }
+
+    [SkippableFact]
+    public async Task Run_stops_cleanly_with_exit_code_0_on_sigterm()
+    {
+        Skip.IfNot(OperatingSystem.IsLinux() || OperatingSystem.IsMacOS(), "SIGTERM is sent with kill(1)");
+        var port = FreePort();
+        using var cli = CliProcess.Start(["run", "--simulate", "mixed", "--urls", $"http://127.0.0.1:{port}"]);
+        await cli.WaitForOutputAsync("Serving metrics at", TimeSpan.FromSeconds(30));
+        using var http = new HttpClient();
+        var metrics = await http.GetStringAsync($"http://127.0.0.1:{port}/metrics");
+        Assert.Contains("target_info", metrics, StringComparison.Ordinal);
+
+        var watch = Stopwatch.StartNew();
+        using (var kill = Process.Start("kill", ["-TERM", cli.Process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]))
+        {
+            await kill.WaitForExitAsync();
+        }
+
+        Assert.Equal(0, await cli.WaitAsync(TimeSpan.FromSeconds(20)));
+        Assert.True(watch.Elapsed < TimeSpan.FromSeconds(15), $"took {watch.Elapsed}");
+    }
+}

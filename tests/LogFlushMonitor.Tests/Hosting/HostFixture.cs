@@ -1,0 +1,66 @@
+using LogFlushMonitor.Hosting;
+
+namespace LogFlushMonitor.Tests.Hosting;
+
+/// <summary>Starts the real worker host in-process on a free port and stops it at the end.</summary>
+public sealed class RunningHost : IAsyncDisposable
+{
+    private RunningHost(IHost host, Uri baseAddress)
+    {
+        Host = host;
+        BaseAddress = baseAddress;
+        Http = new HttpClient { BaseAddress = baseAddress, Timeout = TimeSpan.FromSeconds(10) };
+    }
+
+    public IHost Host { get; }
+
+    public Uri BaseAddress { get; }
+
+    public HttpClient Http { get; }
+
+    public static async Task<RunningHost> StartAsync(Dictionary<string, string?> settings, Action<IServiceCollection>? services = null)
+    {
+        var all = new Dictionary<string, string?>
+        {
+            ["Http:Urls"] = "http://127.0.0.1:0",
+            ["Log:SummaryInterval"] = "00:00:00",
+            ["Log:Level"] = "Warning",
+        };
+        foreach (var (k, v) in settings)
+        {
+            all[k] = v;
+        }
+
+        var host = MonitorHost.Build([], all, services);
+        await host.StartAsync();
+        var telemetry = host.Services.GetRequiredService<TelemetryService>();
+        var address = telemetry.HttpAddresses.FirstOrDefault() ?? new Uri("http://127.0.0.1:1");
+        return new RunningHost(host, address);
+    }
+
+    /// <summary>Scrapes /metrics until <paramref name="until"/> holds or the timeout passes; returns the last text.</summary>
+    public async Task<string> ScrapeUntilAsync(Func<string, bool> until, TimeSpan timeout)
+    {
+        var deadline = DateTime.UtcNow + timeout;
+        var text = "";
+        while (DateTime.UtcNow < deadline)
+        {
+            text = await Http.GetStringAsync("/metrics");
+            if (until(text))
+            {
+                return text;
+            }
+
+            await Task.Delay(200);
+        }
+
+        return text;
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        Http.Dispose();
+        await Host.StopAsync(TimeSpan.FromSeconds(10));
+        Host.Dispose();
+    }
+}

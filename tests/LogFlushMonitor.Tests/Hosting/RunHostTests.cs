@@ -1,0 +1,33 @@
+using System.Net;
+using System.Text.RegularExpressions;
+using LogFlushMonitor.Core.Pipeline;
+
+namespace LogFlushMonitor.Tests.Hosting;
+
+/// <summary>Hosts listen to the one meter name "LogFlushMonitor": run one at a time.</summary>
+[CollectionDefinition("host", DisableParallelization = true)]
+public sealed class HostCollection;
+
+[Collection("host")]
+public partial class RunHostTests
+{
+    [Fact]
+    public async Task Run_with_a_simulated_workload_serves_live_metrics_health_and_readiness()
+    {
+        await using var host = await RunningHost.StartAsync(new() { ["Sources:Simulate:Scenario"] = "mixed", ["Sources:Simulate:Speed"] = "20" });
+
+        var text = await host.ScrapeUntilAsync(t => t.Contains("sqlserver_log_flushes_total{", StringComparison.Ordinal), TimeSpan.FromSeconds(30));
+
+        Assert.Matches(FlushBucket(), text);
+        Assert.Contains("# TYPE sqlserver_log_flush_write_size_bytes histogram", text, StringComparison.Ordinal);
+        Assert.Contains("sqlserver_log_flushes_total{", text, StringComparison.Ordinal);
+        Assert.Contains("target_info{", text, StringComparison.Ordinal);
+        Assert.Equal(HttpStatusCode.OK, (await host.Http.GetAsync("/healthz")).StatusCode);
+        var ready = await host.Http.GetAsync("/readyz");
+        Assert.Equal(HttpStatusCode.OK, ready.StatusCode);
+        Assert.True(host.Host.Services.GetRequiredService<SamplePipeline>().Accepted > 0);
+    }
+
+    [GeneratedRegex("""sqlserver_log_flush_write_size_bytes_bucket\{[^}]*le="512"[^}]*\} [1-9]""")]
+    private static partial Regex FlushBucket();
+}

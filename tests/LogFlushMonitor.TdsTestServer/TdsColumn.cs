@@ -5,6 +5,15 @@ namespace LogFlushMonitor.TdsTestServer;
 /// <param name="Type">Wire type.</param>
 public sealed record TdsColumn(string Name, TdsType Type)
 {
+    /// <summary>Digits after the point for <see cref="TdsType.Decimal"/> (decimal(38, Scale)).</summary>
+    public byte Scale { get; init; } = 6;
+
+    /// <summary>A decimal(38, <paramref name="scale"/>) column.</summary>
+    public static TdsColumn Decimal(string name, byte scale = 6) => new(name, TdsType.Decimal) { Scale = scale };
+
+    /// <summary>A sql_variant column.</summary>
+    public static TdsColumn SqlVariant(string name) => new(name, TdsType.SqlVariant);
+
     /// <summary>An nvarchar(4000) column.</summary>
     public static TdsColumn NVarChar(string name) => new(name, TdsType.NVarChar);
 

@@ -41,4 +41,16 @@ public enum TdsType
 
     /// <summary>varbinary(max), sent as PLP in chunks; values as for <see cref="VarBinary"/>.</summary>
     VarBinaryMax,
+
+    /// <summary>datetime (legacy, 1/300 s); values are <see cref="DateTime"/>, rounded as SQL Server does.</summary>
+    DateTime,
+
+    /// <summary>datetimeoffset(7); values are <see cref="System.DateTimeOffset"/>.</summary>
+    DateTimeOffset,
+
+    /// <summary>decimal(38, <see cref="TdsColumn.Scale"/>); values convert to <see cref="decimal"/>.</summary>
+    Decimal,
+
+    /// <summary>sql_variant (e.g. sys.dm_xe_session_object_columns.column_value); values of int, long, short, byte, bool, double, float, decimal, string, byte[], DateTime or Guid.</summary>
+    SqlVariant,
 }

@@ -70,6 +70,9 @@ internal sealed class TdsBuffer
         Unicode(text);
     }
 
+    /// <summary>A span over bytes already written, for patching a length in place.</summary>
+    public Span<byte> WrittenSpanAt(int offset, int count) => _bytes.AsSpan(offset, count);
+
     /// <summary>Patches a ushort length at <paramref name="offset"/> with the bytes written after it.</summary>
     public void PatchLength16(int offset) =>
         BinaryPrimitives.WriteUInt16LittleEndian(_bytes.AsSpan(offset, 2), checked((ushort)(Length - offset - 2)));

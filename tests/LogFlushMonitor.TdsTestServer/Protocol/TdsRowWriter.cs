@@ -3,7 +3,7 @@ using System.Globalization;
 namespace LogFlushMonitor.TdsTestServer.Protocol;
 
 /// <summary>Writes COLMETADATA and ROW tokens for <see cref="TdsColumn"/> lists ([MS-TDS] 2.2.5.4-2.2.5.5, 2.2.7.4, 2.2.7.19).</summary>
-internal static class TdsRowWriter
+internal static partial class TdsRowWriter
 {
     private const ushort Nullable = 0x0001;
     private const int PlpChunk = 8000;
@@ -17,14 +17,14 @@ internal static class TdsRowWriter
         {
             b.UInt32(0); // user type
             b.UInt16(Nullable);
-            WriteTypeInfo(b, column.Type);
+            WriteTypeInfo(b, column);
             b.BVarChar(column.Name);
         }
     }
 
-    private static void WriteTypeInfo(TdsBuffer b, TdsType type)
+    private static void WriteTypeInfo(TdsBuffer b, TdsColumn column)
     {
-        switch (type)
+        switch (column.Type)
         {
             case TdsType.TinyInt: Fixed(b, 0x26, 1); break;
             case TdsType.SmallInt: Fixed(b, 0x26, 2); break;
@@ -39,7 +39,11 @@ internal static class TdsRowWriter
             case TdsType.NVarCharMax: Var(b, 0xE7, 0xFFFF, collation: true); break;
             case TdsType.VarBinary: Var(b, 0xA5, 8000, collation: false); break;
             case TdsType.VarBinaryMax: Var(b, 0xA5, 0xFFFF, collation: false); break;
-            default: throw new ArgumentOutOfRangeException(nameof(type), type, "Unsupported column type.");
+            case TdsType.DateTime: Fixed(b, 0x6F, 8); break;
+            case TdsType.DateTimeOffset: Fixed(b, 0x2B, 7); break; // the byte is the scale
+            case TdsType.Decimal: Fixed(b, 0x6A, 17); b.Byte(38); b.Byte(column.Scale); break;
+            case TdsType.SqlVariant: b.Byte(0x62); b.Int32(8009); break;
+            default: throw new ArgumentOutOfRangeException(nameof(column), column.Type, "Unsupported column type.");
         }
     }
 
@@ -95,7 +99,10 @@ internal static class TdsRowWriter
             case TdsType.NVarCharMax or TdsType.VarBinaryMax when value is null:
                 b.UInt64(ulong.MaxValue); // PLP_NULL
                 return;
-            case TdsType.NVarChar or TdsType.VarBinary or TdsType.NVarCharMax or TdsType.VarBinaryMax:
+            case TdsType.SqlVariant when value is null:
+                b.Int32(0);
+                return;
+            case TdsType.NVarChar or TdsType.VarBinary or TdsType.NVarCharMax or TdsType.VarBinaryMax or TdsType.SqlVariant:
                 break;
             default:
                 if (value is null)
@@ -122,6 +129,10 @@ internal static class TdsRowWriter
             case TdsType.VarBinary: WriteShortBytes(b, Bytes(value!).Span, 8000); break;
             case TdsType.NVarCharMax: WritePlp(b, System.Text.Encoding.Unicode.GetBytes((string)value!)); break;
             case TdsType.VarBinaryMax: WritePlp(b, Bytes(value!).Span); break;
+            case TdsType.DateTime: b.Byte(8); WriteLegacyDateTime(b, Convert.ToDateTime(value, c)); break;
+            case TdsType.DateTimeOffset: b.Byte(10); WriteDateTimeOffset(b, (DateTimeOffset)value!); break;
+            case TdsType.Decimal: b.Byte(17); WriteDecimal(b, Convert.ToDecimal(value, c), column.Scale); break;
+            case TdsType.SqlVariant: WriteVariant(b, value!); break;
             default: throw new ArgumentOutOfRangeException(nameof(column), column.Type, "Unsupported column type.");
         }
     }
@@ -163,6 +174,11 @@ internal static class TdsRowWriter
     private static void WriteDateTime2(TdsBuffer b, DateTime value)
     {
         b.Byte(8);
+        WriteTimeAndDate(b, value);
+    }
+
+    private static void WriteTimeAndDate(TdsBuffer b, DateTime value)
+    {
         var ticks = value.TimeOfDay.Ticks;
         var span = b.Reserve(8);
         for (var i = 0; i < 5; i++)

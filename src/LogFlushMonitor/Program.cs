@@ -13,6 +13,7 @@ public static class Program
         {
             RunCommand.Create(),
             SimulateCommand.Create(),
+            AnalyzeCommand.Create(),
         };
 
         // The host handles SIGTERM/Ctrl+C for `run`; commands that need cancellation register it themselves.

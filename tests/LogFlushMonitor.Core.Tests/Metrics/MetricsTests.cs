@@ -91,7 +91,7 @@ public class MetricsTests
         Assert.Equal(0.42, used.Value, 9);
         Assert.Equal(1024 * 1024, Point(points, "sqlserver.log.size").Value);
 
-        var ratio = Point(points, "sqlserver.counter.fraction", ("sqlserver.counter.name", "Log Cache Hit Ratio"));
+        var ratio = Point(points, "sqlserver.performance.fraction", ("sqlserver.counter.name", "Log Cache Hit Ratio"));
         Assert.Equal(0.75, ratio.Value, 9);
         Assert.Equal("Databases", ratio.Tags["sqlserver.counter.object"]);
 

@@ -151,4 +151,43 @@ public sealed class ConnectionTests
         Assert.Equal(1, await command.ExecuteScalarAsync());
         Assert.DoesNotContain(server.Events, e => e.Message.StartsWith("unexpected", StringComparison.Ordinal));
     }
+
+    [Fact]
+    public async Task A_server_restarted_on_the_same_port_serves_a_client_that_reconnects()
+    {
+        var first = new TdsTestServer();
+        var port = first.Port;
+        first.When("select 1", TdsResponse.Rows([TdsColumn.Int("n")], [1]));
+        var connectionString = first.ConnectionString(pooling: true);
+        await using (var connection = new SqlConnection(connectionString))
+        {
+            await connection.OpenAsync();
+            await using var command = new SqlCommand("select 1", connection);
+            Assert.Equal(1, await command.ExecuteScalarAsync());
+        }
+
+        await first.DisposeAsync();
+        await using var second = new TdsTestServer(new TdsTestServerOptions { Port = port });
+        second.When("select 1", TdsResponse.Rows([TdsColumn.Int("n")], [2]));
+
+        // The pooled connection died with the first server; the pool hands it out, the command fails, the next open works.
+        var results = new List<object?>();
+        for (var attempt = 0; attempt < 3 && results.Count == 0; attempt++)
+        {
+            try
+            {
+                await using var connection = new SqlConnection(connectionString);
+                await connection.OpenAsync();
+                await using var command = new SqlCommand("select 1", connection);
+                results.Add(await command.ExecuteScalarAsync());
+            }
+            catch (SqlException)
+            {
+            }
+        }
+
+        Assert.Equal([2], results);
+        Assert.Equal(port, second.Port);
+        SqlConnection.ClearAllPools();
+    }
 }

@@ -27,7 +27,9 @@ public sealed partial class TdsTestServer : IAsyncDisposable
     public TdsTestServer(TdsTestServerOptions? options = null)
     {
         Options = options ?? new TdsTestServerOptions();
-        _listener = new TcpListener(IPAddress.Loopback, 0);
+        _listener = new TcpListener(IPAddress.Loopback, Options.Port);
+        // Lets a restarted server take its predecessor's port at once.
+        _listener.Server.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
         _listener.Start(backlog: 128);
         Port = ((IPEndPoint)_listener.LocalEndpoint).Port;
         _acceptLoop = AcceptAsync();

@@ -3,6 +3,9 @@ namespace LogFlushMonitor.TdsTestServer;
 /// <summary>Settings for a <see cref="TdsTestServer"/>.</summary>
 public sealed class TdsTestServerOptions
 {
+    /// <summary>Port to listen on; 0 (the default) picks a free one. Set it to restart a server where clients expect it.</summary>
+    public int Port { get; init; }
+
     /// <summary>Server name carried in ERROR/INFO tokens.</summary>
     public string ServerName { get; init; } = "TDSTEST";
 

@@ -2,7 +2,7 @@ using LogFlushMonitor.Core.Samples;
 
 namespace LogFlushMonitor.Core.Simulation;
 
-/// <summary>Runs a <see cref="Simulation"/> in step with a clock, so a host sees a live workload.</summary>
+/// <summary>Runs a <see cref="WorkloadSimulation"/> in step with a clock, so a host sees a live workload.</summary>
 public static class SimulationRunner
 {
     /// <summary>Wall time between advances at speed 1 (shorter at higher speeds, never under 10 ms).</summary>
@@ -18,7 +18,7 @@ public static class SimulationRunner
     /// possible and then needs a duration.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">Speed is not positive, or infinite without a duration.</exception>
-    public static async Task RunAsync(Simulation simulation, ISampleSink sink, TimeProvider time, double speed = 1, TimeSpan? duration = null, CancellationToken cancellationToken = default)
+    public static async Task RunAsync(WorkloadSimulation simulation, ISampleSink sink, TimeProvider time, double speed = 1, TimeSpan? duration = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(simulation);
         ArgumentNullException.ThrowIfNull(sink);
@@ -66,7 +66,7 @@ public static class SimulationRunner
         }
     }
 
-    private static async Task RunFlatOutAsync(Simulation simulation, ISampleSink sink, DateTime end, CancellationToken cancellationToken)
+    private static async Task RunFlatOutAsync(WorkloadSimulation simulation, ISampleSink sink, DateTime end, CancellationToken cancellationToken)
     {
         while (simulation.NowUtc < end)
         {

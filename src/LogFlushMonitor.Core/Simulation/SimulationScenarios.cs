@@ -35,7 +35,7 @@ public static class SimulationScenarios
 
     /// <summary>Creates a scenario by name (case-insensitive).</summary>
     /// <exception cref="ArgumentException">The name is unknown (the message lists the valid names) or an option is invalid.</exception>
-    public static Simulation Create(string name, SimulationOptions? options = null)
+    public static WorkloadSimulation Create(string name, SimulationOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(name);
         options ??= new SimulationOptions();
@@ -90,7 +90,7 @@ public static class SimulationScenarios
                 throw new ArgumentException($"Unknown scenario '{name}'. Valid scenarios: {string.Join(", ", Names)}.", nameof(name));
         }
 
-        return new Simulation(name.ToLowerInvariant(), options, b.Instances);
+        return new WorkloadSimulation(name.ToLowerInvariant(), options, b.Instances);
     }
 
     /// <summary>Assembles instances and databases with derived seeds, so each database's stream depends only on its position.</summary>

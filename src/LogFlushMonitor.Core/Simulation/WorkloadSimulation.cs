@@ -13,7 +13,7 @@ namespace LogFlushMonitor.Core.Simulation;
 /// carry their completion time, which may lie up to one write latency after the step that produced them.
 /// Polls happen at the start time and every <see cref="SimulationOptions.PollInterval"/> after it.
 /// </remarks>
-public sealed class Simulation
+public sealed class WorkloadSimulation
 {
     private readonly List<SimulatedInstance> _instances;
     private readonly long _stepTicks;
@@ -21,7 +21,7 @@ public sealed class Simulation
     private long _now;
     private long _nextPoll;
 
-    internal Simulation(string scenario, SimulationOptions options, List<SimulatedInstance> instances)
+    internal WorkloadSimulation(string scenario, SimulationOptions options, List<SimulatedInstance> instances)
     {
         Scenario = scenario;
         Options = options;

@@ -7,7 +7,7 @@ public class ScenarioShapeTests
 {
     internal static readonly DateTime T0 = new(2026, 11, 22, 12, 0, 0, DateTimeKind.Utc);
 
-    private static (LogFlushAggregator Aggregator, Core.Simulation.Simulation Simulation) Run(string scenario, TimeSpan duration, SimulationOptions? options = null)
+    private static (LogFlushAggregator Aggregator, WorkloadSimulation Simulation) Run(string scenario, TimeSpan duration, SimulationOptions? options = null)
     {
         var aggregator = new LogFlushAggregator();
         var sim = SimulationScenarios.Create(scenario, options);

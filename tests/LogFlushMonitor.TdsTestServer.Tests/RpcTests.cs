@@ -124,4 +124,26 @@ public sealed class RpcTests
 
         Assert.Equal(statement, Assert.Single(server.Requests).Text);
     }
+
+    [Fact]
+    public async Task Dapper_parameters_of_other_common_types_arrive_as_the_same_values()
+    {
+        var at = new DateTime(2026, 11, 22, 12, 30, 15, 500);
+        var id = Guid.NewGuid();
+        await using var server = new TdsTestServer();
+        server.Handle(_ => TdsResponse.Empty());
+        await using var connection = await Open.ConnectionAsync(server);
+
+        await connection.ExecuteAsync(
+            "update t set x = 1 where at = @at and id = @id and amount = @amount and ratio = @ratio and data = @data and missing = @missing",
+            new { at, id, amount = 12.50m, ratio = 0.75, data = new byte[] { 9, 8, 7 }, missing = (int?)null });
+
+        var request = Assert.Single(server.Requests);
+        Assert.Equal(at, request.Parameter("at")); // Dapper sends DateTime as datetime (1/300 s), exact here
+        Assert.Equal(id, request.Parameter("id"));
+        Assert.Equal(12.50m, request.Parameter("amount"));
+        Assert.Equal(0.75, request.Parameter("ratio"));
+        Assert.Equal(new byte[] { 9, 8, 7 }, request.Parameter("data"));
+        Assert.Null(request.Parameter("missing"));
+    }
 }

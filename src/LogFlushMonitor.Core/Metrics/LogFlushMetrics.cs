@@ -68,13 +68,13 @@ public sealed class LogFlushMetrics : IDisposable
             "Log space in use (Log File(s) Used Size (KB) x 1024).");
         _meter.CreateObservableGauge("sqlserver.log.size", () => Observe(CounterExport.LogSizeBytes), "By",
             "Size of the log files (Log File(s) Size (KB) x 1024).");
-        _meter.CreateObservableCounter("sqlserver.performance.total", () => ObserveDouble(CounterExport.GenericTotal), "1",
+        _meter.CreateObservableCounter("sqlserver.performance.total", () => ObserveDouble(CounterExport.GenericTotal), "{value}",
             "Any other cumulative (BULK_COUNT) counter polled, increase since monitoring began, in the counter's own unit.");
-        _meter.CreateObservableGauge("sqlserver.performance.value", () => ObserveDouble(CounterExport.GenericValue), "1",
+        _meter.CreateObservableGauge("sqlserver.performance.value", () => ObserveDouble(CounterExport.GenericValue), "{value}",
             "Any other point-value (RAWCOUNT) counter polled, in the counter's own unit.");
         _meter.CreateObservableGauge("sqlserver.performance.fraction", () => ObserveDouble(CounterExport.GenericFraction), "1",
             "Any fraction counter polled (RAW_FRACTION / its base), e.g. Log Cache Hit Ratio, as 0..1.");
-        _meter.CreateObservableGauge("sqlserver.performance.average", () => ObserveDouble(CounterExport.GenericAverage), "1",
+        _meter.CreateObservableGauge("sqlserver.performance.average", () => ObserveDouble(CounterExport.GenericAverage), "{value}",
             "Any average counter polled (AVERAGE_BULK): delta value / delta base over the last poll interval.");
 
         // sys.dm_os_wait_stats, instance-wide.

@@ -28,6 +28,23 @@ public partial class RunHostTests
         Assert.True(host.Host.Services.GetRequiredService<SamplePipeline>().Accepted > 0);
     }
 
+    [SkippableFact]
+    public async Task A_real_scrape_of_every_metric_passes_promtool_check_metrics()
+    {
+        var promtool = Environment.GetEnvironmentVariable("PROMTOOL") ?? "/usr/bin/promtool";
+        Skip.IfNot(File.Exists(promtool), $"promtool not found at {promtool} (Debian package prometheus; .ci/run installs it)");
+        await using var host = await RunningHost.StartAsync(new() { ["Sources:Simulate:Scenario"] = "mixed", ["Sources:Simulate:Speed"] = "20" });
+        var text = await host.ScrapeUntilAsync(t => t.Contains("sqlserver_log_file_write_stall_seconds_total{", StringComparison.Ordinal) && t.Contains("sqlserver_database_wait_duration_seconds_bucket{", StringComparison.Ordinal), TimeSpan.FromSeconds(30));
+
+        var psi = new System.Diagnostics.ProcessStartInfo(promtool, ["check", "metrics"]) { RedirectStandardInput = true, RedirectStandardOutput = true, RedirectStandardError = true };
+        using var p = System.Diagnostics.Process.Start(psi)!;
+        await p.StandardInput.WriteAsync(text);
+        p.StandardInput.Close();
+        var output = await p.StandardOutput.ReadToEndAsync() + await p.StandardError.ReadToEndAsync();
+        await p.WaitForExitAsync();
+        Assert.True(p.ExitCode == 0, "promtool check metrics: " + output);
+    }
+
     [GeneratedRegex("""sqlserver_log_flush_write_size_bytes_bucket\{[^}]*le="512"[^}]*\} [1-9]""")]
     private static partial Regex FlushBucket();
 }

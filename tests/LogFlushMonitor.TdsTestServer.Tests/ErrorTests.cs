@@ -89,4 +89,18 @@ public sealed class ErrorTests
         Assert.Equal(50000, error.Number);
         Assert.Equal(3, await connection.ExecuteScalarAsync<int>("good"));
     }
+
+    [Fact]
+    public async Task A_scripted_step_that_cancels_itself_becomes_an_error_not_a_dead_connection()
+    {
+        await using var server = new TdsTestServer();
+        server.When("own timeout", TdsResponse.Empty().Then(_ => throw new OperationCanceledException("handler gave up")));
+        server.When("select 1", TdsResponse.Rows([TdsColumn.Int("n")], [1]));
+        await using var connection = await Open.ConnectionAsync(server);
+
+        var error = await Assert.ThrowsAsync<SqlException>(() => connection.ExecuteAsync("own timeout"));
+
+        Assert.Equal(50000, error.Number);
+        Assert.Equal(1, await connection.ExecuteScalarAsync<int>("select 1"));
+    }
 }

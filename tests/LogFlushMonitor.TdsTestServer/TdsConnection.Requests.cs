@@ -70,8 +70,9 @@ internal sealed partial class TdsConnection
         {
             // Stopped by an attention; its DONE_ATTN is written when the attention message is dequeued.
         }
-        catch (Exception ex) when (ex is not (ConnectionCutException or IOException or OperationCanceledException or System.Net.Sockets.SocketException))
+        catch (Exception ex) when (!token.IsCancellationRequested && ex is not (ConnectionCutException or IOException or System.Net.Sockets.SocketException))
         {
+            // Scripted code failed (including a cancellation of its own): the client gets an error, not a dead socket.
             server.Log(Id, $"handler failed: {ex.Message}");
             TdsTokens.WriteMessage(sender.Tokens, true, 50000, 1, 16, $"TdsTestServer handler failed: {ex.Message}", server.Options.ServerName);
             context.HadError = true;

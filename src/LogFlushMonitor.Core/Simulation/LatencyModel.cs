@@ -10,7 +10,7 @@ namespace LogFlushMonitor.Core.Simulation;
 /// <param name="Ramp">Duration of each ramp.</param>
 /// <param name="Plateau">Duration at the peak.</param>
 /// <param name="PeakMicroseconds">Mean log write latency at the peak.</param>
-public sealed record WritelogSpike(TimeSpan Offset, TimeSpan Period, TimeSpan Ramp, TimeSpan Plateau, double PeakMicroseconds)
+internal sealed record WritelogSpike(TimeSpan Offset, TimeSpan Period, TimeSpan Ramp, TimeSpan Plateau, double PeakMicroseconds)
 {
     /// <summary>How far into the spike (0 = baseline, 1 = peak) the latency is at <paramref name="sinceStart"/>.</summary>
     public double Intensity(TimeSpan sinceStart)

@@ -50,6 +50,9 @@ public sealed class FaultTests
 
         Assert.NotNull(error);
         Assert.True(read is > 0 and < 300_000, $"read {read} bytes before the cut");
+        server.When("select 1", TdsResponse.Rows([TdsColumn.Int("n")], [1]));
+        await using var next = await Open.ConnectionAsync(server);
+        Assert.Equal(1, await next.ExecuteScalarAsync<int>("select 1"));
     }
 
     [Fact]

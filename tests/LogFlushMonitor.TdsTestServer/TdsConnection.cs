@@ -26,15 +26,23 @@ internal sealed partial class TdsConnection(TdsTestServer server, Socket socket,
             return;
         }
 
-        // RunAsync may be disposing _lifetime while another thread (DropConnections) gets here first.
         try
         {
             socket.LingerState = new LingerOption(true, 0);
-            socket.Close();
+        }
+        catch (Exception ex) when (ex is ObjectDisposedException or SocketException)
+        {
+            // Already reset by the peer: closing is all that is left to do.
+        }
+
+        socket.Close();
+        try
+        {
             _lifetime.Cancel();
         }
         catch (ObjectDisposedException)
         {
+            // RunAsync disposed it while another thread (DropConnections) was the one to get here first.
         }
     }
 

@@ -11,19 +11,33 @@ public static class SharedTestData
     /// <summary>The real server-written file (149 events).</summary>
     public static string RealXelFile => Path.Combine(SharedDirectory, "testdata", "xel", "TestXel_0.xel");
 
+    /// <summary>Environment variable that overrides the search with an explicit shared/ path.</summary>
+    public const string OverrideVariable = "LOGFLUSHMONITOR_SHARED";
+
     private static string FindShared()
     {
-        for (var dir = new DirectoryInfo(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
+        if (Environment.GetEnvironmentVariable(OverrideVariable) is { Length: > 0 } explicitPath)
         {
-            var candidate = Path.Combine(dir.FullName, "shared");
-            if (File.Exists(Path.Combine(candidate, "XEL-FORMAT.md")))
+            return File.Exists(Path.Combine(explicitPath, "XEL-FORMAT.md"))
+                ? explicitPath
+                : throw new DirectoryNotFoundException($"{OverrideVariable}={explicitPath} does not hold XEL-FORMAT.md");
+        }
+
+        // From the binaries (tests, benchmarks), then from the working directory (tools run elsewhere).
+        foreach (var start in new[] { AppContext.BaseDirectory, Environment.CurrentDirectory })
+        {
+            for (var dir = new DirectoryInfo(start); dir is not null; dir = dir.Parent)
             {
-                return candidate;
+                var candidate = Path.Combine(dir.FullName, "shared");
+                if (File.Exists(Path.Combine(candidate, "XEL-FORMAT.md")))
+                {
+                    return candidate;
+                }
             }
         }
 
         throw new DirectoryNotFoundException(
-            $"Could not find the shared/ folder (with XEL-FORMAT.md and testdata/xel) walking up from {AppContext.BaseDirectory}. " +
-            "Check out the repository with shared/ beside it (e.g. /work/main and /work/shared).");
+            $"Could not find the shared/ folder (with XEL-FORMAT.md and testdata/xel) walking up from {AppContext.BaseDirectory} or {Environment.CurrentDirectory}. " +
+            $"Check out the repository with shared/ beside it (e.g. /work/main and /work/shared), or set {OverrideVariable}.");
     }
 }

@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
 
 namespace LogFlushMonitor.XEvent;
 
@@ -13,12 +14,14 @@ public readonly ref struct XEventRecord
     private readonly ReadOnlySpan<byte> _actions;
     private readonly XEventDefinition? _event;
     private readonly string? _source;
+    private readonly int _eventKey;
 
     internal XEventRecord(ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, XEventDefinition? definition, uint rid, ulong ticks, long position, string? source)
     {
         _payload = payload;
         _actions = actions;
         _event = definition;
+        _eventKey = definition is null ? 0 : definition.Handle.Key;
         EventRid = rid;
         Ticks = ticks;
         Position = position;
@@ -38,7 +41,7 @@ public readonly ref struct XEventRecord
     public XEventDefinition? Definition => _event;
 
     /// <summary>Compare with a handle resolved in <see cref="IXEventHandler.OnMetadataChanged"/>.</summary>
-    public EventHandle EventHandle => _event?.Handle ?? default;
+    public EventHandle EventHandle => new(_eventKey);
 
     /// <summary>Event name (no allocation); empty when unknown.</summary>
     public string Name => _event?.Name ?? string.Empty;
@@ -71,15 +74,16 @@ public readonly ref struct XEventRecord
         : throw new XelFormatException($"Event 0x{EventRid:X8} has no valid timestamp (ticks {Ticks})", _source, Position);
 
     /// <summary>Locates a field by handle; false when the handle is for another event or the value is absent.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryGetField(FieldHandle field, out XEventValue value)
     {
-        if (field.EventKey == 0 || _event is null || field.EventKey != _event.Handle.Key)
+        if (field.EventKey != _eventKey || _eventKey == 0)
         {
             value = default;
             return false;
         }
 
-        return Locate(field.Offset, field.Size, field.IsVariable, field.Kind, field.Field!.Type, out value);
+        return Locate(field.Offset, field.Size, field.IsVariable, field.Kind, field.Type!, out value);
     }
 
     /// <summary>Locates a field by name (a short linear search; prefer handles per event).</summary>
@@ -122,6 +126,7 @@ public readonly ref struct XEventRecord
     }
 
     /// <summary>Unsigned integer field (any width, map keys, booleans).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryGetUInt64(FieldHandle field, out ulong value)
     {
         value = 0;
@@ -209,15 +214,18 @@ public readonly ref struct XEventRecord
     /// <summary>Visits every action value in record order (no allocation).</summary>
     public ActionEnumerator EnumerateActions(XEventMetadata metadata) => new(_actions, metadata);
 
-    /// <summary>Materialises the event (allocates): name, timestamp, all fields and actions.</summary>
-    public XEventData ToData(XEventMetadata metadata)
+    /// <summary>
+    /// Materialises the event (allocates): name, timestamp, all fields and actions. ANSI strings are
+    /// decoded with <paramref name="ansiEncoding"/> (default Latin-1; the server's code page is unknown).
+    /// </summary>
+    public XEventData ToData(XEventMetadata metadata, System.Text.Encoding? ansiEncoding = null)
     {
         var fields = new Dictionary<string, object?>(StringComparer.Ordinal);
         if (_event is not null)
         {
             foreach (var f in _event.FieldArray)
             {
-                if (Locate(f.Offset, f.Type.Size, f.IsVariable, f.Type.Kind, f.Type, out var v) && v.ToObject() is { } o)
+                if (Locate(f.Offset, f.Type.Size, f.IsVariable, f.Type.Kind, f.Type, out var v) && v.ToObject(ansiEncoding) is { } o)
                 {
                     fields[f.Name] = o;
                 }
@@ -227,7 +235,7 @@ public readonly ref struct XEventRecord
         var actions = new Dictionary<string, object?>(StringComparer.Ordinal);
         foreach (var a in EnumerateActions(metadata))
         {
-            if (a.Definition is not null && a.Value.ToObject() is { } o)
+            if (a.Definition is not null && a.Value.ToObject(ansiEncoding) is { } o)
             {
                 actions[a.Definition.FullName] = o;
             }
@@ -241,6 +249,7 @@ public readonly ref struct XEventRecord
             actions);
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private bool Locate(int offset, int size, bool isVariable, ValueKind kind, XEventValueType type, out XEventValue value)
     {
         var p = _payload;
@@ -331,6 +340,7 @@ public readonly ref struct XEventRecord
         public readonly ActionEnumerator GetEnumerator() => this;
 
         /// <summary>Advances.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public bool MoveNext()
         {
             if (_next > _list.Length - 8)

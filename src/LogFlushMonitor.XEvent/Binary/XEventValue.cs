@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using System.Text;
 
@@ -40,24 +41,29 @@ public readonly ref struct XEventValue
     internal ValueKind Kind { get; }
 
     /// <summary>True for integers (of any width), pointers, booleans and map keys.</summary>
-    public bool IsInteger => Kind is ValueKind.Signed or ValueKind.Unsigned or ValueKind.Boolean or ValueKind.Map or ValueKind.BitmaskMap;
+    public bool IsInteger => ((1 << (int)Kind) & (IntegerKinds | (1 << (int)ValueKind.Signed))) != 0;
 
     /// <summary>True for text values (unicode, ANSI, XML).</summary>
-    public bool IsString => Kind is ValueKind.UnicodeString or ValueKind.AnsiString or ValueKind.Xml;
+    public bool IsString => ((1 << (int)Kind) & StringKinds) != 0;
+
+    // Kind tests as bit masks: one AND instead of a chain of compares on the per-value path.
+    private const int IntegerKinds = (1 << (int)ValueKind.Unsigned) | (1 << (int)ValueKind.Boolean) | (1 << (int)ValueKind.Map) | (1 << (int)ValueKind.BitmaskMap);
+    private const int StringKinds = (1 << (int)ValueKind.UnicodeString) | (1 << (int)ValueKind.AnsiString) | (1 << (int)ValueKind.Xml);
 
     /// <summary>Reads an unsigned integer of any width; false for negative or non-integer values.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryGetUInt64(out ulong value)
     {
+        if (((1 << (int)Kind) & IntegerKinds) != 0)
+        {
+            return TryReadUnsigned(out value);
+        }
+
         if (Kind == ValueKind.Signed)
         {
             var ok = TryReadSigned(out var s) && s >= 0;
             value = ok ? (ulong)s : 0;
             return ok;
-        }
-
-        if (Kind is ValueKind.Unsigned or ValueKind.Boolean or ValueKind.Map or ValueKind.BitmaskMap)
-        {
-            return TryReadUnsigned(out value);
         }
 
         value = 0;
@@ -201,9 +207,24 @@ public readonly ref struct XEventValue
     };
 
     /// <summary>Decodes text into a caller buffer without allocating. ANSI text is read as Latin-1.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryCopyString(Span<char> destination, out int charsWritten)
     {
         charsWritten = 0;
+        if (Kind == ValueKind.UnicodeString && BitConverter.IsLittleEndian)
+        {
+            // The common case first: UTF-16LE bytes are the chars.
+            var chars = MemoryMarshal.Cast<byte, char>(Bytes);
+            if (chars.Length > destination.Length)
+            {
+                return false;
+            }
+
+            chars.CopyTo(destination);
+            charsWritten = chars.Length;
+            return true;
+        }
+
         var n = StringLength;
         if (n < 0 || n > destination.Length)
         {
@@ -273,6 +294,7 @@ public readonly ref struct XEventValue
         }
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private bool TryReadUnsigned(out ulong value)
     {
         var b = Bytes;

@@ -97,21 +97,35 @@ public sealed class XelReader : IDisposable
     public void ReadAll<THandler>(ref THandler handler, CancellationToken cancellationToken = default)
         where THandler : IXEventHandler
     {
+        ObjectDisposedException.ThrowIf(_disposed, this);
         var seen = -1;
-        var count = 0;
-        while (Read())
+        _hasCurrent = false;
+        while (true)
         {
-            if (seen != MetadataGeneration)
+            if (_pos < _end)
             {
-                seen = MetadataGeneration;
-                handler.OnMetadataChanged(Metadata);
+                if (seen != MetadataGeneration)
+                {
+                    seen = MetadataGeneration;
+                    handler.OnMetadataChanged(Metadata);
+                }
+
+                // The tight loop over one buffer: validate, build, push.
+                var span = _buffer.AsSpan(0, _bufferLength);
+                while (_pos < _end)
+                {
+                    var layout = _decoder.ReadRecord(span, _pos, _end, _bufferOffset);
+                    _pos = layout.Next;
+                    var record = _decoder.CreateRecord(span, layout, _bufferOffset);
+                    handler.OnEvent(in record);
+                }
+
+                cancellationToken.ThrowIfCancellationRequested();
             }
 
-            var record = Current;
-            handler.OnEvent(in record);
-            if ((++count & 0xFFF) == 0)
+            if (!LoadNextBuffer())
             {
-                cancellationToken.ThrowIfCancellationRequested();
+                return;
             }
         }
     }
@@ -121,7 +135,7 @@ public sealed class XelReader : IDisposable
     {
         while (Read())
         {
-            yield return Current.ToData(Metadata);
+            yield return Current.ToData(Metadata, _options.AnsiEncoding);
         }
     }
 

@@ -11,4 +11,7 @@ public sealed record XelReaderOptions
     /// (default), that is a truncated file and raises <see cref="XelFormatException"/>.
     /// </summary>
     public bool AllowTruncatedTail { get; init; }
+
+    /// <summary>Encoding of ansi_string values in <see cref="XelReader.ReadData"/> (default Latin-1).</summary>
+    public System.Text.Encoding? AnsiEncoding { get; init; }
 }

@@ -36,6 +36,7 @@ public readonly struct FieldHandle
     {
         EventKey = eventKey;
         Field = field;
+        Type = field.Type;
         Offset = field.Offset;
         Size = field.Type.Size;
         Kind = field.Type.Kind;
@@ -45,6 +46,8 @@ public readonly struct FieldHandle
     internal int EventKey { get; }
 
     internal XEventField? Field { get; }
+
+    internal XEventValueType? Type { get; }
 
     internal int Offset { get; }
 

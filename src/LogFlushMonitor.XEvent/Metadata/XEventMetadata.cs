@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+
 namespace LogFlushMonitor.XEvent;
 
 /// <summary>
@@ -16,6 +18,12 @@ public sealed class XEventMetadata
     private readonly Dictionary<uint, XEventMap> _mapsByRid = [];
     private readonly Dictionary<uint, (string Name, int Size)> _typesByRid = [];
     private readonly Dictionary<uint, XEventValueType> _resolved = [];
+
+    // Direct-mapped caches in front of the dictionaries: a session uses a handful of events and actions,
+    // and this lookup runs once per event and once per action.
+    private readonly (uint Rid, XEventDefinition? Value)[] _eventCache = new (uint, XEventDefinition?)[CacheSize];
+    private readonly (uint Rid, XEventAction? Value)[] _actionCache = new (uint, XEventAction?)[CacheSize];
+    private const int CacheSize = 64;
 
     /// <summary>Increments at every merged metadata buffer.</summary>
     public int Version { get; private set; }
@@ -94,11 +102,45 @@ public sealed class XEventMetadata
     public bool TryGetEvent(EventHandle handle, out XEventDefinition definition) =>
         _eventsByKey.TryGetValue(handle.Key, out definition!);
 
-    internal bool TryGetEventByRid(uint rid, out XEventDefinition definition) =>
-        _eventsByRid.TryGetValue(rid, out definition!);
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal bool TryGetEventByRid(uint rid, out XEventDefinition definition)
+    {
+        ref var slot = ref _eventCache[Slot(rid)];
+        if (slot.Value is not null && slot.Rid == rid)
+        {
+            definition = slot.Value;
+            return true;
+        }
 
-    internal bool TryGetActionByRid(uint rid, out XEventAction action) =>
-        _actionsByRid.TryGetValue(rid, out action!);
+        if (_eventsByRid.TryGetValue(rid, out definition!))
+        {
+            slot = (rid, definition);
+            return true;
+        }
+
+        return false;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal bool TryGetActionByRid(uint rid, out XEventAction action)
+    {
+        ref var slot = ref _actionCache[Slot(rid)];
+        if (slot.Value is not null && slot.Rid == rid)
+        {
+            action = slot.Value;
+            return true;
+        }
+
+        if (_actionsByRid.TryGetValue(rid, out action!))
+        {
+            slot = (rid, action);
+            return true;
+        }
+
+        return false;
+    }
+
+    private static int Slot(uint rid) => (int)((rid ^ (rid >> 10) ^ (rid >> 16)) & (CacheSize - 1));
 
     internal bool TryGetPackage(int index, out XEventPackage package) => _packages.TryGetValue(index, out package!);
 
@@ -131,12 +173,16 @@ public sealed class XEventMetadata
     internal void Complete()
     {
         _resolved.Clear();
+        Array.Clear(_eventCache);
+        Array.Clear(_actionCache);
         foreach (var e in _eventsByRid.Values)
         {
             foreach (var f in e.FieldArray)
             {
                 f.Type = Resolve(f.TypeRid);
             }
+
+            e.BuildFieldHandles();
         }
 
         foreach (var a in _actionsByRid.Values)

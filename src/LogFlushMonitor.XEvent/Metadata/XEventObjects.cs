@@ -75,6 +75,22 @@ public sealed class XEventDefinition
 
     internal XEventField[] FieldArray { get; }
 
+    /// <summary>A handle for every field, in declaration order (for tools that read all fields).</summary>
+    public ReadOnlySpan<FieldHandle> FieldHandles => _fieldHandles;
+
+    private FieldHandle[] _fieldHandles = [];
+
+    internal void BuildFieldHandles()
+    {
+        var handles = new FieldHandle[FieldArray.Length];
+        for (var i = 0; i < handles.Length; i++)
+        {
+            handles[i] = new FieldHandle(Handle.Key, FieldArray[i]);
+        }
+
+        _fieldHandles = handles;
+    }
+
     /// <summary>Finds a field by name (ordinal); -1 when absent. No allocation.</summary>
     public int IndexOf(ReadOnlySpan<char> fieldName)
     {

@@ -1,0 +1,194 @@
+// Latest results: (pending, see the end of this header once run)
+//
+// Run: dotnet run -c Release --project bench/LogFlushMonitor.Benchmarks -- --filter '*XelReaderBenchmarks*'
+// Needs the bench project to reference tests/LogFlushMonitor.XEvent.TestSupport (the writer that
+// generates the log-flush file).
+
+using System.Buffers;
+using System.Runtime.InteropServices;
+using BenchmarkDotNet.Attributes;
+using LogFlushMonitor.XEvent;
+using LogFlushMonitor.XEvent.TestSupport;
+
+namespace LogFlushMonitor.Benchmarks.XEvent;
+
+/// <summary>
+/// Throughput of the .xel decoder against the floor (reading the same bytes sequentially with a trivial
+/// checksum), on a generated log-flush file of at least 200 MB and on the real TestXel_0.xel.
+/// The decoder benchmarks read every field and action of every event through typed, non-allocating
+/// accessors. Goals: decoder at least 50 % of the floor's MB/s, 0 bytes allocated per event.
+/// </summary>
+[MemoryDiagnoser]
+public class XelReaderBenchmarks
+{
+    private const long TargetBytes = 200L * 1024 * 1024;
+
+    private string _directory = null!;
+    private string _logFlushFile = null!;
+    private string _realFile = null!;
+
+    /// <summary>Size of the generated file.</summary>
+    public long LogFlushFileBytes { get; private set; }
+
+    /// <summary>Events in the generated file.</summary>
+    public long LogFlushEvents { get; private set; }
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        _directory = Path.Combine(Path.GetTempPath(), "xel-bench-" + Environment.ProcessId);
+        Directory.CreateDirectory(_directory);
+        _logFlushFile = Path.Combine(_directory, "logflush_0_133900000000000000.xel");
+        _realFile = SharedTestData.RealXelFile;
+
+        var start = new DateTime(2026, 11, 22, 8, 0, 0, DateTimeKind.Utc);
+        var rng = new Random(1);
+        using (var fs = new FileStream(_logFlushFile, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 20))
+        using (var w = new XelWriter(fs, start, new XelWriterOptions { BufferSize = 256 * 1024 }))
+        {
+            var t = start;
+            ulong seq = 0, block = 1;
+            while (fs.Length < TargetBytes)
+            {
+                for (var i = 0; i < 10_000; i++)
+                {
+                    t = t.AddTicks(rng.Next(1, 2000));
+                    var db = (uint)rng.Next(5, 25);
+                    // Mostly 512-byte commit flushes, some full 60 KB blocks; WRITELOG waits in between.
+                    var size = rng.Next(10) == 0 ? 61440u : 512u;
+                    w.LogFlushStart(t, db, "database_" + db, size, block, ++seq);
+                    w.LogFlushComplete(t.AddTicks(300), db, "database_" + db, block++, (ulong)rng.Next(50, 5000), ++seq);
+                    if (rng.Next(3) == 0)
+                    {
+                        w.WaitCompleted(t.AddTicks(350), XelWriter.WriteLogKey, (ulong)rng.Next(0, 5), db, ++seq, 0, "database_" + db);
+                    }
+                }
+            }
+
+            w.Flush();
+            LogFlushEvents = w.EventCount;
+        }
+
+        LogFlushFileBytes = new FileInfo(_logFlushFile).Length;
+        Console.WriteLine($"// generated {LogFlushFileBytes:N0} bytes, {LogFlushEvents:N0} events; real file {new FileInfo(_realFile).Length:N0} bytes");
+    }
+
+    [GlobalCleanup]
+    public void Cleanup() => Directory.Delete(_directory, recursive: true);
+
+    [Benchmark(Baseline = true)]
+    public ulong Floor_LogFlushFile() => Floor(_logFlushFile);
+
+    [Benchmark]
+    public ulong Decode_LogFlushFile_EveryField() => Decode(_logFlushFile);
+
+    [Benchmark]
+    public ulong Decode_LogFlushFile_FramingOnly()
+    {
+        using var reader = XelReader.Open(_logFlushFile);
+        var handler = new TicksHandler();
+        reader.ReadAll(ref handler);
+        return handler.Sum;
+    }
+
+    [Benchmark]
+    public ulong Floor_RealFile() => Floor(_realFile);
+
+    [Benchmark]
+    public ulong Decode_RealFile_EveryField() => Decode(_realFile);
+
+    /// <summary>Reads the bytes sequentially in 256 KB chunks and folds them into a checksum.</summary>
+    private static ulong Floor(string path)
+    {
+        var buffer = ArrayPool<byte>.Shared.Rent(256 * 1024);
+        try
+        {
+            using var fs = new FileStream(path, new FileStreamOptions { Mode = FileMode.Open, Access = FileAccess.Read, BufferSize = 0, Options = FileOptions.SequentialScan });
+            ulong sum = 0;
+            int n;
+            while ((n = fs.Read(buffer, 0, buffer.Length)) > 0)
+            {
+                foreach (var word in MemoryMarshal.Cast<byte, ulong>(buffer.AsSpan(0, n & ~7)))
+                {
+                    sum += word;
+                }
+            }
+
+            return sum;
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
+        }
+    }
+
+    private static ulong Decode(string path)
+    {
+        using var reader = XelReader.Open(path);
+        var handler = new EveryFieldHandler(new char[16 * 1024]);
+        reader.ReadAll(ref handler);
+        return handler.Checksum + (ulong)reader.EventCount;
+    }
+
+    /// <summary>Touches only the record header: the cost of framing, validation and event lookup.</summary>
+    private struct TicksHandler : IXEventHandler
+    {
+        public ulong Sum { get; private set; }
+
+        public readonly void OnMetadataChanged(XEventMetadata metadata)
+        {
+        }
+
+        public void OnEvent(in XEventRecord record) => Sum += record.Ticks + record.EventRid;
+    }
+
+    /// <summary>Reads every field (through the definition's pre-resolved handles) and every action.</summary>
+    private struct EveryFieldHandler(char[] chars) : IXEventHandler
+    {
+        private XEventMetadata? _metadata;
+
+        public ulong Checksum { get; private set; }
+
+        public void OnMetadataChanged(XEventMetadata metadata) => _metadata = metadata;
+
+        public void OnEvent(in XEventRecord record)
+        {
+            var definition = record.Definition;
+            if (definition is null)
+            {
+                return;
+            }
+
+            var sum = Checksum + record.Ticks;
+            foreach (var h in definition.FieldHandles)
+            {
+                if (record.TryGetField(h, out var v))
+                {
+                    sum += Fold(v);
+                }
+            }
+
+            foreach (var a in record.EnumerateActions(_metadata!))
+            {
+                sum += Fold(a.Value);
+            }
+
+            Checksum = sum;
+        }
+
+        private readonly ulong Fold(XEventValue v)
+        {
+            if (v.IsInteger)
+            {
+                return v.TryGetUInt64(out var u) ? u : v.TryGetInt64(out var s) ? (ulong)s : 0;
+            }
+
+            if (v.IsString)
+            {
+                return v.TryCopyString(chars, out var n) ? (ulong)n + (n > 0 ? chars[n - 1] : 0u) : 0;
+            }
+
+            return (ulong)v.Bytes.Length;
+        }
+    }
+}

@@ -167,4 +167,26 @@ public sealed class AttentionTests
         Assert.Equal(stoppedAt, Volatile.Read(ref produced));
         Assert.Equal(1, await connection.ExecuteScalarAsync<int>("select 1"));
     }
+
+    [Fact]
+    public async Task A_stream_completed_with_a_TdsErrorException_ends_with_that_error_after_its_rows()
+    {
+        var rows = Channel.CreateUnbounded<object?[]>();
+        await using var server = new TdsTestServer();
+        server.When("fn_MSxe_read_event_stream", TdsResponse.Empty().StreamingResultSet(StreamColumns, rows.Reader));
+        server.When("select 1", TdsResponse.Rows([TdsColumn.Int("n")], [1]));
+        await using var connection = await Open.ConnectionAsync(server);
+        await using var command = new SqlCommand(StreamQuery, connection) { CommandTimeout = 0 };
+        await rows.Writer.WriteAsync([2, new byte[] { 5 }]);
+        await using var reader = await command.ExecuteReaderAsync(CommandBehavior.SequentialAccess);
+        Assert.True(await reader.ReadAsync());
+        Assert.Equal(new byte[] { 5 }, (byte[])reader.GetValue(1));
+
+        rows.Writer.Complete(new TdsErrorException(25726, "The event stream was stopped: too many outstanding events."));
+
+        var error = await Assert.ThrowsAsync<SqlException>(() => reader.ReadAsync().WaitAsync(TimeSpan.FromSeconds(10)));
+        Assert.Equal(25726, error.Number);
+        await reader.DisposeAsync();
+        Assert.Equal(1, await connection.ExecuteScalarAsync<int>("select 1"));
+    }
 }

@@ -103,4 +103,20 @@ public sealed class ErrorTests
         Assert.Equal(50000, error.Number);
         Assert.Equal(1, await connection.ExecuteScalarAsync<int>("select 1"));
     }
+
+    [Fact]
+    public async Task A_handler_can_throw_TdsErrorException_to_answer_with_a_chosen_error()
+    {
+        await using var server = new TdsTestServer();
+        server.Handle(r => r.Text.Contains("drop", StringComparison.Ordinal)
+            ? throw new TdsErrorException(15151, "Cannot drop the event session 'lfm', because it does not exist.", state: 1, severity: 16)
+            : null);
+        await using var connection = await Open.ConnectionAsync(server);
+
+        var error = await Assert.ThrowsAsync<SqlException>(() => connection.ExecuteAsync("drop event session lfm on server"));
+
+        Assert.Equal(15151, error.Number);
+        Assert.Equal(16, error.Class);
+        Assert.DoesNotContain(server.Events, e => e.Message.StartsWith("handler failed", StringComparison.Ordinal));
+    }
 }

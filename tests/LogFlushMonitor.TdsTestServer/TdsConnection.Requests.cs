@@ -73,8 +73,16 @@ internal sealed partial class TdsConnection
         catch (Exception ex) when (!token.IsCancellationRequested && ex is not (ConnectionCutException or IOException or System.Net.Sockets.SocketException))
         {
             // Scripted code failed (including a cancellation of its own): the client gets an error, not a dead socket.
-            server.Log(Id, $"handler failed: {ex.Message}");
-            TdsTokens.WriteMessage(sender.Tokens, true, 50000, 1, 16, $"TdsTestServer handler failed: {ex.Message}", server.Options.ServerName);
+            if ((ex as TdsErrorException ?? ex.InnerException as TdsErrorException) is { } scripted)
+            {
+                TdsTokens.WriteMessage(sender.Tokens, true, scripted.Number, scripted.State, scripted.Severity, scripted.Message, server.Options.ServerName);
+            }
+            else
+            {
+                server.Log(Id, $"handler failed: {ex.Message}");
+                TdsTokens.WriteMessage(sender.Tokens, true, 50000, 1, 16, $"TdsTestServer handler failed: {ex.Message}", server.Options.ServerName);
+            }
+
             context.HadError = true;
             context.EndRequest();
             await sender.FlushAsync(endOfMessage: true, partial: true, token);

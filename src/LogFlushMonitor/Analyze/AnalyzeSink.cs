@@ -1,0 +1,100 @@
+using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Samples;
+
+namespace LogFlushMonitor.Analyze;
+
+/// <summary>
+/// Sits between the mapper and the aggregator: counts what each file holds (flushes, WRITELOG waits, other
+/// waits, losses) and forwards only what the report is about. Other wait types are counted, not aggregated,
+/// so a database that only had unrelated waits does not show up with an empty histogram.
+/// </summary>
+/// <remarks>One reading thread. Per event it allocates nothing (wait-type strings come interned from the map).</remarks>
+internal sealed class AnalyzeSink(LogFlushAggregator aggregator) : ISampleSink
+{
+    /// <summary>The wait type whose events the report is about.</summary>
+    public const string WriteLog = "WRITELOG";
+
+    private readonly LogFlushAggregator _aggregator = aggregator;
+
+    /// <summary>log_flush_start events of the current file.</summary>
+    public long FlushStarts { get; private set; }
+
+    /// <summary>log_flush_complete events of the current file.</summary>
+    public long FlushCompletes { get; private set; }
+
+    /// <summary>WRITELOG waits of the current file.</summary>
+    public long WriteLogWaits { get; private set; }
+
+    /// <summary>Events lost (event_sequence gaps) seen in the current file.</summary>
+    public long Lost { get; private set; }
+
+    /// <summary>Completed waits of other types in the current file, by wait type.</summary>
+    public Dictionary<string, long> OtherWaits { get; } = new(StringComparer.Ordinal);
+
+    /// <summary>Starts counting a new file.</summary>
+    public void BeginFile()
+    {
+        FlushStarts = FlushCompletes = WriteLogWaits = Lost = 0;
+        OtherWaits.Clear();
+    }
+
+    /// <inheritdoc />
+    public void OnLogFlush(in LogFlushEvent flush)
+    {
+        if (flush.IsComplete)
+        {
+            FlushCompletes++;
+        }
+        else
+        {
+            FlushStarts++;
+        }
+
+        _aggregator.OnLogFlush(flush);
+    }
+
+    /// <inheritdoc />
+    public void OnWait(in WaitEvent wait)
+    {
+        if (ReferenceEquals(wait.WaitType, WriteLog) || wait.WaitType == WriteLog)
+        {
+            WriteLogWaits++;
+            _aggregator.OnWait(wait);
+            return;
+        }
+
+        OtherWaits[wait.WaitType] = OtherWaits.GetValueOrDefault(wait.WaitType) + 1;
+    }
+
+    /// <inheritdoc />
+    public void OnSourceLoss(string instance, LossKind kind, long count)
+    {
+        Lost += count;
+        _aggregator.OnSourceLoss(instance, kind, count);
+    }
+
+    /// <inheritdoc />
+    public void OnCounter(in CounterSample counter)
+    {
+    }
+
+    /// <inheritdoc />
+    public void OnWaitStats(in WaitStatsSample waitStats)
+    {
+    }
+
+    /// <inheritdoc />
+    public void OnFileStats(in FileStatsSample fileStats)
+    {
+    }
+
+    /// <inheritdoc />
+    public void OnServerStart(in ServerStartSample start)
+    {
+    }
+
+    /// <inheritdoc />
+    public void OnPollCompleted(in PollCompleted completed)
+    {
+    }
+}

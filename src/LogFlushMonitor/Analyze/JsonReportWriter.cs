@@ -1,0 +1,200 @@
+using System.Text;
+using System.Text.Json;
+
+namespace LogFlushMonitor.Analyze;
+
+/// <summary>
+/// Writes the report as one JSON document (schema in docs/analyze.md). Field names and units are a contract
+/// for scripts: add fields freely, but renaming or changing a unit bumps <see cref="SchemaVersion"/>.
+/// </summary>
+internal static class JsonReportWriter
+{
+    /// <summary>Version of the document's schema.</summary>
+    public const int SchemaVersion = 1;
+
+    /// <summary>Writes <paramref name="report"/> to <paramref name="output"/> followed by a newline.</summary>
+    public static void Write(AnalyzeReport report, TextWriter output)
+    {
+        using var buffer = new MemoryStream();
+        using (var w = new Utf8JsonWriter(buffer, new JsonWriterOptions { Indented = true }))
+        {
+            Write(report, w);
+        }
+
+        output.WriteLine(Encoding.UTF8.GetString(buffer.GetBuffer(), 0, (int)buffer.Length));
+    }
+
+    private static void Write(AnalyzeReport report, Utf8JsonWriter w)
+    {
+        w.WriteStartObject();
+        w.WriteNumber("schema_version", SchemaVersion);
+        w.WriteNumber("exit_code", report.ExitCode);
+        w.WriteNumber("elapsed_seconds", Math.Round(report.Elapsed.TotalSeconds, 3));
+        w.WriteStartObject("totals");
+        w.WriteNumber("files", report.Files.Count);
+        w.WriteNumber("bytes", report.TotalBytes);
+        w.WriteNumber("events", report.TotalEvents);
+        w.WriteNumber("log_flush_start", report.Files.Sum(f => f.FlushStarts));
+        w.WriteNumber("log_flush_complete", report.Files.Sum(f => f.FlushCompletes));
+        w.WriteNumber("writelog_waits", report.Files.Sum(f => f.WriteLogWaits));
+        w.WriteNumber("events_lost", report.TotalLost);
+        w.WriteEndObject();
+
+        w.WriteStartArray("files");
+        foreach (var f in report.Files)
+        {
+            WriteFile(f, w);
+        }
+
+        w.WriteEndArray();
+        w.WriteStartArray("databases");
+        foreach (var d in report.Databases)
+        {
+            WriteDatabase(d, w);
+        }
+
+        w.WriteEndArray();
+        w.WriteEndObject();
+    }
+
+    private static void WriteFile(FileReport f, Utf8JsonWriter w)
+    {
+        w.WriteStartObject();
+        w.WriteString("path", f.Path);
+        w.WriteNumber("bytes", f.Bytes);
+        w.WriteString("status", f.Status switch
+        {
+            FileStatus.Ok => "ok",
+            FileStatus.Corrupt => "corrupt",
+            FileStatus.UnsupportedVersion => "unsupported_version",
+            _ => "unreadable",
+        });
+        WriteNullable(w, "error", f.Error);
+        WriteNullable(w, "error_offset", f.ErrorOffset);
+        w.WriteNumber("events", f.Events);
+        w.WriteNumber("log_flush_start", f.FlushStarts);
+        w.WriteNumber("log_flush_complete", f.FlushCompletes);
+        w.WriteNumber("writelog_waits", f.WriteLogWaits);
+        w.WriteNumber("events_lost", f.EventsLost);
+        WriteCounts(w, "other_events", f.OtherEvents);
+        WriteCounts(w, "other_waits", f.OtherWaits);
+        w.WriteEndObject();
+    }
+
+    private static void WriteDatabase(DatabaseReport d, Utf8JsonWriter w)
+    {
+        w.WriteStartObject();
+        w.WriteString("database", d.Database);
+        w.WriteNumber("database_id", d.DatabaseId);
+        w.WriteNumber("flushes", d.Flushes);
+        w.WriteNumber("bytes", d.Bytes);
+        WriteNullable(w, "average_flush_bytes", d.AverageFlushBytes);
+        w.WriteNumber("single_sector_share", d.SingleSectorShare);
+        w.WriteNumber("full_block_share", d.FullBlockShare);
+        w.WriteStartArray("write_size_buckets");
+        long min = 0;
+        for (var i = 0; i < d.Buckets.Count; i++)
+        {
+            w.WriteStartObject();
+            w.WriteNumber("min_bytes", min);
+            if (i < WriteSizeBuckets.UpperBounds.Count)
+            {
+                w.WriteNumber("max_bytes", WriteSizeBuckets.UpperBounds[i]);
+                min = WriteSizeBuckets.UpperBounds[i] + 1L;
+            }
+            else
+            {
+                w.WriteNull("max_bytes");
+            }
+
+            w.WriteNumber("count", d.Buckets[i]);
+            w.WriteNumber("share", d.Flushes > 0 ? (double)d.Buckets[i] / d.Flushes : 0);
+            w.WriteEndObject();
+        }
+
+        w.WriteEndArray();
+        WriteDurations(w, "flush_duration_ms", d.FlushDuration);
+        WriteDurations(w, "writelog_wait_ms", d.WriteLog);
+        WriteNullable(w, "first_event_utc", d.FirstEventUtc?.ToString("O", System.Globalization.CultureInfo.InvariantCulture));
+        WriteNullable(w, "last_event_utc", d.LastEventUtc?.ToString("O", System.Globalization.CultureInfo.InvariantCulture));
+        w.WriteNumber("span_seconds", d.SpanSeconds);
+        WriteNullable(w, "flushes_per_second", d.FlushesPerSecond);
+        w.WriteStartArray("advice");
+        foreach (var a in d.Advice)
+        {
+            w.WriteStartObject();
+            w.WriteString("code", a.Code);
+            w.WriteString("level", a.Level == Core.Advice.AdviceLevel.Warning ? "warning" : "info");
+            w.WriteString("text", a.Text);
+            w.WriteEndObject();
+        }
+
+        w.WriteEndArray();
+        w.WriteEndObject();
+    }
+
+    private static void WriteDurations(Utf8JsonWriter w, string name, DurationStats? s)
+    {
+        if (s is null)
+        {
+            w.WriteNull(name);
+            return;
+        }
+
+        w.WriteStartObject(name);
+        w.WriteNumber("count", s.Count);
+        w.WriteNumber("mean", s.MeanMs);
+        WriteNullable(w, "p50", s.P50Ms);
+        w.WriteNumber("p95", s.P95Ms);
+        WriteNullable(w, "p99", s.P99Ms);
+        w.WriteNumber("max", s.MaxMs);
+        w.WriteEndObject();
+    }
+
+    private static void WriteCounts(Utf8JsonWriter w, string name, IReadOnlyDictionary<string, long> counts)
+    {
+        w.WriteStartObject(name);
+        foreach (var (key, count) in counts.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StringComparer.Ordinal))
+        {
+            w.WriteNumber(key, count);
+        }
+
+        w.WriteEndObject();
+    }
+
+    private static void WriteNullable(Utf8JsonWriter w, string name, string? value)
+    {
+        if (value is null)
+        {
+            w.WriteNull(name);
+        }
+        else
+        {
+            w.WriteString(name, value);
+        }
+    }
+
+    private static void WriteNullable(Utf8JsonWriter w, string name, long? value)
+    {
+        if (value is { } v)
+        {
+            w.WriteNumber(name, v);
+        }
+        else
+        {
+            w.WriteNull(name);
+        }
+    }
+
+    private static void WriteNullable(Utf8JsonWriter w, string name, double? value)
+    {
+        if (value is { } v && double.IsFinite(v))
+        {
+            w.WriteNumber(name, v);
+        }
+        else
+        {
+            w.WriteNull(name);
+        }
+    }
+}

@@ -189,4 +189,27 @@ public sealed class AttentionTests
         await reader.DisposeAsync();
         Assert.Equal(1, await connection.ExecuteScalarAsync<int>("select 1"));
     }
+
+    [Fact]
+    public async Task Delays_run_on_the_injected_TimeProvider()
+    {
+        var clock = new ManualTimeProvider();
+        await using var server = new TdsTestServer(new TdsTestServerOptions { TimeProvider = clock });
+        server.When("backoff", TdsResponse.Empty().Delay(TimeSpan.FromHours(1)).ResultSet([TdsColumn.Int("n")], [1]));
+        await using var connection = await Open.ConnectionAsync(server);
+
+        var query = connection.ExecuteScalarAsync<int>("backoff", commandTimeout: 0);
+        var request = await server.WaitForRequestAsync(r => r.Text == "backoff");
+        for (var i = 0; clock.PendingTimers == 0; i++)
+        {
+            Assert.True(i < 1000, "the server never started its delay");
+            await Task.Delay(10);
+        }
+
+        Assert.False(query.IsCompleted);
+        Assert.Equal(clock.GetUtcNow(), request.Timestamp);
+        clock.Advance(TimeSpan.FromHours(1));
+
+        Assert.Equal(1, await query.WaitAsync(TimeSpan.FromSeconds(10)));
+    }
 }

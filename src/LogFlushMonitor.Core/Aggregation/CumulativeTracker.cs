@@ -3,8 +3,9 @@ namespace LogFlushMonitor.Core.Aggregation;
 /// <summary>
 /// Turns successive readings of a server-side cumulative value (a BULK_COUNT counter, wait stats, file
 /// stats) into a total increase observed since monitoring began and a rate over the last interval.
-/// Restart-safe: a reading lower than the last, or a new instance start (a new <c>epoch</c>), starts a
-/// new series counted from zero; the increase is never negative and nothing is counted twice.
+/// Restart-safe: a new instance start (a new <c>epoch</c>) starts a new series counted from zero; a reading
+/// lower than the last without a restart starts a new series from that reading. The increase is never
+/// negative and nothing is counted twice.
 /// </summary>
 /// <remarks>A mutable struct held in a field of its owner (never copied); not thread-safe.</remarks>
 public struct CumulativeTracker
@@ -47,14 +48,22 @@ public struct CumulativeTracker
 
         long increase;
         double? rate;
-        if (epoch != _epoch || value < _last)
+        if (epoch != _epoch)
         {
-            // A new series: the server counts from zero again, so the reading is the increase since then.
+            // The instance restarted: the server counts from zero again, so the reading is the increase since then.
             Resets++;
             increase = Math.Max(0, value);
-            var since = epoch != _epoch && epochStartUtc != default ? epochStartUtc : default;
-            var elapsed = since == default ? 0 : (timestampUtc - since).TotalSeconds;
+            var elapsed = epochStartUtc == default ? 0 : (timestampUtc - epochStartUtc).TotalSeconds;
             rate = elapsed > 0 ? increase / elapsed : null;
+        }
+        else if (value < _last)
+        {
+            // Lower without a restart: a reset (DBCC SQLPERF CLEAR, a re-created database) or an aggregate that
+            // lost a member (_Total after a drop). Which one is unknowable, so start a new series from this
+            // reading and count nothing for the interval: under-counting one interval beats counting twice.
+            Resets++;
+            increase = 0;
+            rate = null;
         }
         else
         {

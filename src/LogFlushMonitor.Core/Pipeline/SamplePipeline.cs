@@ -22,6 +22,7 @@ public sealed class SamplePipeline : ISampleSink
     private readonly Action<ReadOnlySpan<EventSample>> _applyBatch;
     private long _dropped;
     private long _accepted;
+    private volatile bool _completed;
 
     /// <summary>Creates a pipeline in front of <paramref name="aggregator"/>.</summary>
     /// <param name="aggregator">The aggregation the consumer feeds.</param>
@@ -36,6 +37,7 @@ public sealed class SamplePipeline : ISampleSink
         ArgumentOutOfRangeException.ThrowIfLessThan(capacity, 1);
         _aggregator = sink;
         _applyBatch = applyBatch;
+        Waiting = new WaitingSink(this);
         _channel = Channel.CreateBounded<EventSample>(new BoundedChannelOptions(capacity)
         {
             SingleReader = true,
@@ -44,6 +46,13 @@ public sealed class SamplePipeline : ISampleSink
             AllowSynchronousContinuations = false,
         });
     }
+
+    /// <summary>
+    /// The same pipeline for sources that may wait (replay, simulation): when the channel is full they wait
+    /// for room instead of dropping. A live stream must never wait (the server would disconnect it): it uses
+    /// the pipeline itself.
+    /// </summary>
+    public ISampleSink Waiting { get; }
 
     /// <summary>Events dropped because the channel was full.</summary>
     public long Dropped => Interlocked.Read(ref _dropped);
@@ -79,7 +88,11 @@ public sealed class SamplePipeline : ISampleSink
     public void OnSourceLoss(string instance, LossKind kind, long count) => _aggregator.OnSourceLoss(instance, kind, count);
 
     /// <summary>No more events will come: <see cref="RunAsync"/> drains the channel and returns.</summary>
-    public void Complete() => _channel.Writer.TryComplete();
+    public void Complete()
+    {
+        _completed = true;
+        _channel.Writer.TryComplete();
+    }
 
     /// <summary>Consumes the channel until <see cref="Complete"/> (then drains) or cancellation (then stops at once).</summary>
     public async Task RunAsync(CancellationToken cancellationToken)
@@ -121,6 +134,29 @@ public sealed class SamplePipeline : ISampleSink
         }
     }
 
+    private void EnqueueWaiting(in EventSample sample)
+    {
+        var spinner = default(SpinWait);
+        while (!_channel.Writer.TryWrite(sample))
+        {
+            if (_completed)
+            {
+                Drop(sample);
+                return;
+            }
+
+            spinner.SpinOnce(sleep1Threshold: 10);
+        }
+
+        Interlocked.Increment(ref _accepted);
+    }
+
+    private void Drop(in EventSample sample)
+    {
+        Interlocked.Increment(ref _dropped);
+        _aggregator.OnSourceLoss(sample.Instance, LossKind.ChannelFull, 1);
+    }
+
     private void Enqueue(in EventSample sample)
     {
         if (_channel.Writer.TryWrite(sample))
@@ -129,7 +165,25 @@ public sealed class SamplePipeline : ISampleSink
             return;
         }
 
-        Interlocked.Increment(ref _dropped);
-        _aggregator.OnSourceLoss(sample.Instance, LossKind.ChannelFull, 1);
+        Drop(sample);
+    }
+
+    private sealed class WaitingSink(SamplePipeline pipeline) : ISampleSink
+    {
+        public void OnLogFlush(in LogFlushEvent flush) => pipeline.EnqueueWaiting(EventSample.Of(flush));
+
+        public void OnWait(in WaitEvent wait) => pipeline.EnqueueWaiting(EventSample.Of(wait));
+
+        public void OnCounter(in CounterSample counter) => pipeline.OnCounter(counter);
+
+        public void OnWaitStats(in WaitStatsSample waitStats) => pipeline.OnWaitStats(waitStats);
+
+        public void OnFileStats(in FileStatsSample fileStats) => pipeline.OnFileStats(fileStats);
+
+        public void OnServerStart(in ServerStartSample start) => pipeline.OnServerStart(start);
+
+        public void OnPollCompleted(in PollCompleted completed) => pipeline.OnPollCompleted(completed);
+
+        public void OnSourceLoss(string instance, LossKind kind, long count) => pipeline.OnSourceLoss(instance, kind, count);
     }
 }

@@ -39,7 +39,7 @@ internal sealed partial class SimulationSourceService : BackgroundService
         var simulation = SimulationScenarios.Create(_options.Scenario!, new SimulationOptions { Seed = _options.Seed });
         LogStarted(_logger, _options.Scenario!, string.Join(", ", simulation.Instances), _options.Speed);
         _readiness.Ready(Component);
-        await SimulationRunner.RunAsync(simulation, _pipeline, _time, _options.Speed, _options.Duration, stoppingToken).ConfigureAwait(false);
+        await SimulationRunner.RunAsync(simulation, _pipeline.Waiting, _time, _options.Speed, _options.Duration, stoppingToken).ConfigureAwait(false);
         if (!stoppingToken.IsCancellationRequested)
         {
             LogFinished(_logger, _options.Scenario!);
@@ -90,7 +90,7 @@ internal sealed partial class ReplaySourceService : BackgroundService
         _readiness.Ready(Component);
         var summary = await NdjsonReplay.ReplayFileAsync(
             path,
-            _pipeline,
+            _pipeline.Waiting,
             new NdjsonReplayOptions
             {
                 Speed = _options.Speed == 0 ? double.PositiveInfinity : _options.Speed,

@@ -3,6 +3,7 @@ using LogFlushMonitor.Core.Samples;
 
 namespace LogFlushMonitor.Core.Tests.Aggregation;
 
+[Collection("metrics")]
 public class AggregatorTests
 {
     private const string Sql1 = "sql1";
@@ -128,15 +129,28 @@ public class AggregatorTests
     }
 
     [Fact]
-    public void A_lower_value_without_a_known_restart_starts_a_new_series_without_a_rate()
+    public void A_lower_value_without_a_known_restart_starts_a_new_series_from_that_reading()
     {
         var agg = new LogFlushAggregator();
         agg.OnCounter(Flushes("shop", 5000, T0));
         agg.OnCounter(Flushes("shop", 40, T0.AddSeconds(15)));
+        agg.OnCounter(Flushes("shop", 100, T0.AddSeconds(30)));
 
         var db = Assert.Single(agg.Snapshot());
-        Assert.Equal(40, db.CounterFlushesTotal);
-        Assert.Null(db.CounterFlushesPerSecond);
+        Assert.Equal(60, db.CounterFlushesTotal); // nothing for the reset interval, then 40 -> 100
+        Assert.Equal(4, db.CounterFlushesPerSecond);
+    }
+
+    [Fact]
+    public void A_total_that_falls_when_a_database_is_dropped_is_not_counted_again()
+    {
+        // A database with 15,000 flushes went away between the first two polls.
+        using var h = new LogFlushMonitor.Core.Tests.Metrics.MetricsHarness();
+        h.Aggregator.OnCounter(Flushes("_Total", 100_000, T0));
+        h.Aggregator.OnCounter(Flushes("_Total", 90_000, T0.AddSeconds(15)));
+        h.Aggregator.OnCounter(Flushes("_Total", 91_000, T0.AddSeconds(30)));
+        var exported = Assert.Single(h.Collect(), p => p.Name == "sqlserver.log.flushes");
+        Assert.Equal(1_000, exported.Value);
     }
 
     [Fact]

@@ -22,17 +22,20 @@ public class CumulativeTrackerTests
         var rng = new Random(42);
         var t = new CumulativeTracker();
         long server = 0, expected = 0;
+        var epochCounter = 0;
         var first = true;
         for (var i = 0; i < 10_000; i++)
         {
+            var epoch = 0;
             if (rng.Next(50) == 0)
             {
                 server = 0; // reset (restart, DBCC SQLPERF CLEAR, database re-created)
+                epoch = rng.Next(2) == 0 ? 0 : 1; // seen as a restart, or only as a lower value
             }
 
             var step = rng.Next(0, 1000);
             server += step;
-            var inc = t.Update(server, T0.AddSeconds(i), 0);
+            var inc = t.Update(server, T0.AddSeconds(i), epochCounter += epoch);
             Assert.True(inc >= 0);
             Assert.True(t.LastRate is null or >= 0);
             if (!first)

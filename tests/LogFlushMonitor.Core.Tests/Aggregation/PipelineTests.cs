@@ -39,4 +39,25 @@ public class PipelineTests
         Assert.Equal(10, pipeline.Accepted);
         Assert.Equal(15, agg.SnapshotInstances().Single().LostChannelFull);
     }
+
+    [Fact]
+    public async Task A_waiting_source_is_held_back_instead_of_losing_events()
+    {
+        var agg = new LogFlushAggregator();
+        var pipeline = new SamplePipeline(agg, capacity: 16);
+        var consumer = pipeline.RunAsync(CancellationToken.None);
+        var producer = Task.Run(() =>
+        {
+            for (var i = 0; i < 20_000; i++)
+            {
+                pipeline.Waiting.OnLogFlush(new LogFlushEvent("sql1", 5, "shop", 512, (ulong)i, T0));
+            }
+        });
+        await producer.WaitAsync(TimeSpan.FromSeconds(30));
+        pipeline.Complete();
+        await consumer.WaitAsync(TimeSpan.FromSeconds(10));
+
+        Assert.Equal(0, pipeline.Dropped);
+        Assert.Equal(20_000, Assert.Single(agg.Snapshot()).WriteSizes.Count);
+    }
 }

@@ -190,4 +190,37 @@ public sealed class ConnectionTests
         Assert.Equal(port, second.Port);
         SqlConnection.ClearAllPools();
     }
+
+    [Fact]
+    public async Task A_login_can_be_rejected_with_a_chosen_error_such_as_4060()
+    {
+        await using var server = new TdsTestServer(new TdsTestServerOptions
+        {
+            RejectLogin = login => login.Database == "offline_db"
+                ? new TdsErrorException(4060, $"Cannot open database \"{login.Database}\" requested by the login. The login failed.", state: 1, severity: 11)
+                : null,
+        });
+        await using var connection = new SqlConnection(server.ConnectionString() + ";Database=offline_db");
+
+        var error = await Assert.ThrowsAsync<SqlException>(connection.OpenAsync);
+
+        Assert.Equal(4060, error.Number);
+        await using var other = new SqlConnection(server.ConnectionString() + ";Database=perf");
+        await other.OpenAsync();
+    }
+
+    [Fact]
+    public async Task A_login_slower_than_Connect_Timeout_fails_the_open()
+    {
+        await using var server = new TdsTestServer(new TdsTestServerOptions { LoginDelay = TimeSpan.FromSeconds(30) });
+        // Not Connect Timeout=1: with it SqlClient 2.1.4 on Linux waited the whole 30 s here (no timeout at all).
+        await using var connection = new SqlConnection(server.ConnectionString().Replace("Connect Timeout=10", "Connect Timeout=2", StringComparison.Ordinal));
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+
+        var error = await Assert.ThrowsAsync<SqlException>(connection.OpenAsync);
+
+        Assert.Contains("Connection Timeout Expired", error.Message, StringComparison.Ordinal);
+        Assert.True(clock.Elapsed < TimeSpan.FromSeconds(15), $"took {clock.Elapsed}");
+        Assert.Single(server.Logins); // the LOGIN7 arrived; the answer did not come in time
+    }
 }

@@ -32,12 +32,20 @@ internal sealed partial class TdsConnection
         var (login, wantsFeatureExt) = Login7Parser.Parse(Id, message.Payload);
         server.RecordLogin(login);
         var b = sender.Tokens;
-        if (!server.Options.Authenticate(login))
+        if (server.Options.LoginDelay > TimeSpan.Zero)
         {
-            TdsTokens.WriteMessage(b, true, 18456, 1, 14, $"Login failed for user '{login.UserName}'.", server.Options.ServerName);
+            await Task.Delay(server.Options.LoginDelay, server.Options.TimeProvider, token);
+        }
+
+        var rejection = server.Options.Authenticate(login)
+            ? server.Options.RejectLogin?.Invoke(login)
+            : new TdsErrorException(18456, $"Login failed for user '{login.UserName}'.", state: 1, severity: 14);
+        if (rejection is not null)
+        {
+            TdsTokens.WriteMessage(b, true, rejection.Number, rejection.State, rejection.Severity, rejection.Message, server.Options.ServerName);
             TdsTokens.WriteDone(b, TdsTokens.Done, TdsTokens.DoneError, 0);
             await sender.FlushAsync(endOfMessage: true, partial: true, token);
-            server.Log(Id, $"login rejected for user '{login.UserName}'");
+            server.Log(Id, $"login rejected for user '{login.UserName}' with error {rejection.Number}");
             return null;
         }
 

@@ -20,4 +20,13 @@ public sealed class TdsTestServerOptions
 
     /// <summary>Called for each entry of the server's event log (e.g. to write it to a test's output).</summary>
     public Action<TdsServerEvent>? OnEvent { get; init; }
+
+    /// <summary>
+    /// Rejects a login that passed <see cref="Authenticate"/> with a chosen error, e.g. 4060 "Cannot open database
+    /// ... requested by the login"; null accepts it.
+    /// </summary>
+    public Func<TdsLogin, TdsErrorException?>? RejectLogin { get; init; }
+
+    /// <summary>Wait before answering LOGIN7 (on <see cref="TimeProvider"/>), to exercise connect timeouts.</summary>
+    public TimeSpan LoginDelay { get; init; }
 }

@@ -27,7 +27,7 @@ internal static class AnalyzeRunner
         foreach (var f in report.Files.Where(f => f.Status != FileStatus.Ok))
         {
             stderr.WriteLine(FormattableString.Invariant(
-                $"error: {f.Path}: {f.Error} (byte offset {(f.ErrorOffset is { } o ? o.ToString("N0", System.Globalization.CultureInfo.InvariantCulture) : "unknown")}); {f.Events:N0} events before it were counted, the other files were analysed."));
+                $"error: {f.Path}: {f.Error} (byte offset {(f.ErrorOffset is { } o ? o.ToString(System.Globalization.CultureInfo.InvariantCulture) : "unknown")}); {f.Events:N0} events before it were counted, the other files were analysed."));
         }
 
         if (settings.Format == ReportFormat.Json)

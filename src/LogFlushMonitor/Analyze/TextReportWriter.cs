@@ -72,7 +72,7 @@ internal static class TextReportWriter
         {
             var line = f.Status == FileStatus.Ok
                 ? string.Create(Ci, $"  [green]ok[/]       {Markup.Escape(f.Path)} ({Bytes(f.Bytes)}, {f.Events:N0} events, {f.EventsLost:N0} lost)")
-                : string.Create(Ci, $"  [red]{StatusText(f.Status)}[/]  {Markup.Escape(f.Path)}: {Markup.Escape(f.Error ?? "")} at byte offset {(f.ErrorOffset is { } o ? o.ToString("N0", Ci) : "?")} ({f.Events:N0} events before it are counted)");
+                : string.Create(Ci, $"  [red]{StatusText(f.Status)}[/]  {Markup.Escape(f.Path)}: {Markup.Escape(f.Error ?? "")} at byte offset {(f.ErrorOffset is { } o ? o.ToString(Ci) : "?")} ({f.Events:N0} events before it are counted)");
             console.MarkupLine(line);
         }
     }

@@ -1,0 +1,120 @@
+using LogFlushMonitor.Analyze;
+using LogFlushMonitor.Core.Aggregation;
+
+namespace LogFlushMonitor.Tests.Analyze;
+
+/// <summary>The parts of analyze that need no process: buckets, progress pacing, allocation per event.</summary>
+public sealed class AnalyzeInProcessTests : IDisposable
+{
+    private readonly AnalyzeTestFiles _files = new();
+
+    public void Dispose() => _files.Dispose();
+
+    [Theory]
+    [InlineData(0u, 0)]
+    [InlineData(512u, 0)]
+    [InlineData(513u, 1)]
+    [InlineData(1024u, 1)]
+    [InlineData(1025u, 2)]
+    [InlineData(4096u, 3)]
+    [InlineData(49152u, 7)]
+    [InlineData(49153u, 8)]
+    [InlineData(61440u, 8)]
+    [InlineData(61441u, 9)]
+    public void A_write_size_lands_in_its_sector_aligned_bucket(uint bytes, int bucket)
+    {
+        var sizes = new WriteSizeDistribution();
+        sizes.Add(bytes);
+
+        var counts = WriteSizeBuckets.Compute(sizes);
+
+        Assert.Equal(WriteSizeBuckets.Count, counts.Length);
+        Assert.Equal(1, counts[bucket]);
+        Assert.Equal(1, counts.Sum());
+    }
+
+    [Fact]
+    public void Progress_prints_every_five_percent_and_every_two_seconds()
+    {
+        var time = new ManualTime();
+        var output = new StringWriter();
+        var progress = new ProgressReporter(output, 1000, time);
+
+        for (var i = 0; i < 100; i++)
+        {
+            progress.Advance(5); // 0.5 % each, no time passing
+        }
+
+        Assert.Equal(10, progress.Lines); // 50 % read: one line per 5 % step (50 bytes)
+
+        progress.Advance(1);
+        Assert.Equal(10, progress.Lines);
+        time.Advance(TimeSpan.FromSeconds(2));
+        progress.Advance(1);
+        Assert.Equal(11, progress.Lines); // 2 s passed: a line although no 5 % step was crossed
+
+        progress.Complete();
+        var lines = output.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Equal(12, lines.Length);
+        Assert.StartsWith("analyze: 0.0 / 0.0 MB (5 %)", lines[0], StringComparison.Ordinal);
+        Assert.Contains("(50 %)", lines[^1], StringComparison.Ordinal);
+        Assert.EndsWith("MB/s", lines[^1].TrimEnd(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Progress_off_counts_bytes_and_prints_nothing()
+    {
+        var progress = new ProgressReporter(null, 1000, new ManualTime());
+
+        progress.Advance(600);
+        progress.Complete();
+
+        Assert.Equal(600, progress.BytesRead);
+        Assert.Equal(0, progress.Lines);
+    }
+
+    [Fact]
+    public void Reading_four_times_the_events_allocates_no_more()
+    {
+        var small = WriteFile("small.xel", 50_000);
+        var large = WriteFile("large.xel", 200_000);
+        Run(small); // warm up: JIT, pools, first-seen names
+
+        var before = GC.GetAllocatedBytesForCurrentThread();
+        var smallReport = Run(small);
+        var smallBytes = GC.GetAllocatedBytesForCurrentThread() - before;
+        before = GC.GetAllocatedBytesForCurrentThread();
+        var largeReport = Run(large);
+        var largeBytes = GC.GetAllocatedBytesForCurrentThread() - before;
+
+        Assert.Equal(50_000, smallReport.Databases.Sum(d => d.Flushes));
+        Assert.Equal(200_000, largeReport.Databases.Sum(d => d.Flushes));
+
+        // 150,000 more events: even one byte per event would show as 150 KB.
+        Assert.True(largeBytes - smallBytes < 32 * 1024, $"small run {smallBytes:N0} B, large run {largeBytes:N0} B");
+    }
+
+    private string WriteFile(string name, int flushes) => _files.Write(name, w =>
+    {
+        ulong seq = 0;
+        for (var i = 0; i < flushes; i++)
+        {
+            var db = (uint)(5 + (i % 3));
+            w.LogFlushStart(AnalyzeTestFiles.Start.AddTicks(i * 10L), db, "db" + db, 512, (ulong)i, ++seq);
+        }
+    }, bufferSize: 64 * 1024);
+
+    private static AnalyzeReport Run(string path) =>
+        AnalyzeRunner.Analyze(new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never }, [[path]], null, CancellationToken.None);
+
+    private sealed class ManualTime : TimeProvider
+    {
+        private long _ticks;
+
+        public override long TimestampFrequency => TimeSpan.TicksPerSecond;
+
+        public override long GetTimestamp() => _ticks;
+
+        public void Advance(TimeSpan by) => _ticks += by.Ticks;
+    }
+}

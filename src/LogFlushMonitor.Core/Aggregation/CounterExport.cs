@@ -21,6 +21,7 @@ internal enum CounterExport
     InstanceRestarts,
     EventsReceived,
     EventsLost,
+    EventLossRatio,
 }
 
 internal enum WaitStatsField

@@ -76,6 +76,20 @@ internal sealed class InstanceState
         return db;
     }
 
+    /// <summary>The event state of the database named <paramref name="name"/>, if events arrived for it (per poll, not per event).</summary>
+    public DatabaseEvents? DatabaseByName(string name)
+    {
+        foreach (var d in _byId)
+        {
+            if (d is not null && d.Name == name)
+            {
+                return d;
+            }
+        }
+
+        return null;
+    }
+
     public void LearnName(int databaseId, string name)
     {
         if (Names.TryGetValue(databaseId, out var known) && known == name)

@@ -84,6 +84,17 @@ public sealed class LogFlushAggregator : ISampleSink
             {
                 case PerfCounterType.BulkCount:
                     s.Tracker.Update(counter.Value, counter.TimestampUtc, inst.Epoch, inst.StartTimeUtc);
+                    if (s.Export == CounterExport.Flushes && inst.DatabaseByName(counter.CounterInstance) is { } events)
+                    {
+                        // Loss accounting: events received since the counter's baseline against its increase.
+                        if (s.EventsAtBaseline < 0)
+                        {
+                            s.EventsAtBaseline = events.Sizes.Count;
+                        }
+
+                        s.EventsAtLastReading = events.Sizes.Count;
+                    }
+
                     break;
                 case PerfCounterType.LargeRawFraction:
                     s.Point = counter.BaseValue > 0 ? (double)counter.Value / counter.BaseValue : null;
@@ -343,6 +354,19 @@ public sealed class LogFlushAggregator : ISampleSink
         {
             foreach (var inst in _instances.Values)
             {
+                if (kind == CounterExport.EventLossRatio)
+                {
+                    foreach (var s in inst.Counters.Values)
+                    {
+                        if (LossRatio(s) is { } ratio)
+                        {
+                            list.Add(new(ratio, s.Tags));
+                        }
+                    }
+
+                    continue;
+                }
+
                 if (kind == CounterExport.InstanceStart)
                 {
                     if (inst.StartTimeUtc != default)
@@ -364,6 +388,18 @@ public sealed class LogFlushAggregator : ISampleSink
         }
 
         return list;
+    }
+
+    /// <summary>Share of the flushes the server counted that arrived as no event; null until both sides have data.</summary>
+    internal static double? LossRatio(CounterSeries s)
+    {
+        if (s.Export != CounterExport.Flushes || s.EventsAtBaseline < 0 || s.Tracker.Total <= 0)
+        {
+            return null;
+        }
+
+        var received = s.EventsAtLastReading - s.EventsAtBaseline;
+        return Math.Clamp(1 - ((double)received / s.Tracker.Total), 0, 1);
     }
 
     private static double Scale(CounterSeries s, CounterExport kind) => kind switch

@@ -47,6 +47,9 @@ public sealed record DatabaseSnapshot
     /// <summary>Log writes per second over the last poll interval, from file stats.</summary>
     public double? LogWritesPerSecond { get; init; }
 
+    /// <summary>Share of the flushes the server counted for which no event arrived (events vs Log Flushes/sec), when both are known.</summary>
+    public double? EventLossRatio { get; init; }
+
     /// <summary>Seconds between the first and last event.</summary>
     public double EventSpanSeconds => FirstEventUtc is { } f && LastEventUtc is { } l ? (l - f).TotalSeconds : 0;
 }
@@ -90,6 +93,7 @@ internal static class SnapshotBuilder
                     CounterFlushesTotal = Counter(inst, db.Name, "Log Flushes/sec")?.Tracker.Total,
                     LogWriteLatencySeconds = Latency(inst, db.Name),
                     LogWritesPerSecond = Files(inst, db.Name).Sum(f => f.Writes.LastRate),
+                    EventLossRatio = Counter(inst, db.Name, "Log Flushes/sec") is { } c ? LogFlushAggregator.LossRatio(c) : null,
                 });
             }
 

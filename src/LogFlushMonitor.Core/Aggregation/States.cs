@@ -113,6 +113,12 @@ internal sealed class CounterSeries : PolledSeries
 
     public bool HasLast { get; set; }
 
+    /// <summary>Flush events of the database when this series took its baseline (for the loss ratio).</summary>
+    public long EventsAtBaseline { get; set; } = -1;
+
+    /// <summary>Flush events of the database at the last reading.</summary>
+    public long EventsAtLastReading { get; set; }
+
     /// <summary>The current point value after the type's arithmetic (fraction, average), null until computable.</summary>
     public double? Point { get; set; }
 }

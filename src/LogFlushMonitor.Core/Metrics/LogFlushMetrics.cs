@@ -1,5 +1,6 @@
 using System.Diagnostics.Metrics;
 using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Health;
 
 namespace LogFlushMonitor.Core.Metrics;
 
@@ -27,6 +28,7 @@ public sealed class LogFlushMetrics : IDisposable
 
     private readonly Meter _meter;
     private LogFlushAggregator? _aggregator;
+    private SourceHealth? _health;
 
     /// <summary>Creates the instruments on a Meter made by <paramref name="meterFactory"/>, or a new Meter.</summary>
     public LogFlushMetrics(IMeterFactory? meterFactory = null)
@@ -102,6 +104,18 @@ public sealed class LogFlushMetrics : IDisposable
             "Log-flush and wait events that reached the aggregation.");
         _meter.CreateObservableCounter("sqlserver.monitor.events.lost", () => Observe(CounterExport.EventsLost), "{event}",
             "Events lost before the aggregation, by loss.kind: sequence_gap (event_sequence gaps), channel_full (the pipeline was behind), server_dropped (the server's own count), malformed (unreadable input).");
+        _meter.CreateObservableGauge("sqlserver.monitor.events.loss", () => ObserveDouble(CounterExport.EventLossRatio), "1",
+            "Fraction of the log flushes the server counted (Log Flushes/sec increase) for which no log_flush_start event arrived, per database, since monitoring began.");
+        _meter.CreateObservableGauge("sqlserver.monitor.up", () => _health?.ObserveUp() ?? [], "{status}",
+            "1 while a source component of the instance (poller, stream, session) works, 0 after it failed.");
+        _meter.CreateObservableGauge("sqlserver.monitor.last_success", () => _health?.ObserveLastSuccess() ?? [], "s",
+            "When a source component of the instance last succeeded, seconds since the Unix epoch.");
+        _meter.CreateObservableCounter("sqlserver.monitor.errors", () => _health?.ObserveErrors() ?? [], "{error}",
+            "Errors of a source component by error.type (login_failed, permission, timeout, disconnected, ...).");
+        _meter.CreateObservableGauge("sqlserver.monitor.collection.mode", () => _health?.ObserveModes() ?? [], "{mode}",
+            "1 for the collection mode the instance uses now (mode=stream or mode=histogram).");
+        _meter.CreateObservableCounter("sqlserver.monitor.fallbacks", () => _health?.ObserveFallbacks() ?? [], "{fallback}",
+            "Times an instance fell back from streaming events to the server-side histogram by itself (repeated error 25726).");
     }
 
     /// <summary>Recorded per log_flush_start event (bytes).</summary>
@@ -119,6 +133,15 @@ public sealed class LogFlushMetrics : IDisposable
         if (Interlocked.CompareExchange(ref _aggregator, aggregator, null) is not null)
         {
             throw new InvalidOperationException("These metrics already observe another aggregation.");
+        }
+    }
+
+    /// <summary>Binds the health instruments to one registry (called by its constructor).</summary>
+    internal void Attach(SourceHealth health)
+    {
+        if (Interlocked.CompareExchange(ref _health, health, null) is not null)
+        {
+            throw new InvalidOperationException("These metrics already observe another health registry.");
         }
     }
 

@@ -24,6 +24,15 @@ public static class MetricAttributes
     /// <summary>Why events were lost (sequence_gap, channel_full, server_dropped, malformed).</summary>
     public const string LossKind = "loss.kind";
 
+    /// <summary>A part of a source: poller, stream, session, histogram.</summary>
+    public const string Component = "component";
+
+    /// <summary>The kind of an error (login_failed, permission, timeout, disconnected, ...).</summary>
+    public const string ErrorType = "error.type";
+
+    /// <summary>A collection mode: stream or histogram.</summary>
+    public const string Mode = "mode";
+
     /// <summary>A database name to export for a database whose name is not known yet.</summary>
     public static string UnnamedDatabase(int databaseId) => "id:" + databaseId.ToString(System.Globalization.CultureInfo.InvariantCulture);
 }

@@ -205,4 +205,43 @@ public class AggregatorTests
         var i = agg.SnapshotInstances().Single();
         Assert.Equal((3L, 0L, 0L, 1L), (i.LostSequenceGap, i.LostChannelFull, i.LostServerDropped, i.LostMalformed));
     }
+
+    [Fact]
+    public void Event_loss_ratio_compares_events_received_with_the_flush_counter()
+    {
+        using var h = new LogFlushMonitor.Core.Tests.Metrics.MetricsHarness();
+        var agg = h.Aggregator;
+        agg.OnLogFlush(new LogFlushEvent(Sql1, 5, "shop", 512, 0, T0));
+        agg.OnCounter(Flushes("shop", 1_000, T0));
+        for (var i = 0; i < 900; i++)
+        {
+            agg.OnLogFlush(new LogFlushEvent(Sql1, 5, "shop", 512, (ulong)i, T0.AddMilliseconds(i)));
+        }
+
+        agg.OnCounter(Flushes("shop", 2_000, T0.AddSeconds(15)));
+
+        Assert.Equal(0.1, Assert.Single(agg.Snapshot()).EventLossRatio!.Value, 9);
+        var exported = Assert.Single(h.Collect(), p => p.Name == "sqlserver.monitor.events.loss");
+        Assert.Equal(0.1, exported.Value, 9);
+        Assert.Equal("shop", exported.Tags["sqlserver.database.name"]);
+    }
+
+    [Fact]
+    public void Source_health_is_exported_per_instance_and_component()
+    {
+        using var h = new LogFlushMonitor.Core.Tests.Metrics.MetricsHarness();
+        var health = new LogFlushMonitor.Core.Health.SourceHealth(TimeProvider.System, h.Metrics);
+        health.Succeeded(Sql1, "poller");
+        health.Failed(Sql1, "stream", "disconnected");
+        health.Failed(Sql1, "stream", "disconnected");
+        health.SetMode(Sql1, "stream");
+
+        var points = h.Collect();
+        Assert.Equal(1, Assert.Single(points, p => p.Name == "sqlserver.monitor.up" && Equals(p.Tags["component"], "poller")).Value);
+        Assert.Equal(0, Assert.Single(points, p => p.Name == "sqlserver.monitor.up" && Equals(p.Tags["component"], "stream")).Value);
+        Assert.Equal(2, Assert.Single(points, p => p.Name == "sqlserver.monitor.errors").Value);
+        Assert.Equal("disconnected", Assert.Single(points, p => p.Name == "sqlserver.monitor.errors").Tags["error.type"]);
+        Assert.Equal("stream", Assert.Single(points, p => p.Name == "sqlserver.monitor.collection.mode").Tags["mode"]);
+        Assert.InRange(Assert.Single(points, p => p.Name == "sqlserver.monitor.last_success").Value, 1.7e9, 4e9);
+    }
 }

@@ -1,0 +1,88 @@
+using System.Collections.Concurrent;
+using System.Diagnostics.Metrics;
+using LogFlushMonitor.Core.Metrics;
+
+namespace LogFlushMonitor.Core.Health;
+
+/// <summary>
+/// Health of each source per instance: up or down, the last success, errors by kind, the collection mode and
+/// automatic fallbacks. Exported through <see cref="LogFlushMetrics"/> (sqlserver.monitor.*).
+/// </summary>
+/// <remarks>Thread-safe: every source reports from its own thread; the metrics SDK reads at collection time.</remarks>
+public sealed class SourceHealth
+{
+    private readonly ConcurrentDictionary<(string Instance, string Component), State> _states = new();
+    private readonly ConcurrentDictionary<(string Instance, string Component, string Error), long> _errors = new();
+    private readonly ConcurrentDictionary<string, string> _modes = new(StringComparer.Ordinal);
+    private readonly ConcurrentDictionary<string, long> _fallbacks = new(StringComparer.Ordinal);
+    private readonly TimeProvider _time;
+
+    /// <summary>Creates a registry; exported when <paramref name="metrics"/> is given.</summary>
+    public SourceHealth(TimeProvider? time = null, LogFlushMetrics? metrics = null)
+    {
+        _time = time ?? TimeProvider.System;
+        metrics?.Attach(this);
+    }
+
+    /// <summary>A component of an instance's source succeeded (a poll, a buffer read, a session check).</summary>
+    public void Succeeded(string instance, string component)
+    {
+        var s = _states.GetOrAdd((instance, component), _ => new State());
+        s.Up = true;
+        s.LastSuccessUtc = _time.GetUtcNow();
+    }
+
+    /// <summary>A component failed with an error of <paramref name="errorKind"/> (e.g. login_failed, permission, timeout, disconnected).</summary>
+    public void Failed(string instance, string component, string errorKind)
+    {
+        _states.GetOrAdd((instance, component), _ => new State()).Up = false;
+        _errors.AddOrUpdate((instance, component, errorKind), 1, (_, n) => n + 1);
+    }
+
+    /// <summary>The collection mode an instance uses now (stream or histogram).</summary>
+    public void SetMode(string instance, string mode) => _modes[instance] = mode;
+
+    /// <summary>An instance fell back to another mode by itself.</summary>
+    public void FellBack(string instance) => _fallbacks.AddOrUpdate(instance, 1, (_, n) => n + 1);
+
+    /// <summary>Whether a component is up now (false when it never reported).</summary>
+    public bool IsUp(string instance, string component) => _states.TryGetValue((instance, component), out var s) && s.Up;
+
+    /// <summary>Errors counted for a component and kind.</summary>
+    public long Errors(string instance, string component, string errorKind) => _errors.GetValueOrDefault((instance, component, errorKind));
+
+    /// <summary>The mode of an instance, or null.</summary>
+    public string? Mode(string instance) => _modes.GetValueOrDefault(instance);
+
+    internal List<Measurement<long>> ObserveUp() =>
+        _states.Select(kv => new Measurement<long>(kv.Value.Up ? 1 : 0, ComponentTags(kv.Key.Instance, kv.Key.Component))).ToList();
+
+    internal List<Measurement<double>> ObserveLastSuccess() =>
+        _states.Where(kv => kv.Value.LastSuccessUtc is not null)
+            .Select(kv => new Measurement<double>(kv.Value.LastSuccessUtc!.Value.ToUnixTimeMilliseconds() / 1000.0, ComponentTags(kv.Key.Instance, kv.Key.Component)))
+            .ToList();
+
+    internal List<Measurement<long>> ObserveErrors() =>
+        _errors.Select(kv => new Measurement<long>(kv.Value,
+            new KeyValuePair<string, object?>(MetricAttributes.Instance, kv.Key.Instance),
+            new KeyValuePair<string, object?>(MetricAttributes.Component, kv.Key.Component),
+            new KeyValuePair<string, object?>(MetricAttributes.ErrorType, kv.Key.Error))).ToList();
+
+    internal List<Measurement<long>> ObserveModes() =>
+        _modes.Select(kv => new Measurement<long>(1,
+            new KeyValuePair<string, object?>(MetricAttributes.Instance, kv.Key),
+            new KeyValuePair<string, object?>(MetricAttributes.Mode, kv.Value))).ToList();
+
+    internal List<Measurement<long>> ObserveFallbacks() =>
+        _fallbacks.Select(kv => new Measurement<long>(kv.Value, new KeyValuePair<string, object?>(MetricAttributes.Instance, kv.Key))).ToList();
+
+    private static KeyValuePair<string, object?>[] ComponentTags(string instance, string component) =>
+        [new(MetricAttributes.Instance, instance), new(MetricAttributes.Component, component)];
+
+    private sealed class State
+    {
+        public volatile bool Up;
+
+        public DateTimeOffset? LastSuccessUtc { get; set; }
+    }
+}

@@ -1,0 +1,79 @@
+namespace LogFlushMonitor.SqlServer;
+
+/// <summary>How events reach us from an instance.</summary>
+public enum CollectionMode
+{
+    /// <summary>Stream every event and fall back to <see cref="Histogram"/> when the server keeps disconnecting us (25726).</summary>
+    Auto,
+
+    /// <summary>Stream every event live (sys.fn_MSxe_read_event_stream).</summary>
+    Stream,
+
+    /// <summary>Server-side package0.histogram targets on write_size, polled: cheap for the busiest servers.</summary>
+    Histogram,
+}
+
+/// <summary>The <c>Sources:SqlServer</c> section: the fleet of instances this process watches.</summary>
+public sealed class SqlServerSourceOptions
+{
+    /// <summary>Instances to watch.</summary>
+    public List<SqlServerInstanceOptions> Instances { get; set; } = [];
+
+    /// <summary><c>i/n</c>: this replica watches the instances whose name hashes to shard i of n (1-based); empty = all.</summary>
+    public string? Shard { get; set; }
+
+    /// <summary>DMV poll interval (an instance may override it).</summary>
+    public TimeSpan PollInterval { get; set; } = TimeSpan.FromSeconds(15);
+
+    /// <summary>Timeout of each polling statement.</summary>
+    public TimeSpan CommandTimeout { get; set; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>Timeout of opening a connection.</summary>
+    public TimeSpan ConnectTimeout { get; set; } = TimeSpan.FromSeconds(15);
+
+    /// <summary>Longest wait between reconnection attempts (backoff is capped and jittered).</summary>
+    public TimeSpan MaxReconnectDelay { get; set; } = TimeSpan.FromMinutes(2);
+}
+
+/// <summary>One instance. Exactly one of the connection string settings must be given.</summary>
+public sealed class SqlServerInstanceOptions
+{
+    /// <summary>The name exported as sqlserver.instance.name (unique in the fleet).</summary>
+    public string Name { get; set; } = "";
+
+    /// <summary>The connection string itself (prefer the environment variable or the file: it holds a secret).</summary>
+    public string? ConnectionString { get; set; }
+
+    /// <summary>Name of an environment variable holding the connection string.</summary>
+    public string? ConnectionStringEnvironmentVariable { get; set; }
+
+    /// <summary>Path of a file holding the connection string (e.g. a mounted Kubernetes secret).</summary>
+    public string? ConnectionStringFile { get; set; }
+
+    /// <summary>Collection mode.</summary>
+    public CollectionMode Mode { get; set; } = CollectionMode.Auto;
+
+    /// <summary>Extended Events session name (letters, digits, '_' and '-').</summary>
+    public string SessionName { get; set; } = "LogFlushMonitor";
+
+    /// <summary>Drop the event session when the monitor stops (otherwise it is stopped and left for the next start).</summary>
+    public bool DropSessionOnStop { get; set; }
+
+    /// <summary>Databases to watch; empty = all user databases (and tempdb).</summary>
+    public List<string> IncludeDatabases { get; set; } = [];
+
+    /// <summary>Databases never to watch.</summary>
+    public List<string> ExcludeDatabases { get; set; } = [];
+
+    /// <summary>Azure SQL Database: a database-scoped session and database-level permissions.</summary>
+    public bool Azure { get; set; }
+
+    /// <summary>Overrides <see cref="SqlServerSourceOptions.PollInterval"/>.</summary>
+    public TimeSpan? PollInterval { get; set; }
+
+    /// <summary>Session MAX_MEMORY in KB (DOMAIN.md §2; default 4 MB).</summary>
+    public int MaxMemoryKb { get; set; } = 4096;
+
+    /// <summary>Session MAX_DISPATCH_LATENCY in seconds.</summary>
+    public int MaxDispatchLatencySeconds { get; set; } = 5;
+}

@@ -286,6 +286,11 @@ public class WriterRoundTripTests
         Assert.Equal(new XEventActivityId(values.ActivityGuid, 17), activity);
         Assert.True(r.TryGetMap(F("color"), out var colorKey, out var colorText));
         Assert.Equal((2UL, "green"), (colorKey, colorText));
+        Assert.True(r.TryGetUInt64(F("color"), out var colorAsInteger)); // map keys read as integers too
+        Assert.Equal(2UL, colorAsInteger);
+        Assert.True(r.TryGetUInt64(F("boolean"), out var boolAsInteger));
+        Assert.Equal(1UL, boolAsInteger);
+        Assert.False(r.TryGetUInt64(F("text"), out _)); // text is not an integer
         Assert.True(r.TryGetFlags(F("flags"), out var flags));
         Assert.Equal(5UL, flags);
         Assert.True(r.TryGetMap(F("flags"), out _, out var flagText));

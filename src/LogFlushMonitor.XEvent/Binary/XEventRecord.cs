@@ -129,6 +129,33 @@ public readonly ref struct XEventRecord
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryGetUInt64(FieldHandle field, out ulong value)
     {
+        // Fast path for the common case, a fixed-size unsigned field: one compare and one bounded read.
+        if (field.EventKey == _eventKey && _eventKey != 0 && XEventValue.IsUnsignedKind(field.Kind) && !field.IsVariable)
+        {
+            var p = _payload;
+            var offset = field.Offset;
+            switch (field.Size)
+            {
+                case 8 when offset <= p.Length - 8:
+                    value = BinaryPrimitives.ReadUInt64LittleEndian(p[offset..]);
+                    return true;
+                case 4 when offset <= p.Length - 4:
+                    value = BinaryPrimitives.ReadUInt32LittleEndian(p[offset..]);
+                    return true;
+                case 2 when offset <= p.Length - 2:
+                    value = BinaryPrimitives.ReadUInt16LittleEndian(p[offset..]);
+                    return true;
+                case 1 when offset < p.Length:
+                    value = p[offset];
+                    return true;
+            }
+        }
+
+        return TryGetUInt64Slow(field, out value);
+    }
+
+    private bool TryGetUInt64Slow(FieldHandle field, out ulong value)
+    {
         value = 0;
         return TryGetField(field, out var v) && v.TryGetUInt64(out value);
     }
@@ -324,22 +351,33 @@ public readonly ref struct XEventRecord
         private readonly ReadOnlySpan<byte> _list;
         private readonly XEventMetadata _metadata;
         private int _next;
+        private int _start;
+        private int _length;
+        private uint _rid;
 
         internal ActionEnumerator(ReadOnlySpan<byte> list, XEventMetadata metadata)
         {
             _list = list;
             _metadata = metadata;
-            _next = 0;
-            Current = default;
         }
 
-        /// <summary>The current action.</summary>
-        public ActionEntry Current { get; private set; }
+        /// <summary>The current action (built on demand: MoveNext only steps).</summary>
+        public readonly ActionEntry Current
+        {
+            [MethodImpl(MethodImplOptions.AggressiveInlining)]
+            get
+            {
+                var bytes = _list.Slice(_start, _length);
+                return _metadata.TryGetActionByRid(_rid, out var a)
+                    ? new ActionEntry(_rid, a, new XEventValue(bytes, a.Type.Kind, a.Type))
+                    : new ActionEntry(_rid, null, new XEventValue(bytes, ValueKind.Unknown, null));
+            }
+        }
 
         /// <summary>For foreach.</summary>
         public readonly ActionEnumerator GetEnumerator() => this;
 
-        /// <summary>Advances.</summary>
+        /// <summary>Advances; the list was validated when the record was created.</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public bool MoveNext()
         {
@@ -348,13 +386,10 @@ public readonly ref struct XEventRecord
                 return false;
             }
 
-            var rid = BinaryPrimitives.ReadUInt32LittleEndian(_list[_next..]);
-            var len = (int)BinaryPrimitives.ReadUInt32LittleEndian(_list[(_next + 4)..]);
-            var bytes = _list.Slice(_next + 8, len);
-            _next += 8 + len;
-            Current = _metadata.TryGetActionByRid(rid, out var a)
-                ? new ActionEntry(rid, a, new XEventValue(bytes, a.Type.Kind, a.Type))
-                : new ActionEntry(rid, null, new XEventValue(bytes, ValueKind.Unknown, null));
+            _rid = BinaryPrimitives.ReadUInt32LittleEndian(_list[_next..]);
+            _length = (int)BinaryPrimitives.ReadUInt32LittleEndian(_list[(_next + 4)..]);
+            _start = _next + 8;
+            _next = _start + _length;
             return true;
         }
     }

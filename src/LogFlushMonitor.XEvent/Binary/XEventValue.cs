@@ -46,6 +46,9 @@ public readonly ref struct XEventValue
     /// <summary>True for text values (unicode, ANSI, XML).</summary>
     public bool IsString => ((1 << (int)Kind) & StringKinds) != 0;
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static bool IsUnsignedKind(ValueKind kind) => ((1 << (int)kind) & IntegerKinds) != 0;
+
     // Kind tests as bit masks: one AND instead of a chain of compares on the per-value path.
     private const int IntegerKinds = (1 << (int)ValueKind.Unsigned) | (1 << (int)ValueKind.Boolean) | (1 << (int)ValueKind.Map) | (1 << (int)ValueKind.BitmaskMap);
     private const int StringKinds = (1 << (int)ValueKind.UnicodeString) | (1 << (int)ValueKind.AnsiString) | (1 << (int)ValueKind.Xml);

@@ -37,11 +37,15 @@ public readonly struct FieldHandle
         EventKey = eventKey;
         Field = field;
         Type = field.Type;
-        Offset = field.Offset;
-        Size = field.Type.Size;
-        Kind = field.Type.Kind;
-        IsVariable = field.IsVariable;
+        // Offset, size, kind and the variable flag packed in one int: a handle of four fields stays
+        // small enough for the JIT to keep in registers on the per-value path.
+        _layout = (field.Offset & 0xFFFF)
+            | ((Math.Clamp(field.Type.Size, -1, 510) + 1) << 16)
+            | ((int)field.Type.Kind << 25)
+            | (field.IsVariable ? 1 << 30 : 0);
     }
+
+    private readonly int _layout;
 
     internal int EventKey { get; }
 
@@ -49,13 +53,13 @@ public readonly struct FieldHandle
 
     internal XEventValueType? Type { get; }
 
-    internal int Offset { get; }
+    internal int Offset => _layout & 0xFFFF;
 
-    internal int Size { get; }
+    internal int Size => ((_layout >> 16) & 0x1FF) - 1;
 
-    internal ValueKind Kind { get; }
+    internal ValueKind Kind => (ValueKind)((_layout >> 25) & 0x1F);
 
-    internal bool IsVariable { get; }
+    internal bool IsVariable => (_layout & (1 << 30)) != 0;
 
     /// <summary>False for the default handle (field absent).</summary>
     public bool IsValid => Field is not null;

@@ -1,0 +1,73 @@
+namespace LogFlushMonitor.SqlServer.Sql;
+
+/// <summary>
+/// The DMV statements the pollers send, one place per statement. Values come in as parameters (Dapper expands
+/// <c>IN @list</c> into one parameter per item), so nothing a user configures is ever spliced into the text.
+/// Only syntax that SQL Server 2014 and later accept (no STRING_SPLIT, no TRIM).
+/// </summary>
+internal static class DmvSql
+{
+    /// <summary>
+    /// Log counters of the Databases object, named <c>SQLServer:Databases</c> or <c>MSSQL$NAME:Databases</c>:
+    /// matched on the part after the colon. Parameters: <c>@includeAll</c> (bit), <c>@include</c>, <c>@exclude</c>
+    /// (lists of database names; <c>_Total</c> always passes the include list).
+    /// </summary>
+    public const string PerformanceCounters = """
+        SELECT object_name, counter_name, instance_name, cntr_value, cntr_type
+        FROM sys.dm_os_performance_counters
+        WHERE object_name LIKE N'%:Databases%'
+          AND (@includeAll = 1 OR RTRIM(instance_name) IN @include OR RTRIM(instance_name) = N'_Total')
+          AND RTRIM(instance_name) NOT IN @exclude
+        """;
+
+    /// <summary>Waits on the log: WRITELOG, LOGBUFFER and the LOG_RATE_GOVERNOR family. Parameter: <c>@waitTypes</c>.</summary>
+    public const string WaitStats = """
+        SELECT wait_type, waiting_tasks_count, wait_time_ms, max_wait_time_ms, signal_wait_time_ms
+        FROM sys.dm_os_wait_stats
+        WHERE wait_type IN @waitTypes OR wait_type LIKE N'%LOG[_]RATE[_]GOVERNOR%'
+        """;
+
+    /// <summary>I/O of each log file (type 1). Parameters as for <see cref="PerformanceCounters"/>.</summary>
+    public const string LogFileStats = """
+        SELECT vfs.database_id, DB_NAME(vfs.database_id) AS database_name, vfs.file_id,
+               vfs.num_of_writes, vfs.num_of_bytes_written, vfs.io_stall_write_ms
+        FROM sys.dm_io_virtual_file_stats(NULL, NULL) AS vfs
+        JOIN sys.master_files AS mf ON mf.database_id = vfs.database_id AND mf.file_id = vfs.file_id
+        WHERE mf.type = 1
+          AND (@includeAll = 1 OR DB_NAME(vfs.database_id) IN @include)
+          AND DB_NAME(vfs.database_id) NOT IN @exclude
+        """;
+
+    /// <summary>Every database with its state, recovery model and delayed durability.</summary>
+    public const string Databases = """
+        SELECT database_id, name, state_desc, recovery_model_desc, delayed_durability_desc
+        FROM sys.databases
+        """;
+
+    /// <summary>
+    /// The instance start time: <c>sqlserver_start_time</c> is server-local, so the statement also converts it
+    /// to UTC with the server's current offset (the local value tells a restart from a DST change).
+    /// </summary>
+    public const string ServerStart = """
+        SELECT sqlserver_start_time AS start_time_local,
+               DATEADD(MINUTE, DATEDIFF(MINUTE, SYSDATETIME(), SYSUTCDATETIME()), sqlserver_start_time) AS start_time_utc
+        FROM sys.dm_os_sys_info
+        """;
+
+    /// <summary>Drop counters of one server-scoped event session. Parameter: <c>@name</c>.</summary>
+    public const string XeSessionDrops = """
+        SELECT create_time, dropped_event_count, dropped_buffer_count
+        FROM sys.dm_xe_sessions
+        WHERE name = @name
+        """;
+
+    /// <summary>Drop counters of one database-scoped event session (Azure SQL Database). Parameter: <c>@name</c>.</summary>
+    public const string XeDatabaseSessionDrops = """
+        SELECT create_time, dropped_event_count, dropped_buffer_count
+        FROM sys.dm_xe_database_sessions
+        WHERE name = @name
+        """;
+
+    /// <summary>The wait types named exactly (the governor family is matched with LIKE).</summary>
+    public static readonly string[] LogWaitTypes = ["WRITELOG", "LOGBUFFER"];
+}

@@ -1,0 +1,74 @@
+namespace LogFlushMonitor.SqlServer.Tests.Scripted;
+
+/// <summary>One database of a <see cref="ScriptedSqlServer"/>: its catalog row, how fast it flushes, and its cumulative values.</summary>
+public sealed class ScriptedDatabase
+{
+    internal ScriptedDatabase(int id, string name)
+    {
+        Id = id;
+        Name = name;
+    }
+
+    /// <summary>database_id.</summary>
+    public int Id { get; }
+
+    /// <summary>name.</summary>
+    public string Name { get; }
+
+    /// <summary>sys.databases.state_desc (ONLINE, OFFLINE, RESTORING...). Only ONLINE databases have counter and file rows.</summary>
+    public string State { get; set; } = "ONLINE";
+
+    /// <summary>sys.databases.recovery_model_desc.</summary>
+    public string RecoveryModel { get; set; } = "FULL";
+
+    /// <summary>sys.databases.delayed_durability_desc.</summary>
+    public string DelayedDurability { get; set; } = "DISABLED";
+
+    /// <summary>Log flushes added to Log Flushes/sec (and log writes to the file stats) at each poll.</summary>
+    public long FlushesPerPoll { get; set; } = 100;
+
+    /// <summary>Bytes per flush (Log Bytes Flushed/sec and num_of_bytes_written grow by flushes × this).</summary>
+    public long BytesPerFlush { get; set; } = 4096;
+
+    /// <summary>Flush waits per poll (Log Flush Waits/sec).</summary>
+    public long FlushWaitsPerPoll { get; set; } = 80;
+
+    /// <summary>Milliseconds of flush wait per poll (Log Flush Wait Time, and io_stall_write_ms).</summary>
+    public long FlushWaitMsPerPoll { get; set; } = 40;
+
+    /// <summary>Percent Log Used (a point value).</summary>
+    public long PercentLogUsed { get; set; } = 12;
+
+    /// <summary>The log file's file_id.</summary>
+    public int LogFileId { get; set; } = 2;
+
+    /// <summary>Log Flushes/sec as the server reports it now.</summary>
+    public long Flushes { get; internal set; }
+
+    /// <summary>Log Bytes Flushed/sec as the server reports it now.</summary>
+    public long BytesFlushed { get; internal set; }
+
+    /// <summary>Log Flush Waits/sec as the server reports it now.</summary>
+    public long FlushWaits { get; internal set; }
+
+    /// <summary>Log Flush Wait Time as the server reports it now.</summary>
+    public long FlushWaitMs { get; internal set; }
+
+    /// <summary>num_of_writes of the log file.</summary>
+    public long FileWrites { get; internal set; }
+
+    /// <summary>num_of_bytes_written of the log file.</summary>
+    public long FileBytes { get; internal set; }
+
+    /// <summary>io_stall_write_ms of the log file.</summary>
+    public long FileStallMs { get; internal set; }
+
+    /// <summary>Whether the database shows in the DMVs now.</summary>
+    public bool IsOnline => State == "ONLINE";
+
+    internal void ResetValues()
+    {
+        Flushes = BytesFlushed = FlushWaits = FlushWaitMs = 0;
+        FileWrites = FileBytes = FileStallMs = 0;
+    }
+}

@@ -1,0 +1,26 @@
+using LogFlushMonitor.TdsTestServer;
+
+namespace LogFlushMonitor.SqlServer.Tests.Scripted;
+
+public sealed partial class ScriptedSqlServer
+{
+    private void AddCheckRules()
+    {
+        Server.When("SERVERPROPERTY('ProductVersion')", r => Begin(r).ResultSet(
+            [TdsColumn.NVarChar("product_version"), TdsColumn.NVarChar("edition"), TdsColumn.Int("engine_edition")],
+            [[ProductVersion, Edition, EngineEdition]]));
+        Server.When("sys.dm_exec_connections", r => Begin(r).ResultSet(
+            [TdsColumn.NVarChar("encrypt_option")], [[Encrypted ? "TRUE" : "FALSE"]]));
+        Server.When("HAS_PERMS_BY_NAME", r =>
+        {
+            var permission = (string)r.Parameter("permission")!;
+            object? has;
+            lock (_gate)
+            {
+                has = !KnownPermissions.Contains(permission) ? null : HeldPermissions.Contains(permission) && !_denied.Contains(permission) ? 1 : 0;
+            }
+
+            return Begin(r).ResultSet([TdsColumn.Int("has_permission")], [[has]]);
+        });
+    }
+}

@@ -1,0 +1,349 @@
+using LogFlushMonitor.TdsTestServer;
+
+namespace LogFlushMonitor.SqlServer.Tests.Scripted;
+
+/// <summary>
+/// A SQL Server stand-in over <see cref="TdsTestServer"/>: answers the monitor's DMV statements with values that
+/// grow at every poll, and can restart, lose or restore databases, deny permissions, reject logins, hang and cut.
+/// The real SqlClient and Dapper talk to it over a socket. Partial: other parts add their own statements through
+/// <see cref="AddEventSessionRules"/>, which runs after the fault rule and before the DMV rules.
+/// </summary>
+public sealed partial class ScriptedSqlServer : IAsyncDisposable
+{
+    private readonly Lock _gate = new();
+    private readonly List<ScriptedDatabase> _databases = [];
+    private readonly Dictionary<string, WaitRow> _waits = new(StringComparer.Ordinal);
+    private readonly Dictionary<string, XeSessionRow> _xeSessions = new(StringComparer.Ordinal);
+    private readonly HashSet<string> _denied = new(StringComparer.OrdinalIgnoreCase);
+    private (TimeSpan Delay, string? Fragment)? _hang;
+    private (int Count, string? Fragment) _cuts;
+    private DateTime _startLocal;
+    private volatile bool _rejectLogins;
+
+    /// <summary>Starts a server with master, tempdb, model, msdb and one user database named "sales".</summary>
+    public ScriptedSqlServer(TimeProvider? time = null, int port = 0, Action<TdsServerEvent>? onEvent = null)
+    {
+        Server = new TdsTestServer.TdsTestServer(new TdsTestServerOptions
+        {
+            Port = port,
+            TimeProvider = time ?? TimeProvider.System,
+            OnEvent = onEvent,
+            Authenticate = _ => !_rejectLogins,
+        });
+        _startLocal = new DateTime(2026, 11, 1, 6, 0, 0, DateTimeKind.Unspecified);
+        foreach (var (id, name) in new[] { (1, "master"), (2, "tempdb"), (3, "model"), (4, "msdb"), (5, "sales") })
+        {
+            _databases.Add(new ScriptedDatabase(id, name) { FlushesPerPoll = id == 5 ? 100 : 1 });
+        }
+
+        _waits["WRITELOG"] = new WaitRow(50, 200);
+        _waits["LOGBUFFER"] = new WaitRow(2, 5);
+        _waits["LOG_RATE_GOVERNOR"] = new WaitRow(0, 0);
+        _waits["POOL_LOG_RATE_GOVERNOR"] = new WaitRow(1, 3);
+        Server.Handle(Faults);
+        AddEventSessionRules();
+        AddDmvRules();
+        AddCheckRules();
+    }
+
+    /// <summary>The TDS server underneath (requests, logins, events).</summary>
+    public TdsTestServer.TdsTestServer Server { get; }
+
+    /// <summary>The password of <see cref="ConnectionString"/>.</summary>
+    public static string Password => TdsTestServer.TdsTestServer.DefaultPassword;
+
+    /// <summary>Named instance (object_name prefix MSSQL$NAME:), or null for a default instance (SQLServer:).</summary>
+    public string? InstanceName { get; set; }
+
+    /// <summary>Server-local minus UTC; change it to model a DST change (the local start time stays).</summary>
+    public TimeSpan UtcOffset { get; set; }
+
+    /// <summary>sqlserver_start_time as UTC.</summary>
+    public DateTime StartTimeUtc
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return DateTime.SpecifyKind(_startLocal - UtcOffset, DateTimeKind.Utc);
+            }
+        }
+    }
+
+    /// <summary>Adds mssqlsystemresource and model_msdb rows to the counters, as a Linux container does.</summary>
+    public bool ShowInternalInstances { get; set; } = true;
+
+    /// <summary>SERVERPROPERTY('ProductVersion').</summary>
+    public string ProductVersion { get; set; } = "16.0.4135.4";
+
+    /// <summary>SERVERPROPERTY('Edition').</summary>
+    public string Edition { get; set; } = "Developer Edition (64-bit)";
+
+    /// <summary>SERVERPROPERTY('EngineEdition').</summary>
+    public int EngineEdition { get; set; } = 3;
+
+    /// <summary>sys.dm_exec_connections.encrypt_option of every connection.</summary>
+    public bool Encrypted { get; set; }
+
+    /// <summary>Permissions HAS_PERMS_BY_NAME grants (unless denied); others answer 0, names not in <see cref="KnownPermissions"/> NULL.</summary>
+    public HashSet<string> HeldPermissions { get; } = new(StringComparer.OrdinalIgnoreCase)
+    {
+        "VIEW SERVER STATE", "VIEW SERVER PERFORMANCE STATE", "ALTER ANY EVENT SESSION", "VIEW DATABASE STATE", "ALTER ANY DATABASE EVENT SESSION",
+    };
+
+    /// <summary>Permission names this version knows; HAS_PERMS_BY_NAME answers NULL for others.</summary>
+    public HashSet<string> KnownPermissions { get; } = new(StringComparer.OrdinalIgnoreCase)
+    {
+        "VIEW SERVER STATE", "VIEW SERVER PERFORMANCE STATE", "ALTER ANY EVENT SESSION", "VIEW DATABASE STATE", "ALTER ANY DATABASE EVENT SESSION",
+    };
+
+    /// <summary>Every database, online or not (a snapshot).</summary>
+    public IReadOnlyList<ScriptedDatabase> Databases
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return [.. _databases];
+            }
+        }
+    }
+
+    /// <summary>A connection string for this server (pooling off, so a broken connection is really gone).</summary>
+    public string ConnectionString(string user = "monitor", string? password = null) =>
+        Server.ConnectionString(user, password ?? Password);
+
+    /// <summary>A database by name.</summary>
+    public ScriptedDatabase Database(string name)
+    {
+        lock (_gate)
+        {
+            return _databases.Single(d => d.Name == name);
+        }
+    }
+
+    /// <summary>Creates a database with the next free id.</summary>
+    public ScriptedDatabase AddDatabase(string name)
+    {
+        lock (_gate)
+        {
+            var db = new ScriptedDatabase(_databases.Max(d => d.Id) + 1, name);
+            _databases.Add(db);
+            return db;
+        }
+    }
+
+    /// <summary>DROP DATABASE: its rows vanish from every DMV.</summary>
+    public void DropDatabase(string name)
+    {
+        lock (_gate)
+        {
+            _databases.RemoveAll(d => d.Name == name);
+        }
+    }
+
+    /// <summary>ALTER DATABASE ... SET OFFLINE: listed in sys.databases, absent from counters and file stats.</summary>
+    public void SetOffline(string name) => SetState(name, "OFFLINE");
+
+    /// <summary>ALTER DATABASE ... SET ONLINE (values carry on).</summary>
+    public void SetOnline(string name) => SetState(name, "ONLINE");
+
+    /// <summary>RESTORE DATABASE: online again with its values restarted from zero.</summary>
+    public void Restore(string name)
+    {
+        lock (_gate)
+        {
+            var db = _databases.Single(d => d.Name == name);
+            db.State = "ONLINE";
+            db.ResetValues();
+        }
+    }
+
+    /// <summary>ALTER DATABASE ... SET DELAYED_DURABILITY = <paramref name="value"/> (DISABLED, ALLOWED, FORCED).</summary>
+    public void SetDelayedDurability(string name, string value)
+    {
+        lock (_gate)
+        {
+            _databases.Single(d => d.Name == name).DelayedDurability = value;
+        }
+    }
+
+    /// <summary>
+    /// The instance restarts: a new start time (<paramref name="newStartUtc"/>, default an hour later), every
+    /// cumulative value from zero, event sessions re-created, every connection cut.
+    /// </summary>
+    public void Restart(DateTime? newStartUtc = null)
+    {
+        lock (_gate)
+        {
+            _startLocal = newStartUtc is { } s ? s + UtcOffset : _startLocal.AddHours(1);
+            foreach (var db in _databases)
+            {
+                db.ResetValues();
+            }
+
+            foreach (var w in _waits.Values)
+            {
+                w.Reset();
+            }
+
+            foreach (var name in _xeSessions.Keys.ToList())
+            {
+                _xeSessions[name] = new XeSessionRow(StartTimeUtcLocked(), 0, 0);
+            }
+        }
+
+        Server.DropConnections();
+    }
+
+    /// <summary>Sets an event session's drop counters (creating its row if needed).</summary>
+    public void SetSessionDrops(string sessionName, long droppedEvents, long droppedBuffers)
+    {
+        lock (_gate)
+        {
+            var created = _xeSessions.TryGetValue(sessionName, out var row) ? row.CreateTime : StartTimeUtcLocked();
+            _xeSessions[sessionName] = new XeSessionRow(created, droppedEvents, droppedBuffers);
+        }
+    }
+
+    /// <summary>The session is dropped and created again: a new create_time, counters from zero.</summary>
+    public void RecreateSession(string sessionName, DateTime createTimeUtc)
+    {
+        lock (_gate)
+        {
+            _xeSessions[sessionName] = new XeSessionRow(createTimeUtc, 0, 0);
+        }
+    }
+
+    /// <summary>Statements on server DMVs (dm_os_, dm_io_, dm_xe_) fail with error 300 naming <paramref name="permission"/>; HAS_PERMS_BY_NAME answers 0 for it.</summary>
+    public void DenyPermission(string permission = "VIEW SERVER STATE")
+    {
+        lock (_gate)
+        {
+            _denied.Add(permission);
+        }
+    }
+
+    /// <summary>Lifts every <see cref="DenyPermission"/>.</summary>
+    public void GrantAll()
+    {
+        lock (_gate)
+        {
+            _denied.Clear();
+        }
+    }
+
+    /// <summary>Logins fail with 18456 while true.</summary>
+    public bool RejectLogins
+    {
+        get => _rejectLogins;
+        set => _rejectLogins = value;
+    }
+
+    /// <summary>Every statement (or those containing <paramref name="textFragment"/>) waits <paramref name="delay"/> before answering.</summary>
+    public void Hang(TimeSpan delay, string? textFragment = null)
+    {
+        lock (_gate)
+        {
+            _hang = (delay, textFragment);
+        }
+    }
+
+    /// <summary>Statements answer at once again.</summary>
+    public void StopHanging()
+    {
+        lock (_gate)
+        {
+            _hang = null;
+        }
+    }
+
+    /// <summary>The next <paramref name="count"/> statements (containing <paramref name="textFragment"/>) close their connection instead of answering.</summary>
+    public void CutNext(int count = 1, string? textFragment = null)
+    {
+        lock (_gate)
+        {
+            _cuts = (count, textFragment);
+        }
+    }
+
+    /// <summary>Requests whose text contains <paramref name="fragment"/> (a snapshot).</summary>
+    public IReadOnlyList<TdsRequest> RequestsFor(string fragment) =>
+        Server.Requests.Where(r => r.Text.Contains(fragment, StringComparison.OrdinalIgnoreCase)).ToList();
+
+    /// <summary>
+    /// A response that starts with the scripted hang, if one applies to <paramref name="request"/>: every rule
+    /// (including other parts' rules) builds on it.
+    /// </summary>
+    public TdsResponse Begin(TdsRequest request)
+    {
+        var response = TdsResponse.Empty();
+        lock (_gate)
+        {
+            if (_hang is { } h && (h.Fragment is null || request.Text.Contains(h.Fragment, StringComparison.OrdinalIgnoreCase)))
+            {
+                response.Delay(h.Delay);
+            }
+        }
+
+        return response;
+    }
+
+    /// <inheritdoc />
+    public ValueTask DisposeAsync() => Server.DisposeAsync();
+
+    /// <summary>Other parts of this class add their statements' rules here (runs once, in the constructor).</summary>
+    partial void AddEventSessionRules();
+
+    private static bool TouchesServerState(string text) =>
+        text.Contains("sys.dm_os_", StringComparison.OrdinalIgnoreCase) ||
+        text.Contains("sys.dm_io_", StringComparison.OrdinalIgnoreCase) ||
+        text.Contains("sys.dm_xe_", StringComparison.OrdinalIgnoreCase);
+
+    private TdsResponse? Faults(TdsRequest request)
+    {
+        lock (_gate)
+        {
+            if (_cuts.Count > 0 && (_cuts.Fragment is null || request.Text.Contains(_cuts.Fragment, StringComparison.OrdinalIgnoreCase)))
+            {
+                _cuts.Count--;
+                return TdsResponse.Empty().Cut();
+            }
+
+            if (_denied.Count > 0 && TouchesServerState(request.Text))
+            {
+                var permission = _denied.First();
+                return TdsResponse.Failure(300, $"{permission} permission was denied on object 'server', database 'master'.", state: 1, severity: 14);
+            }
+        }
+
+        return null;
+    }
+
+    private void SetState(string name, string state)
+    {
+        lock (_gate)
+        {
+            _databases.Single(d => d.Name == name).State = state;
+        }
+    }
+
+    private DateTime StartTimeUtcLocked() => DateTime.SpecifyKind(_startLocal - UtcOffset, DateTimeKind.Utc);
+
+    private sealed class WaitRow(long tasksPerPoll, long msPerPoll)
+    {
+        public long TasksPerPoll { get; } = tasksPerPoll;
+
+        public long MsPerPoll { get; } = msPerPoll;
+
+        public long Tasks { get; set; }
+
+        public long WaitMs { get; set; }
+
+        public long MaxMs { get; set; }
+
+        public void Reset() => Tasks = WaitMs = MaxMs = 0;
+    }
+
+    private sealed record XeSessionRow(DateTime CreateTime, long DroppedEvents, long DroppedBuffers);
+}

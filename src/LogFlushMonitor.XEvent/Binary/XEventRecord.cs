@@ -163,6 +163,32 @@ public readonly ref struct XEventRecord
     /// <summary>Unsigned integer action (any width).</summary>
     public bool TryGetUInt64(ActionHandle action, out ulong value)
     {
+        if (action.Action is not null && XEventValue.IsUnsignedKind(action.Kind))
+        {
+            // Fast path: scan for the RID and read the integer by its recorded length.
+            if (TryFindAction(action.Rid, out var bytes))
+            {
+                switch (bytes.Length)
+                {
+                    case 8:
+                        value = BinaryPrimitives.ReadUInt64LittleEndian(bytes);
+                        return true;
+                    case 4:
+                        value = BinaryPrimitives.ReadUInt32LittleEndian(bytes);
+                        return true;
+                    case 2:
+                        value = BinaryPrimitives.ReadUInt16LittleEndian(bytes);
+                        return true;
+                    case 1:
+                        value = bytes[0];
+                        return true;
+                }
+            }
+
+            value = 0;
+            return false;
+        }
+
         value = 0;
         return TryGetAction(action, out var v) && v.TryGetUInt64(out value);
     }
@@ -303,6 +329,7 @@ public readonly ref struct XEventRecord
         return false;
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private bool TryFindAction(uint rid, out ReadOnlySpan<byte> bytes)
     {
         // The list was validated when the record was created, so lengths are known to fit.

@@ -1,0 +1,225 @@
+using System.Globalization;
+using Dapper;
+using LogFlushMonitor.Core.XEvents;
+using LogFlushMonitor.SqlServer.Sql;
+using LogFlushMonitor.SqlServer.Streaming;
+using Microsoft.Data.SqlClient;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace LogFlushMonitor.SqlServer.Sessions;
+
+/// <summary>What <see cref="EventSessionManager.EnsureAsync"/> had to do.</summary>
+public enum SessionAction
+{
+    /// <summary>The session was defined and running.</summary>
+    None,
+
+    /// <summary>The session was defined but stopped: it was started.</summary>
+    Started,
+
+    /// <summary>The session did not exist: it was created and started.</summary>
+    Created,
+}
+
+/// <summary>
+/// Owns an instance's Extended Events sessions: reads the server's XE capabilities, resolves the watched
+/// databases to ids, creates a session when absent, starts it when stopped (a DBA may have dropped or stopped it:
+/// every reconnect checks again), and stops or drops it at shutdown.
+/// </summary>
+/// <remarks>Stateless between calls apart from options; one instance per watched SQL Server instance.</remarks>
+public sealed class EventSessionManager
+{
+    private readonly SqlServerInstanceOptions _instance;
+    private readonly ILogger _logger;
+
+    /// <summary>Creates a manager for <paramref name="instance"/>; the session name is validated here.</summary>
+    public EventSessionManager(SqlServerInstanceOptions instance, ILogger? logger = null)
+    {
+        _instance = instance;
+        _logger = logger ?? NullLogger.Instance;
+        SessionName = XeSessionName.Validate(instance.SessionName);
+    }
+
+    /// <summary>The live-stream session's name (validated).</summary>
+    public string SessionName { get; }
+
+    /// <summary>Command timeout of catalog queries and DDL, in seconds.</summary>
+    public int CommandTimeoutSeconds { get; init; } = 30;
+
+    /// <summary>Reads what the server's XE catalog offers (events, fields, actions, the WRITELOG key, units).</summary>
+    public async Task<XeCapabilities> ReadCapabilitiesAsync(SqlConnection connection, CancellationToken cancellationToken)
+    {
+        var objects = (await connection.QueryAsync<(string PackageName, string ObjectName, string ObjectType)>(Command(XeSql.Objects, null, cancellationToken)).ConfigureAwait(false)).ToList();
+        var columns = (await connection.QueryAsync<(string PackageName, string ObjectName, string ColumnName, string? TypeName, string? Description)>(Command(XeSql.EventColumns, null, cancellationToken)).ConfigureAwait(false)).ToList();
+        var keys = (await connection.QueryAsync<long>(Command(XeSql.WriteLogKeys, null, cancellationToken)).ConfigureAwait(false)).Distinct().Order().ToList();
+
+        bool Has(string package, string name, string type) =>
+            objects.Any(o => o.PackageName == package && o.ObjectName == name && string.Equals(o.ObjectType, type, StringComparison.OrdinalIgnoreCase));
+        (string PackageName, string ObjectName, string ColumnName, string? TypeName, string? Description)? Column(string evt, string name) =>
+            columns.Where(c => c.ObjectName == evt && c.ColumnName == name).Select(c => ((string, string, string, string?, string?)?)c).FirstOrDefault();
+
+        var waitEvent = Has("sqlos", "wait_completed", "event") ? "sqlos.wait_completed" : Has("sqlos", "wait_info", "event") ? "sqlos.wait_info" : null;
+        var defaults = new XEventUnits();
+        var capabilities = new XeCapabilities
+        {
+            HasFlushStart = Has("sqlserver", "log_flush_start", "event"),
+            HasFlushComplete = Has("sqlserver", "log_flush_complete", "event"),
+            FlushStartHasDatabaseId = Column("log_flush_start", "database_id") is not null,
+            FlushStartHasWriteSize = Column("log_flush_start", "write_size") is not null,
+            FlushStartHasLogBlockId = Column("log_flush_start", "log_block_id") is not null,
+            FlushCompleteHasDatabaseId = Column("log_flush_complete", "database_id") is not null,
+            WaitEvent = waitEvent,
+            WriteLogKeys = keys,
+            HasDatabaseIdAction = Has("sqlserver", "database_id", "action"),
+            HasEventSequenceAction = Has("package0", "event_sequence", "action"),
+            HasHistogramTarget = Has("package0", "histogram", "target"),
+            Units = new XEventUnits
+            {
+                FlushComplete = XeCapabilities.UnitFromDescription(Column("log_flush_complete", "duration")?.Description, defaults.FlushComplete),
+                WaitCompleted = XeCapabilities.UnitFromDescription(Column("wait_completed", "duration")?.Description, defaults.WaitCompleted),
+                WaitInfo = XeCapabilities.UnitFromDescription(Column("wait_info", "duration")?.Description, defaults.WaitInfo),
+            },
+        };
+        XeLog.Capabilities(_logger, _instance.Name, waitEvent ?? "none", string.Join(",", keys), capabilities.HasFlushComplete,
+            (waitEvent == "sqlos.wait_info" ? capabilities.Units.WaitInfo : capabilities.Units.WaitCompleted).ToString());
+        return capabilities;
+    }
+
+    /// <summary>Resolves IncludeDatabases / ExcludeDatabases to ids with parameterised queries.</summary>
+    public async Task<DatabaseSelection> ResolveDatabasesAsync(SqlConnection connection, CancellationToken cancellationToken)
+    {
+        if (_instance.IncludeDatabases.Count > 0)
+        {
+            var rows = await ByName(connection, _instance.IncludeDatabases.Except(_instance.ExcludeDatabases, StringComparer.OrdinalIgnoreCase), cancellationToken).ConfigureAwait(false);
+            return new DatabaseSelection(DatabaseFilterKind.Include, [.. rows.Select(r => r.DatabaseId).Order()], rows.ToDictionary(r => r.DatabaseId, r => r.Name));
+        }
+
+        var all = (await connection.QueryAsync<(int DatabaseId, string Name)>(Command(XeSql.UserDatabases, null, cancellationToken)).ConfigureAwait(false)).ToList();
+        if (_instance.ExcludeDatabases.Count == 0)
+        {
+            return new DatabaseSelection(DatabaseFilterKind.AllUser, [], all.ToDictionary(r => r.DatabaseId, r => r.Name));
+        }
+
+        var excluded = await ByName(connection, _instance.ExcludeDatabases, cancellationToken).ConfigureAwait(false);
+        var excludedIds = excluded.Select(r => r.DatabaseId).ToHashSet();
+        return new DatabaseSelection(DatabaseFilterKind.Exclude, [.. excludedIds.Order()],
+            all.Where(r => !excludedIds.Contains(r.DatabaseId)).ToDictionary(r => r.DatabaseId, r => r.Name));
+    }
+
+    /// <summary>The CREATE EVENT SESSION statement of the live-stream session for this server's capabilities.</summary>
+    public string BuildStreamSessionDdl(XeCapabilities capabilities, DatabaseSelection databases)
+    {
+        if (!capabilities.HasFlushStart)
+        {
+            throw new NotSupportedException("This server's XE catalog has no sqlserver.log_flush_start event.");
+        }
+
+        var azure = _instance.Azure;
+        string? DbPredicate(string source) => azure ? null : databases.Predicate(source);
+        var sequence = capabilities.HasEventSequenceAction ? new[] { "package0.event_sequence" } : [];
+        var dbAction = capabilities.HasDatabaseIdAction ? new[] { "sqlserver.database_id" } : [];
+        var events = new List<XeEventClause>
+        {
+            capabilities.FlushStartHasDatabaseId
+                ? new XeEventClause("sqlserver.log_flush_start", sequence, DbPredicate("[database_id]"))
+                : new XeEventClause("sqlserver.log_flush_start", [.. dbAction, .. sequence], DbPredicate("[sqlserver].[database_id]")),
+        };
+        if (capabilities.HasFlushComplete)
+        {
+            events.Add(capabilities.FlushCompleteHasDatabaseId
+                ? new XeEventClause("sqlserver.log_flush_complete", sequence, DbPredicate("[database_id]"))
+                : new XeEventClause("sqlserver.log_flush_complete", [.. dbAction, .. sequence], DbPredicate("[sqlserver].[database_id]")));
+        }
+
+        if (capabilities.CanCollectWriteLog)
+        {
+            // The key comes from sys.dm_xe_map_values on this server; it differs between versions.
+            var waitType = "(" + string.Join(" OR ", capabilities.WriteLogKeys.Select(k => string.Create(CultureInfo.InvariantCulture, $"[wait_type] = ({k})"))) + ")";
+            var parts = new List<string> { waitType };
+            if (capabilities.WaitEvent == "sqlos.wait_info")
+            {
+                parts.Add("[opcode] = (1)"); // end of the wait: the only one with a duration
+            }
+
+            if (DbPredicate("[sqlserver].[database_id]") is { } db)
+            {
+                parts.Add(db);
+            }
+
+            events.Add(new XeEventClause(capabilities.WaitEvent!, [.. dbAction, .. sequence], "(" + string.Join(" AND ", parts) + ")"));
+        }
+
+        return XeSql.CreateSession(XeSessionName.Quote(SessionName), azure, events, null, _instance.MaxMemoryKb, _instance.MaxDispatchLatencySeconds);
+    }
+
+    /// <summary>
+    /// The CREATE EVENT SESSION statement of a histogram session: log_flush_start (filtered on one database
+    /// when <paramref name="databaseId"/> is given) into a package0.histogram target on write_size.
+    /// </summary>
+    public string BuildHistogramSessionDdl(string sessionName, int? databaseId, int slots)
+    {
+        var predicate = databaseId is { } id && !_instance.Azure ? string.Create(CultureInfo.InvariantCulture, $"([database_id] = ({id}))") : null;
+        var events = new[] { new XeEventClause("sqlserver.log_flush_start", [], predicate) };
+        return XeSql.CreateSession(XeSessionName.Quote(sessionName), _instance.Azure, events, XeSql.HistogramTarget(slots), _instance.MaxMemoryKb, _instance.MaxDispatchLatencySeconds);
+    }
+
+    /// <summary>
+    /// Makes sure <paramref name="sessionName"/> exists and runs: creates it with <paramref name="createDdl"/> when
+    /// absent (a DBA may have dropped it) and starts it when stopped.
+    /// </summary>
+    public async Task<SessionAction> EnsureAsync(SqlConnection connection, string sessionName, Func<string> createDdl, CancellationToken cancellationToken)
+    {
+        var quoted = XeSessionName.Quote(sessionName);
+        var state = await connection.QuerySingleAsync<(int Defined, int Running)>(Command(
+            _instance.Azure ? XeSql.DatabaseSessionState : XeSql.ServerSessionState, new { name = sessionName }, cancellationToken)).ConfigureAwait(false);
+        if (state.Defined == 1 && state.Running == 1)
+        {
+            return SessionAction.None;
+        }
+
+        var action = SessionAction.Started;
+        if (state.Defined != 1)
+        {
+            await connection.ExecuteAsync(Command(createDdl(), null, cancellationToken)).ConfigureAwait(false);
+            XeLog.SessionCreated(_logger, _instance.Name, sessionName);
+            action = SessionAction.Created;
+        }
+
+        await connection.ExecuteAsync(Command(XeSql.StartSession(quoted, _instance.Azure), null, cancellationToken)).ConfigureAwait(false);
+        if (action == SessionAction.Started)
+        {
+            XeLog.SessionStarted(_logger, _instance.Name, sessionName);
+        }
+
+        return action;
+    }
+
+    /// <summary>At shutdown: drops the session when DropSessionOnStop, else stops it (left defined for the next start).</summary>
+    public async Task StopAsync(SqlConnection connection, string sessionName, CancellationToken cancellationToken)
+    {
+        var state = await connection.QuerySingleAsync<(int Defined, int Running)>(Command(
+            _instance.Azure ? XeSql.DatabaseSessionState : XeSql.ServerSessionState, new { name = sessionName }, cancellationToken)).ConfigureAwait(false);
+        var quoted = XeSessionName.Quote(sessionName);
+        if (state.Defined == 1 && _instance.DropSessionOnStop)
+        {
+            // DROP ends a running session too.
+            await connection.ExecuteAsync(Command(XeSql.DropSession(quoted, _instance.Azure), null, cancellationToken)).ConfigureAwait(false);
+            XeLog.SessionDropped(_logger, _instance.Name, sessionName);
+        }
+        else if (state.Running == 1)
+        {
+            await connection.ExecuteAsync(Command(XeSql.StopSession(quoted, _instance.Azure), null, cancellationToken)).ConfigureAwait(false);
+            XeLog.SessionStopped(_logger, _instance.Name, sessionName);
+        }
+    }
+
+    private async Task<List<(int DatabaseId, string Name)>> ByName(SqlConnection connection, IEnumerable<string> names, CancellationToken cancellationToken)
+    {
+        var list = names.Distinct(StringComparer.OrdinalIgnoreCase).ToList();
+        return list.Count == 0 ? [] : (await connection.QueryAsync<(int DatabaseId, string Name)>(Command(XeSql.DatabasesByName, new { names = list }, cancellationToken)).ConfigureAwait(false)).ToList();
+    }
+
+    private CommandDefinition Command(string text, object? parameters, CancellationToken cancellationToken) =>
+        new(text, parameters, commandTimeout: CommandTimeoutSeconds, cancellationToken: cancellationToken);
+}

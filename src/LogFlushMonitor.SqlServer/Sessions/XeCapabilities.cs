@@ -1,0 +1,68 @@
+using LogFlushMonitor.Core.XEvents;
+
+namespace LogFlushMonitor.SqlServer.Sessions;
+
+/// <summary>
+/// What the server's XE catalog offers for log-flush monitoring, read at every connection (DOMAIN.md §2: names,
+/// fields, map keys and units differ by version and are never assumed).
+/// </summary>
+public sealed record XeCapabilities
+{
+    /// <summary>sqlserver.log_flush_start exists.</summary>
+    public bool HasFlushStart { get; init; }
+
+    /// <summary>sqlserver.log_flush_complete exists.</summary>
+    public bool HasFlushComplete { get; init; }
+
+    /// <summary>log_flush_start has a database_id field (else the sqlserver.database_id action is used).</summary>
+    public bool FlushStartHasDatabaseId { get; init; }
+
+    /// <summary>log_flush_start has a write_size field (needed by the histogram mode).</summary>
+    public bool FlushStartHasWriteSize { get; init; }
+
+    /// <summary>log_flush_start has a log_block_id field.</summary>
+    public bool FlushStartHasLogBlockId { get; init; }
+
+    /// <summary>log_flush_complete has a database_id field.</summary>
+    public bool FlushCompleteHasDatabaseId { get; init; }
+
+    /// <summary>The wait event to use: "sqlos.wait_completed" (2014+), "sqlos.wait_info" (end events only), or null.</summary>
+    public string? WaitEvent { get; init; }
+
+    /// <summary>The wait_types map key(s) of WRITELOG on this server.</summary>
+    public IReadOnlyList<long> WriteLogKeys { get; init; } = [];
+
+    /// <summary>The sqlserver.database_id action exists.</summary>
+    public bool HasDatabaseIdAction { get; init; }
+
+    /// <summary>The package0.event_sequence action exists (loss accounting).</summary>
+    public bool HasEventSequenceAction { get; init; }
+
+    /// <summary>The package0.histogram target exists.</summary>
+    public bool HasHistogramTarget { get; init; }
+
+    /// <summary>Units of the duration fields, from the catalog's descriptions where they name one.</summary>
+    public XEventUnits Units { get; init; } = new();
+
+    /// <summary>Whether the WRITELOG wait event can be collected (the event and the map key exist).</summary>
+    public bool CanCollectWriteLog => WaitEvent is not null && WriteLogKeys.Count > 0 && HasDatabaseIdAction;
+
+    /// <summary>
+    /// The unit a field description names ("microseconds", "milliseconds"), or <paramref name="fallback"/> when it
+    /// names none.
+    /// </summary>
+    public static DurationUnit UnitFromDescription(string? description, DurationUnit fallback)
+    {
+        if (description is null)
+        {
+            return fallback;
+        }
+
+        if (description.Contains("microsecond", StringComparison.OrdinalIgnoreCase))
+        {
+            return DurationUnit.Microseconds;
+        }
+
+        return description.Contains("millisecond", StringComparison.OrdinalIgnoreCase) ? DurationUnit.Milliseconds : fallback;
+    }
+}

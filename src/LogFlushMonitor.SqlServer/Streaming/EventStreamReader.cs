@@ -1,0 +1,244 @@
+using System.Buffers;
+using System.Data;
+using LogFlushMonitor.Core.Health;
+using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.XEvents;
+using LogFlushMonitor.SqlServer.Sql;
+using LogFlushMonitor.XEvent;
+using Microsoft.Data.SqlClient;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace LogFlushMonitor.SqlServer.Streaming;
+
+/// <summary>How one connection's read of the live stream ended without an exception.</summary>
+public enum StreamEnd
+{
+    /// <summary>Cancellation stopped it (SqlCommand.Cancel; the SqlException it raises is a normal stop).</summary>
+    Cancelled,
+
+    /// <summary>The server ended the result set (the session was stopped or dropped).</summary>
+    Ended,
+}
+
+/// <summary>
+/// Reads <c>sys.fn_MSxe_read_event_stream</c> on one connection at a time: each row's <c>data</c> is read with
+/// SequentialAccess into one pooled buffer that grows as needed (bounded by <see cref="MaxBufferBytes"/>), decoded
+/// by <see cref="XEventBufferDecoder"/> into <see cref="XEventSampleMapper"/>, which hands samples to a sink that
+/// never waits (the pipeline drops and counts when full: the server disconnects a reader that falls behind).
+/// </summary>
+/// <remarks>
+/// One thread reads at a time. Every connection starts with a fresh decoder (the stream resends its metadata). The
+/// mapper, and so the event_sequence baseline, lives across connections of one session: events the session
+/// numbered while we were disconnected show up as a gap, i.e. are counted as lost. Only when the session itself
+/// (re)started does the numbering restart, and then the caller says so (<see cref="BeginConnection"/>).
+/// </remarks>
+public sealed class EventStreamReader : IDisposable
+{
+    private readonly string _instance;
+    private readonly ISampleSink _sink;
+    private readonly SourceHealth? _health;
+    private readonly ILogger _logger;
+    private readonly XEventBufferDecoder _decoder;
+    private XEventSampleMapper? _mapper;
+    private XEventUnits? _units;
+    private byte[] _buffer;
+    private long _previousMapperFlushes;
+    private long _previousMapperWaits;
+    private long _previousMapperLost;
+
+    /// <summary>Creates a reader delivering samples of <paramref name="instance"/> to <paramref name="sink"/> (which must not wait).</summary>
+    public EventStreamReader(string instance, ISampleSink sink, SourceHealth? health = null, ILogger? logger = null, int initialBufferBytes = 1 << 20)
+    {
+        _instance = instance;
+        _sink = sink;
+        _health = health;
+        _logger = logger ?? NullLogger.Instance;
+        _decoder = new XEventBufferDecoder(instance);
+        _buffer = ArrayPool<byte>.Shared.Rent(Math.Max(4096, initialBufferBytes));
+    }
+
+    /// <summary>The largest buffer accepted (a bigger one fails the connection instead of growing memory without bound).</summary>
+    public int MaxBufferBytes { get; init; } = 64 << 20;
+
+    /// <summary>Rows (buffers) read so far, over all connections.</summary>
+    public long BuffersRead { get; private set; }
+
+    /// <summary>Bytes of <c>data</c> read so far.</summary>
+    public long BytesRead { get; private set; }
+
+    /// <summary>Buffers that could not be decoded and were skipped (each counted as a malformed loss).</summary>
+    public long BuffersSkipped { get; private set; }
+
+    /// <summary>Connections begun.</summary>
+    public long Connections { get; private set; }
+
+    /// <summary>Size of the pooled read buffer now.</summary>
+    public int BufferCapacity => _buffer.Length;
+
+    /// <summary>log_flush_start and log_flush_complete events mapped so far.</summary>
+    public long Flushes => _previousMapperFlushes + (_mapper is null ? 0 : _mapper.FlushStarts + _mapper.FlushCompletes);
+
+    /// <summary>Wait events mapped so far.</summary>
+    public long Waits => _previousMapperWaits + (_mapper?.Waits ?? 0);
+
+    /// <summary>Events missing from event_sequence so far.</summary>
+    public long SequenceLost => _previousMapperLost + (_mapper?.SequenceLost ?? 0);
+
+    /// <summary>
+    /// Prepares for a new connection: a fresh decoder state (metadata is re-read from the stream) and the units
+    /// the catalog reported. When <paramref name="sessionRestarted"/> the event_sequence numbering restarted too.
+    /// </summary>
+    public void BeginConnection(XEventUnits units, bool sessionRestarted)
+    {
+        Connections++;
+        _decoder.Reset();
+        if (_mapper is null || _units != units)
+        {
+            if (_mapper is not null)
+            {
+                _previousMapperFlushes += _mapper.FlushStarts + _mapper.FlushCompletes;
+                _previousMapperWaits += _mapper.Waits;
+                _previousMapperLost += _mapper.SequenceLost;
+            }
+
+            _mapper = new XEventSampleMapper(_instance, _sink, units);
+            _units = units;
+        }
+        else if (sessionRestarted)
+        {
+            _mapper.ResetSequence();
+        }
+    }
+
+    /// <summary>
+    /// Reads the stream of <paramref name="sessionName"/> on <paramref name="connection"/> until the server ends it
+    /// or <paramref name="cancellationToken"/> fires (then <c>SqlCommand.Cancel</c> stops the blocked read within a
+    /// round trip). Blocks the calling thread: run it on a dedicated one. Other failures (a cut connection, error
+    /// 25726) propagate.
+    /// </summary>
+    public StreamEnd Read(SqlConnection connection, string sessionName, CancellationToken cancellationToken)
+    {
+        if (_mapper is null)
+        {
+            BeginConnection(new XEventUnits(), sessionRestarted: true);
+        }
+
+        using var command = new SqlCommand(XeSql.ReadEventStream, connection) { CommandTimeout = 0 };
+        command.Parameters.Add("@name", SqlDbType.NVarChar, 128).Value = sessionName;
+        using var registration = cancellationToken.Register(static c => ((SqlCommand)c!).Cancel(), command);
+        try
+        {
+            using var reader = command.ExecuteReader(CommandBehavior.SequentialAccess);
+            var finished = false;
+            try
+            {
+                while (reader.Read())
+                {
+                    var length = ReadData(reader);
+                    BuffersRead++;
+                    BytesRead += length;
+                    Decode(length);
+                    _health?.Succeeded(_instance, "stream");
+                }
+
+                finished = true;
+            }
+            finally
+            {
+                if (!finished)
+                {
+                    // Disposing a reader drains the rest of its result: on an endless stream only an attention ends that.
+                    CancelQuietly(command);
+                }
+            }
+
+            return StreamEnd.Ended;
+        }
+        catch (Exception e) when (cancellationToken.IsCancellationRequested && e is SqlException or InvalidOperationException or IOException)
+        {
+            return StreamEnd.Cancelled;
+        }
+    }
+
+    /// <inheritdoc />
+    public void Dispose()
+    {
+        var buffer = Interlocked.Exchange(ref _buffer, []);
+        if (buffer.Length > 0)
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
+        }
+    }
+
+    private static void CancelQuietly(SqlCommand command)
+    {
+        try
+        {
+            command.Cancel();
+        }
+        catch (Exception e) when (e is SqlException or InvalidOperationException or IOException)
+        {
+            // The connection is already gone: nothing left to drain.
+        }
+    }
+
+    /// <summary>Copies the row's data column into the pooled buffer, growing it as needed; returns the length.</summary>
+    private int ReadData(SqlDataReader reader)
+    {
+        // Column 0 (the buffer kind) is not needed: the buffer header says the same and a header row starts with the magic.
+        if (reader.IsDBNull(1))
+        {
+            return 0;
+        }
+
+        var length = 0;
+        while (true)
+        {
+            if (length == _buffer.Length)
+            {
+                Grow();
+            }
+
+            var n = (int)reader.GetBytes(1, length, _buffer, length, _buffer.Length - length);
+            if (n <= 0)
+            {
+                return length;
+            }
+
+            length += n;
+        }
+    }
+
+    private void Grow()
+    {
+        if (_buffer.Length >= MaxBufferBytes)
+        {
+            throw new InvalidDataException($"A live-stream buffer is larger than MaxBufferBytes ({MaxBufferBytes} bytes).");
+        }
+
+        var bigger = ArrayPool<byte>.Shared.Rent((int)Math.Min((long)_buffer.Length * 2, MaxBufferBytes));
+        _buffer.AsSpan().CopyTo(bigger);
+        ArrayPool<byte>.Shared.Return(_buffer);
+        _buffer = bigger;
+    }
+
+    private void Decode(int length)
+    {
+        var mapper = _mapper!;
+        try
+        {
+            _decoder.Decode(_buffer.AsSpan(0, length), ref mapper);
+        }
+        catch (XelUnsupportedVersionException)
+        {
+            throw; // every later buffer would fail the same way: fail the connection and say why
+        }
+        catch (XelFormatException e)
+        {
+            BuffersSkipped++;
+            _sink.OnSourceLoss(_instance, LossKind.Malformed, 1);
+            XeLog.BufferSkipped(_logger, _instance, e.Message);
+        }
+    }
+}

@@ -1,0 +1,52 @@
+using Microsoft.Extensions.Logging;
+
+namespace LogFlushMonitor.SqlServer.Streaming;
+
+/// <summary>Log messages of the XE session, stream and histogram sources (event ids 5100-5199). No connection strings here.</summary>
+internal static partial class XeLog
+{
+    [LoggerMessage(5101, LogLevel.Information, "Instance {Instance}: created event session {Session}")]
+    public static partial void SessionCreated(ILogger logger, string instance, string session);
+
+    [LoggerMessage(5102, LogLevel.Information, "Instance {Instance}: started event session {Session} (it was stopped)")]
+    public static partial void SessionStarted(ILogger logger, string instance, string session);
+
+    [LoggerMessage(5103, LogLevel.Information, "Instance {Instance}: stopped event session {Session}")]
+    public static partial void SessionStopped(ILogger logger, string instance, string session);
+
+    [LoggerMessage(5104, LogLevel.Information, "Instance {Instance}: dropped event session {Session}")]
+    public static partial void SessionDropped(ILogger logger, string instance, string session);
+
+    [LoggerMessage(5105, LogLevel.Warning, "Instance {Instance}: could not stop or drop event session {Session} at shutdown ({ErrorKind})")]
+    public static partial void SessionCleanupFailed(ILogger logger, string instance, string session, string errorKind);
+
+    [LoggerMessage(5106, LogLevel.Information, "Instance {Instance}: XE capabilities: wait event {WaitEvent}, WRITELOG keys {WriteLogKeys}, flush complete {FlushComplete}, wait duration unit {WaitUnit}")]
+    public static partial void Capabilities(ILogger logger, string instance, string waitEvent, string writeLogKeys, bool flushComplete, string waitUnit);
+
+    [LoggerMessage(5110, LogLevel.Information, "Instance {Instance}: reading the live stream of session {Session} (connection {Connection})")]
+    public static partial void StreamConnected(ILogger logger, string instance, string session, long connection);
+
+    [LoggerMessage(5111, LogLevel.Warning, "Instance {Instance}: live stream failed ({ErrorKind}, error {Number}); {BuffersRead} buffers read on that connection")]
+    public static partial void StreamFailed(ILogger logger, string instance, string errorKind, int number, long buffersRead, Exception exception);
+
+    [LoggerMessage(5112, LogLevel.Information, "Instance {Instance}: reconnecting in {Delay} (attempt {Attempt})")]
+    public static partial void Reconnecting(ILogger logger, string instance, TimeSpan delay, int attempt);
+
+    [LoggerMessage(5113, LogLevel.Warning, "Instance {Instance}: a stream buffer could not be decoded and was skipped ({Problem})")]
+    public static partial void BufferSkipped(ILogger logger, string instance, string problem);
+
+    [LoggerMessage(5114, LogLevel.Warning, "Instance {Instance}: the server ended the live stream (session stopped or dropped?)")]
+    public static partial void StreamEnded(ILogger logger, string instance);
+
+    [LoggerMessage(5115, LogLevel.Warning, "Instance {Instance}: the server disconnected the stream as too slow (25726) {Count} times within {Window}; falling back to histogram mode")]
+    public static partial void FellBack(ILogger logger, string instance, int count, TimeSpan window);
+
+    [LoggerMessage(5120, LogLevel.Warning, "Instance {Instance}: histogram target of session {Session} is truncated (more distinct write sizes than slots); counts are incomplete")]
+    public static partial void HistogramTruncated(ILogger logger, string instance, string session);
+
+    [LoggerMessage(5121, LogLevel.Warning, "Instance {Instance}: histogram poll failed ({ErrorKind})")]
+    public static partial void HistogramFailed(ILogger logger, string instance, string errorKind, Exception exception);
+
+    [LoggerMessage(5122, LogLevel.Information, "Instance {Instance}: histogram mode with {Count} session(s) ({Scope})")]
+    public static partial void HistogramMode(ILogger logger, string instance, int count, string scope);
+}

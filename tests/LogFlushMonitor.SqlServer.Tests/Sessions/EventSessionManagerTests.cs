@@ -1,0 +1,171 @@
+using LogFlushMonitor.Core.XEvents;
+using LogFlushMonitor.SqlServer.Sessions;
+using Microsoft.Data.SqlClient;
+
+namespace LogFlushMonitor.SqlServer.Tests.Sessions;
+
+public sealed class EventSessionManagerTests
+{
+    private static SqlServerInstanceOptions Options(Action<SqlServerInstanceOptions>? configure = null)
+    {
+        var o = new SqlServerInstanceOptions { Name = "prod1", SessionName = "lfm_test", MaxMemoryKb = 2048, MaxDispatchLatencySeconds = 3 };
+        configure?.Invoke(o);
+        return o;
+    }
+
+    private static async Task<(SessionAction Action, string? Ddl)> EnsureStreamSession(XeScriptedServer server, SqlServerInstanceOptions options)
+    {
+        var manager = new EventSessionManager(options);
+        await using var connection = new SqlConnection(server.ConnectionString());
+        await connection.OpenAsync();
+        var capabilities = await manager.ReadCapabilitiesAsync(connection, CancellationToken.None);
+        var databases = await manager.ResolveDatabasesAsync(connection, CancellationToken.None);
+        var action = await manager.EnsureAsync(connection, manager.SessionName, () => manager.BuildStreamSessionDdl(capabilities, databases), CancellationToken.None);
+        return (action, server.StatementsWith("CREATE EVENT SESSION").SingleOrDefault());
+    }
+
+    [Fact]
+    public async Task An_absent_session_is_created_with_the_looked_up_WRITELOG_key_database_ids_and_safe_options_then_started()
+    {
+        await using var server = new XeScriptedServer();
+        var (action, ddl) = await EnsureStreamSession(server, Options(o => o.IncludeDatabases = ["sales"]));
+
+        Assert.Equal(SessionAction.Created, action);
+        Assert.NotNull(ddl);
+        Assert.StartsWith("CREATE EVENT SESSION [lfm_test] ON SERVER", ddl, StringComparison.Ordinal);
+        Assert.Contains("ADD EVENT sqlserver.log_flush_start (ACTION (package0.event_sequence) WHERE ([database_id] = (5)))", ddl, StringComparison.Ordinal);
+        Assert.Contains("ADD EVENT sqlserver.log_flush_complete (ACTION (package0.event_sequence) WHERE ([database_id] = (5)))", ddl, StringComparison.Ordinal);
+        Assert.Contains("ADD EVENT sqlos.wait_completed (ACTION (sqlserver.database_id, package0.event_sequence) WHERE (([wait_type] = (190)) AND ([sqlserver].[database_id] = (5))))", ddl, StringComparison.Ordinal);
+        Assert.Contains("MAX_MEMORY = 2048 KB", ddl, StringComparison.Ordinal);
+        Assert.Contains("EVENT_RETENTION_MODE = ALLOW_SINGLE_EVENT_LOSS", ddl, StringComparison.Ordinal);
+        Assert.Contains("MAX_DISPATCH_LATENCY = 3 SECONDS", ddl, StringComparison.Ordinal);
+        Assert.Contains("STARTUP_STATE = OFF", ddl, StringComparison.Ordinal);
+        Assert.DoesNotContain("NO_EVENT_LOSS", ddl.Replace("ALLOW_SINGLE_EVENT_LOSS", "", StringComparison.Ordinal), StringComparison.Ordinal);
+        Assert.DoesNotContain("182", ddl, StringComparison.Ordinal);
+        Assert.DoesNotContain("sales", ddl, StringComparison.Ordinal); // names travel as parameters, never in DDL
+
+        var lookup = server.Server.Requests.Single(r => r.Text.Contains("FROM sys.databases", StringComparison.Ordinal));
+        Assert.Equal("sales", lookup.Parameter("names1"));
+        Assert.Equal(["ALTER EVENT SESSION [lfm_test] ON SERVER STATE = START"], server.StatementsWith("ALTER EVENT SESSION"));
+        Assert.Equal((true, true), server.Session("lfm_test"));
+    }
+
+    [Fact]
+    public async Task Without_wait_completed_the_session_uses_wait_info_end_events_and_an_exclude_list_becomes_not_equal_predicates()
+    {
+        await using var server = new XeScriptedServer();
+        server.Objects.RemoveAll(o => o.Name == "wait_completed");
+        server.WriteLogKeys.Clear();
+        server.WriteLogKeys.AddRange([66, 67]);
+        var (_, ddl) = await EnsureStreamSession(server, Options(o => o.ExcludeDatabases = ["hr"]));
+
+        Assert.NotNull(ddl);
+        Assert.Contains("ADD EVENT sqlos.wait_info (ACTION (sqlserver.database_id, package0.event_sequence) WHERE (([wait_type] = (66) OR [wait_type] = (67)) AND [opcode] = (1) AND (([sqlserver].[database_id] = (2) OR [sqlserver].[database_id] > (4)) AND [sqlserver].[database_id] <> (6))))", ddl, StringComparison.Ordinal);
+        Assert.Contains("WHERE (([database_id] = (2) OR [database_id] > (4)) AND [database_id] <> (6))", ddl, StringComparison.Ordinal);
+        Assert.DoesNotContain("wait_completed", ddl, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Without_a_WRITELOG_key_or_log_flush_complete_only_what_exists_is_added()
+    {
+        await using var server = new XeScriptedServer();
+        server.WriteLogKeys.Clear();
+        server.Objects.RemoveAll(o => o.Name == "log_flush_complete");
+        var (_, ddl) = await EnsureStreamSession(server, Options());
+
+        Assert.NotNull(ddl);
+        Assert.Contains("ADD EVENT sqlserver.log_flush_start (ACTION (package0.event_sequence) WHERE ([database_id] = (2) OR [database_id] > (4)))", ddl, StringComparison.Ordinal);
+        Assert.DoesNotContain("log_flush_complete", ddl, StringComparison.Ordinal);
+        Assert.DoesNotContain("wait_", ddl, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_running_session_is_left_alone_a_stopped_one_is_started_and_a_dropped_one_is_created_again()
+    {
+        await using var server = new XeScriptedServer();
+        server.SetSession("lfm_test", defined: true, running: true);
+        Assert.Equal(SessionAction.None, (await EnsureStreamSession(server, Options())).Action);
+        Assert.Empty(server.StatementsWith("EVENT SESSION"));
+
+        server.SetSession("lfm_test", defined: true, running: false); // a DBA stopped it
+        Assert.Equal(SessionAction.Started, (await EnsureStreamSession(server, Options())).Action);
+        Assert.Empty(server.StatementsWith("CREATE EVENT SESSION"));
+        Assert.Equal((true, true), server.Session("lfm_test"));
+
+        server.SetSession("lfm_test", defined: false, running: false); // a DBA dropped it
+        Assert.Equal(SessionAction.Created, (await EnsureStreamSession(server, Options())).Action);
+        Assert.Equal((true, true), server.Session("lfm_test"));
+    }
+
+    [Fact]
+    public async Task Azure_uses_a_database_scoped_session_without_a_database_predicate()
+    {
+        await using var server = new XeScriptedServer();
+        var manager = new EventSessionManager(Options(o => o.Azure = true));
+        var ddl = manager.BuildStreamSessionDdl(
+            new XeCapabilities { HasFlushStart = true, FlushStartHasDatabaseId = true, HasEventSequenceAction = true, HasDatabaseIdAction = true, WaitEvent = "sqlos.wait_completed", WriteLogKeys = [190] },
+            new DatabaseSelection(DatabaseFilterKind.Include, [5], new Dictionary<int, string> { [5] = "sales" }));
+
+        Assert.StartsWith("CREATE EVENT SESSION [lfm_test] ON DATABASE", ddl, StringComparison.Ordinal);
+        Assert.DoesNotContain("database_id] =", ddl, StringComparison.Ordinal);
+        Assert.Contains("([wait_type] = (190))", ddl, StringComparison.Ordinal);
+
+        await using var connection = new SqlConnection(server.ConnectionString());
+        await connection.OpenAsync();
+        await manager.EnsureAsync(connection, manager.SessionName, () => ddl, CancellationToken.None);
+        Assert.Contains(server.Statements, s => s.Contains("sys.database_event_sessions", StringComparison.Ordinal));
+        Assert.Equal(["ALTER EVENT SESSION [lfm_test] ON DATABASE STATE = START"], server.StatementsWith("ALTER EVENT SESSION"));
+    }
+
+    [Theory]
+    [InlineData("x]; DROP DATABASE sales; --")]
+    [InlineData("lfm'")]
+    [InlineData("")]
+    [InlineData("a b")]
+    [InlineData("名前")]
+    public void Hostile_or_invalid_session_names_are_rejected_before_any_statement(string name)
+    {
+        var e = Assert.Throws<ArgumentException>(() => new EventSessionManager(Options(o => o.SessionName = name)));
+        Assert.Contains("SessionName", e.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain(name.Length > 0 ? name : "\u0001", e.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("LogFlushMonitor", "[LogFlushMonitor]")]
+    [InlineData("lfm-prod_2", "[lfm-prod_2]")]
+    public void Valid_names_are_bracket_quoted(string name, string quoted) => Assert.Equal(quoted, XeSessionName.Quote(name));
+
+    [Fact]
+    public async Task Shutdown_stops_the_session_or_drops_it_when_asked()
+    {
+        await using var server = new XeScriptedServer();
+        await using var connection = new SqlConnection(server.ConnectionString());
+        await connection.OpenAsync();
+        server.SetSession("lfm_test", defined: true, running: true);
+        await new EventSessionManager(Options()).StopAsync(connection, "lfm_test", CancellationToken.None);
+        Assert.Equal((true, false), server.Session("lfm_test"));
+        Assert.Equal(["ALTER EVENT SESSION [lfm_test] ON SERVER STATE = STOP"], server.StatementsWith("ALTER EVENT SESSION"));
+
+        await new EventSessionManager(Options(o => o.DropSessionOnStop = true)).StopAsync(connection, "lfm_test", CancellationToken.None);
+        Assert.Equal((false, false), server.Session("lfm_test"));
+        Assert.Equal(["DROP EVENT SESSION [lfm_test] ON SERVER"], server.StatementsWith("DROP EVENT SESSION"));
+    }
+
+    [Fact]
+    public async Task Duration_units_come_from_the_catalog_descriptions()
+    {
+        await using var server = new XeScriptedServer();
+        await using var connection = new SqlConnection(server.ConnectionString());
+        await connection.OpenAsync();
+        var capabilities = await new EventSessionManager(Options()).ReadCapabilitiesAsync(connection, CancellationToken.None);
+        Assert.Equal(DurationUnit.Microseconds, capabilities.Units.WaitCompleted); // the catalog says microseconds; the default is ms
+        Assert.Equal(DurationUnit.Milliseconds, capabilities.Units.WaitInfo);
+        Assert.Equal("sqlos.wait_completed", capabilities.WaitEvent);
+        Assert.Equal([190L], capabilities.WriteLogKeys);
+
+        server.Columns.RemoveAll(c => c.Event == "wait_completed" && c.Column == "duration");
+        server.Columns.Add(("wait_completed", "duration", "Duration of the wait"));
+        capabilities = await new EventSessionManager(Options()).ReadCapabilitiesAsync(connection, CancellationToken.None);
+        Assert.Equal(new XEventUnits().WaitCompleted, capabilities.Units.WaitCompleted); // says nothing: the default stays
+    }
+}

@@ -1,4 +1,3 @@
-using System.Buffers;
 using LogFlushMonitor.Prometheus.Exposition;
 
 namespace LogFlushMonitor.Prometheus;
@@ -126,18 +125,18 @@ public sealed class PrometheusScrapeHandler : IDisposable
 
         if (spare is not null)
         {
-            ArrayPool<byte>.Shared.Return(spare);
+            Utf8TextBuffer.Return(spare);
         }
 
         // Room for this collect's size plus some, so the next render does not regrow.
-        return ArrayPool<byte>.Shared.Rent(Math.Max(length, 4096));
+        return Utf8TextBuffer.Rent(Math.Max(length, 4096));
     }
 
     private void ReturnArray(byte[] array)
     {
         if (Interlocked.CompareExchange(ref _spare, array, null) is not null)
         {
-            ArrayPool<byte>.Shared.Return(array);
+            Utf8TextBuffer.Return(array);
         }
     }
 

@@ -130,9 +130,25 @@ internal sealed class Utf8TextBuffer
     private void Grow(int needed)
     {
         var size = Math.Max(_array.Length * 2, _length + needed);
-        var bigger = ArrayPool<byte>.Shared.Rent(size);
+        var bigger = Rent(size);
         _array.AsSpan(0, _length).CopyTo(bigger);
-        ArrayPool<byte>.Shared.Return(_array);
+        Return(_array);
         _array = bigger;
+    }
+
+    /// <summary>Arrays above this size are not pooled: a large scrape's outgrown arrays go back to the GC, not into the shared pool for good.</summary>
+    internal const int LargeArray = 1 << 20;
+
+    /// <summary>A pooled array for small sizes; an exact-size one for large sizes (the pool would round 9 MB up to 16 MB).</summary>
+    internal static byte[] Rent(int size) =>
+        size > LargeArray ? GC.AllocateUninitializedArray<byte>(size) : ArrayPool<byte>.Shared.Rent(size);
+
+    /// <summary>Returns a small array to the pool and lets a large one go.</summary>
+    internal static void Return(byte[] array)
+    {
+        if (array.Length <= LargeArray)
+        {
+            ArrayPool<byte>.Shared.Return(array);
+        }
     }
 }

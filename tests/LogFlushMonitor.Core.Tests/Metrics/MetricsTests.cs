@@ -54,8 +54,8 @@ public class MetricsTests
         Assert.Equal("s", wait.Unit);
         Assert.Equal(2, wait.Count);
         Assert.Equal(0.042, wait.Sum, 9);
-        Assert.Equal(1, wait.Buckets.Single(b => b.Bound == 0.015).Count);
-        Assert.Equal(1, wait.Buckets.Single(b => b.Bound == 0.05).Count);
+        Assert.Equal(1, wait.Buckets.Single(b => b.Bound == 0.025).Count);
+        Assert.Equal(1, wait.Buckets.Single(b => b.Bound == 0.1).Count);
     }
 
     [Fact]

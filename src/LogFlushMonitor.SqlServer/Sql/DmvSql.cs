@@ -13,7 +13,8 @@ internal static class DmvSql
     /// (lists of database names; <c>_Total</c> always passes the include list).
     /// </summary>
     public const string PerformanceCounters = """
-        SELECT object_name, counter_name, instance_name, cntr_value, cntr_type
+        SELECT object_name AS ObjectName, counter_name AS CounterName, instance_name AS InstanceName,
+               cntr_value AS Value, cntr_type AS Type
         FROM sys.dm_os_performance_counters
         WHERE object_name LIKE N'%:Databases%'
           AND (@includeAll = 1 OR RTRIM(instance_name) IN @include OR RTRIM(instance_name) = N'_Total')
@@ -22,15 +23,16 @@ internal static class DmvSql
 
     /// <summary>Waits on the log: WRITELOG, LOGBUFFER and the LOG_RATE_GOVERNOR family. Parameter: <c>@waitTypes</c>.</summary>
     public const string WaitStats = """
-        SELECT wait_type, waiting_tasks_count, wait_time_ms, max_wait_time_ms, signal_wait_time_ms
+        SELECT wait_type AS WaitType, waiting_tasks_count AS WaitingTasks, wait_time_ms AS WaitTimeMs,
+               max_wait_time_ms AS MaxWaitTimeMs, signal_wait_time_ms AS SignalWaitTimeMs
         FROM sys.dm_os_wait_stats
         WHERE wait_type IN @waitTypes OR wait_type LIKE N'%LOG[_]RATE[_]GOVERNOR%'
         """;
 
     /// <summary>I/O of each log file (type 1). Parameters as for <see cref="PerformanceCounters"/>.</summary>
     public const string LogFileStats = """
-        SELECT vfs.database_id, DB_NAME(vfs.database_id) AS database_name, vfs.file_id,
-               vfs.num_of_writes, vfs.num_of_bytes_written, vfs.io_stall_write_ms
+        SELECT vfs.database_id AS DatabaseId, DB_NAME(vfs.database_id) AS DatabaseName, CAST(vfs.file_id AS int) AS FileId,
+               vfs.num_of_writes AS NumWrites, vfs.num_of_bytes_written AS BytesWritten, vfs.io_stall_write_ms AS IoStallWriteMs
         FROM sys.dm_io_virtual_file_stats(NULL, NULL) AS vfs
         JOIN sys.master_files AS mf ON mf.database_id = vfs.database_id AND mf.file_id = vfs.file_id
         WHERE mf.type = 1
@@ -40,7 +42,8 @@ internal static class DmvSql
 
     /// <summary>Every database with its state, recovery model and delayed durability.</summary>
     public const string Databases = """
-        SELECT database_id, name, state_desc, recovery_model_desc, delayed_durability_desc
+        SELECT database_id AS Id, name AS Name, state_desc AS State, recovery_model_desc AS RecoveryModel,
+               delayed_durability_desc AS DelayedDurability
         FROM sys.databases
         """;
 
@@ -49,21 +52,23 @@ internal static class DmvSql
     /// to UTC with the server's current offset (the local value tells a restart from a DST change).
     /// </summary>
     public const string ServerStart = """
-        SELECT sqlserver_start_time AS start_time_local,
-               DATEADD(MINUTE, DATEDIFF(MINUTE, SYSDATETIME(), SYSUTCDATETIME()), sqlserver_start_time) AS start_time_utc
+        SELECT sqlserver_start_time AS StartTimeLocal,
+               DATEADD(MINUTE, DATEDIFF(MINUTE, SYSDATETIME(), SYSUTCDATETIME()), sqlserver_start_time) AS StartTimeUtc
         FROM sys.dm_os_sys_info
         """;
 
     /// <summary>Drop counters of one server-scoped event session. Parameter: <c>@name</c>.</summary>
     public const string XeSessionDrops = """
-        SELECT create_time, dropped_event_count, dropped_buffer_count
+        SELECT create_time AS CreateTime, CAST(dropped_event_count AS bigint) AS DroppedEvents,
+               CAST(dropped_buffer_count AS bigint) AS DroppedBuffers
         FROM sys.dm_xe_sessions
         WHERE name = @name
         """;
 
     /// <summary>Drop counters of one database-scoped event session (Azure SQL Database). Parameter: <c>@name</c>.</summary>
     public const string XeDatabaseSessionDrops = """
-        SELECT create_time, dropped_event_count, dropped_buffer_count
+        SELECT create_time AS CreateTime, CAST(dropped_event_count AS bigint) AS DroppedEvents,
+               CAST(dropped_buffer_count AS bigint) AS DroppedBuffers
         FROM sys.dm_xe_database_sessions
         WHERE name = @name
         """;

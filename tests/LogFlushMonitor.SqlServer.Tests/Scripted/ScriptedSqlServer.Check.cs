@@ -7,10 +7,10 @@ public sealed partial class ScriptedSqlServer
     private void AddCheckRules()
     {
         Server.When("SERVERPROPERTY('ProductVersion')", r => Begin(r).ResultSet(
-            [TdsColumn.NVarChar("product_version"), TdsColumn.NVarChar("edition"), TdsColumn.Int("engine_edition")],
+            [TdsColumn.NVarChar("ProductVersion"), TdsColumn.NVarChar("Edition"), TdsColumn.Int("EngineEdition")],
             [[ProductVersion, Edition, EngineEdition]]));
         Server.When("sys.dm_exec_connections", r => Begin(r).ResultSet(
-            [TdsColumn.NVarChar("encrypt_option")], [[Encrypted ? "TRUE" : "FALSE"]]));
+            [TdsColumn.NVarChar("EncryptOption")], [[Encrypted ? "TRUE" : "FALSE"]]));
         Server.When("HAS_PERMS_BY_NAME", r =>
         {
             var permission = (string)r.Parameter("permission")!;
@@ -20,7 +20,7 @@ public sealed partial class ScriptedSqlServer
                 has = !KnownPermissions.Contains(permission) ? null : HeldPermissions.Contains(permission) && !_denied.Contains(permission) ? 1 : 0;
             }
 
-            return Begin(r).ResultSet([TdsColumn.Int("has_permission")], [[has]]);
+            return Begin(r).ResultSet([TdsColumn.Int("HasPermission")], [[has]]);
         });
     }
 }

@@ -6,16 +6,16 @@ namespace LogFlushMonitor.SqlServer.Tests.Scripted;
 public sealed partial class ScriptedSqlServer
 {
     private static readonly TdsColumn[] CounterColumns =
-        [TdsColumn.NVarChar("object_name"), TdsColumn.NVarChar("counter_name"), TdsColumn.NVarChar("instance_name"), TdsColumn.BigInt("cntr_value"), TdsColumn.Int("cntr_type")];
+        [TdsColumn.NVarChar("ObjectName"), TdsColumn.NVarChar("CounterName"), TdsColumn.NVarChar("InstanceName"), TdsColumn.BigInt("Value"), TdsColumn.Int("Type")];
 
     private static readonly TdsColumn[] WaitColumns =
-        [TdsColumn.NVarChar("wait_type"), TdsColumn.BigInt("waiting_tasks_count"), TdsColumn.BigInt("wait_time_ms"), TdsColumn.BigInt("max_wait_time_ms"), TdsColumn.BigInt("signal_wait_time_ms")];
+        [TdsColumn.NVarChar("WaitType"), TdsColumn.BigInt("WaitingTasks"), TdsColumn.BigInt("WaitTimeMs"), TdsColumn.BigInt("MaxWaitTimeMs"), TdsColumn.BigInt("SignalWaitTimeMs")];
 
     private static readonly TdsColumn[] FileColumns =
-        [TdsColumn.Int("database_id"), TdsColumn.NVarChar("database_name"), TdsColumn.Int("file_id"), TdsColumn.BigInt("num_of_writes"), TdsColumn.BigInt("num_of_bytes_written"), TdsColumn.BigInt("io_stall_write_ms")];
+        [TdsColumn.Int("DatabaseId"), TdsColumn.NVarChar("DatabaseName"), TdsColumn.Int("FileId"), TdsColumn.BigInt("NumWrites"), TdsColumn.BigInt("BytesWritten"), TdsColumn.BigInt("IoStallWriteMs")];
 
     private static readonly TdsColumn[] DatabaseColumns =
-        [TdsColumn.Int("database_id"), TdsColumn.NVarChar("name"), TdsColumn.NVarChar("state_desc"), TdsColumn.NVarChar("recovery_model_desc"), TdsColumn.NVarChar("delayed_durability_desc")];
+        [TdsColumn.Int("Id"), TdsColumn.NVarChar("Name"), TdsColumn.NVarChar("State"), TdsColumn.NVarChar("RecoveryModel"), TdsColumn.NVarChar("DelayedDurability")];
 
     /// <summary>Extra rows appended to every counters answer (object, counter, instance, value, type), e.g. an average and its base.</summary>
     public List<(string Object, string Counter, string Instance, long Value, int Type)> ExtraCounters { get; } = [];
@@ -29,7 +29,7 @@ public sealed partial class ScriptedSqlServer
         Server.When("sys.dm_os_wait_stats", Waits);
         Server.When("sys.dm_io_virtual_file_stats", Files);
         Server.When("sys.dm_os_sys_info", r => Begin(r).ResultSet(
-            [TdsColumn.DateTime2("start_time_local"), TdsColumn.DateTime2("start_time_utc")], [[_startLocal, StartTimeUtc]]));
+            [TdsColumn.DateTime2("StartTimeLocal"), TdsColumn.DateTime2("StartTimeUtc")], [[_startLocal, StartTimeUtc]]));
         Server.When("dropped_event_count", XeDrops);
         Server.When("FROM sys.databases", Catalog);
     }
@@ -140,7 +140,7 @@ public sealed partial class ScriptedSqlServer
                 ? new List<object?[]> { new object?[] { s.CreateTime, s.DroppedEvents, s.DroppedBuffers } }
                 : [];
             return Begin(request).ResultSet(
-                [TdsColumn.DateTime2("create_time"), TdsColumn.BigInt("dropped_event_count"), TdsColumn.BigInt("dropped_buffer_count")], rows);
+                [TdsColumn.DateTime2("CreateTime"), TdsColumn.BigInt("DroppedEvents"), TdsColumn.BigInt("DroppedBuffers")], rows);
         }
     }
 

@@ -1,0 +1,101 @@
+using System.Text.RegularExpressions;
+using LogFlushMonitor.SqlServer.Sql;
+
+namespace LogFlushMonitor.SqlServer.Fleet;
+
+/// <summary>
+/// Checks <see cref="SqlServerSourceOptions"/> at start. Each message names the setting by its configuration path
+/// (Sources:SqlServer:...) and what to do; none quotes a connection string.
+/// </summary>
+public static partial class SqlServerOptionsValidator
+{
+    /// <summary>The configuration section the options bind from.</summary>
+    public const string Section = "Sources:SqlServer";
+
+    /// <summary>Every problem found; empty when the options are usable.</summary>
+    public static IReadOnlyList<string> Validate(SqlServerSourceOptions options)
+    {
+        var problems = new List<string>();
+        if (!Shard.TryParse(options.Shard, out _, out var shardProblem))
+        {
+            problems.Add($"{Section}:Shard {shardProblem}.");
+        }
+
+        Positive(options.PollInterval, "PollInterval");
+        Positive(options.CommandTimeout, "CommandTimeout");
+        Positive(options.ConnectTimeout, "ConnectTimeout");
+        Positive(options.MaxReconnectDelay, "MaxReconnectDelay");
+        var names = new Dictionary<string, int>(StringComparer.OrdinalIgnoreCase);
+        for (var i = 0; i < options.Instances.Count; i++)
+        {
+            var instance = options.Instances[i];
+            var path = $"{Section}:Instances:{i}";
+            if (string.IsNullOrWhiteSpace(instance.Name))
+            {
+                problems.Add($"{path}:Name is empty: give each instance a unique name (it is exported as sqlserver.instance.name).");
+            }
+            else if (names.TryGetValue(instance.Name, out var first))
+            {
+                // Case-insensitive, like the shard hash: two spellings of one name would land on one series.
+                problems.Add($"{path}:Name '{instance.Name}' is already used by {Section}:Instances:{first}: instance names must be unique.");
+            }
+            else
+            {
+                names[instance.Name] = i;
+            }
+
+            var given = new[] { instance.ConnectionString, instance.ConnectionStringEnvironmentVariable, instance.ConnectionStringFile }.Count(v => !string.IsNullOrWhiteSpace(v));
+            if (given != 1)
+            {
+                problems.Add($"{path}: set exactly one of ConnectionString, ConnectionStringEnvironmentVariable or ConnectionStringFile ({given} set).");
+            }
+
+            if (!SessionName().IsMatch(instance.SessionName ?? ""))
+            {
+                problems.Add($"{path}:SessionName must be 1 to 128 letters, digits, '_' or '-'.");
+            }
+
+            if (instance.PollInterval is { } p && p <= TimeSpan.Zero)
+            {
+                problems.Add($"{path}:PollInterval must be positive (e.g. 00:00:15).");
+            }
+
+            if (instance.MaxMemoryKb <= 0)
+            {
+                problems.Add($"{path}:MaxMemoryKb must be positive (default 4096).");
+            }
+
+            if (instance.MaxDispatchLatencySeconds <= 0)
+            {
+                problems.Add($"{path}:MaxDispatchLatencySeconds must be positive (default 5).");
+            }
+
+            Databases(instance.IncludeDatabases, $"{path}:IncludeDatabases");
+            Databases(instance.ExcludeDatabases, $"{path}:ExcludeDatabases");
+        }
+
+        return problems;
+
+        void Positive(TimeSpan value, string name)
+        {
+            if (value <= TimeSpan.Zero)
+            {
+                problems.Add($"{Section}:{name} must be positive (e.g. 00:00:15).");
+            }
+        }
+
+        void Databases(List<string> list, string path)
+        {
+            for (var j = 0; j < list.Count; j++)
+            {
+                if (SqlIdentifier.Problem(list[j]) is { } problem)
+                {
+                    problems.Add($"{path}:{j} {problem}: a database name is 1 to 128 characters without control characters.");
+                }
+            }
+        }
+    }
+
+    [GeneratedRegex("^[A-Za-z0-9_-]{1,128}$")]
+    private static partial Regex SessionName();
+}

@@ -1,0 +1,92 @@
+using System.Data.Common;
+using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.SqlServer.Sql;
+
+namespace LogFlushMonitor.SqlServer.Polling;
+
+/// <summary>
+/// Reads the Databases object of sys.dm_os_performance_counters: names trimmed, the object matched on the part
+/// after the colon (SQLServer: or MSSQL$NAME:), base rows paired with their fraction or average row, internal and
+/// filtered-out instances skipped. The arithmetic is left to Core, driven by cntr_type.
+/// </summary>
+internal sealed class CounterPoller(PollContext context, DatabaseFilter filter)
+{
+    /// <summary>The object we read, after the instance prefix.</summary>
+    public const string DatabasesObject = "Databases";
+
+    public async Task PollAsync(DbConnection connection, CancellationToken cancellationToken)
+    {
+        var rows = await context.QueryAsync<CounterRow>(connection, DmvSql.PerformanceCounters, filter.Parameters, cancellationToken).ConfigureAwait(false);
+        var now = context.UtcNow;
+        var bases = new Dictionary<(string Instance, string Key), long>();
+        var values = new List<(string Counter, string Instance, long Value, int Type)>(rows.Count);
+        foreach (var row in rows)
+        {
+            var objectName = row.ObjectName.Trim();
+            var colon = objectName.IndexOf(':', StringComparison.Ordinal);
+            if (!string.Equals(colon < 0 ? objectName : objectName[(colon + 1)..], DatabasesObject, StringComparison.OrdinalIgnoreCase))
+            {
+                continue;
+            }
+
+            var instance = row.InstanceName.Trim();
+            if (!filter.WatchesCounterInstance(instance))
+            {
+                continue;
+            }
+
+            var counter = row.CounterName.Trim();
+            if (row.Type == PerfCounterType.LargeRawBase)
+            {
+                bases[(instance, BaseKey(counter, isBase: true))] = row.Value;
+            }
+            else
+            {
+                values.Add((counter, instance, row.Value, row.Type));
+            }
+        }
+
+        foreach (var (counter, instance, value, type) in values)
+        {
+            long baseValue = 0;
+            if (type is PerfCounterType.LargeRawFraction or PerfCounterType.AverageBulk)
+            {
+                // Without its base a fraction means nothing: Core treats base 0 as "no value".
+                bases.TryGetValue((instance, BaseKey(counter, isBase: false)), out baseValue);
+            }
+
+            context.Sink.OnCounter(new CounterSample(context.Instance, now, DatabasesObject, counter, instance, value, type, baseValue));
+        }
+
+        context.Sink.OnPollCompleted(new PollCompleted(context.Instance, now, PollKind.Counters));
+    }
+
+    /// <summary>
+    /// What a counter and its base have in common: "Log Cache Hit Ratio" / "Log Cache Hit Ratio Base"; the engine
+    /// also writes "base" in lower case, drops " (ms)" and spells "Avg" as "Average" in some base names.
+    /// </summary>
+    internal static string BaseKey(string counter, bool isBase)
+    {
+        var key = counter.ToLowerInvariant();
+        if (isBase && key.EndsWith(" base", StringComparison.Ordinal))
+        {
+            key = key[..^5];
+        }
+
+        key = key.Replace(" (ms)", "", StringComparison.Ordinal);
+        return key.StartsWith("average ", StringComparison.Ordinal) ? "avg " + key[8..] : key;
+    }
+
+    private sealed class CounterRow
+    {
+        public string ObjectName { get; set; } = "";
+
+        public string CounterName { get; set; } = "";
+
+        public string InstanceName { get; set; } = "";
+
+        public long Value { get; set; }
+
+        public int Type { get; set; }
+    }
+}

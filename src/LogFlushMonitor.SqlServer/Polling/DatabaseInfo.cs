@@ -1,0 +1,9 @@
+namespace LogFlushMonitor.SqlServer.Polling;
+
+/// <summary>One row of sys.databases as the poller last read it.</summary>
+/// <param name="Id">database_id.</param>
+/// <param name="Name">name.</param>
+/// <param name="State">state_desc, e.g. ONLINE, OFFLINE, RESTORING.</param>
+/// <param name="RecoveryModel">recovery_model_desc.</param>
+/// <param name="DelayedDurability">delayed_durability_desc (DISABLED, ALLOWED, FORCED).</param>
+public sealed record DatabaseInfo(int Id, string Name, string State, string RecoveryModel, string? DelayedDurability);

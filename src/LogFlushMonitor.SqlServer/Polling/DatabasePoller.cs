@@ -1,0 +1,46 @@
+using System.Data.Common;
+using LogFlushMonitor.SqlServer.Sql;
+using Microsoft.Extensions.Logging;
+
+namespace LogFlushMonitor.SqlServer.Polling;
+
+/// <summary>
+/// Reads sys.databases: keeps the names and ids of the instance's databases, and logs a line when a watched
+/// database changes state (online, offline, restoring...), delayed durability or recovery model, or disappears.
+/// </summary>
+internal sealed class DatabasePoller(PollContext context, DatabaseFilter filter, ILogger logger)
+{
+    private Dictionary<int, DatabaseInfo>? _last;
+
+    /// <summary>The databases as last read (all of them, watched or not).</summary>
+    public IReadOnlyList<DatabaseInfo> Databases { get; private set; } = [];
+
+    public async Task PollAsync(DbConnection connection, CancellationToken cancellationToken)
+    {
+        var rows = await context.QueryAsync<DatabaseInfo>(connection, DmvSql.Databases, null, cancellationToken).ConfigureAwait(false);
+        var current = rows.ToDictionary(d => d.Id);
+        if (_last is not null)
+        {
+            foreach (var db in rows.Where(d => filter.Watches(d.Name)))
+            {
+                if (!_last.TryGetValue(db.Id, out var before) || before.Name != db.Name)
+                {
+                    SqlServerLog.DatabaseAppeared(logger, context.Instance, db.Name, db.Id, db.State);
+                }
+                else if (before.State != db.State || before.DelayedDurability != db.DelayedDurability || before.RecoveryModel != db.RecoveryModel)
+                {
+                    SqlServerLog.DatabaseChanged(logger, context.Instance, db.Name, before.State, db.State,
+                        before.DelayedDurability ?? "", db.DelayedDurability ?? "", before.RecoveryModel, db.RecoveryModel);
+                }
+            }
+
+            foreach (var gone in _last.Values.Where(d => !current.ContainsKey(d.Id) && filter.Watches(d.Name)))
+            {
+                SqlServerLog.DatabaseGone(logger, context.Instance, gone.Name, gone.Id);
+            }
+        }
+
+        _last = current;
+        Databases = rows;
+    }
+}

@@ -1,0 +1,150 @@
+using System.Data;
+using LogFlushMonitor.Core.Health;
+using LogFlushMonitor.Core.Samples;
+using Microsoft.Data.SqlClient;
+using Microsoft.Extensions.Logging;
+
+namespace LogFlushMonitor.SqlServer.Polling;
+
+/// <summary>
+/// Polls one instance's DMVs into an <see cref="ISampleSink"/> over one connection, reused between polls and
+/// opened again when broken. A poll reads, in order: the start time (so Core sees a restart before the rows),
+/// sys.databases, the counters, the log waits, the log files, the event session's drops.
+/// </summary>
+/// <remarks>Not thread-safe: one loop per instance calls <see cref="PollOnceAsync"/>.</remarks>
+public sealed class InstancePoller : IAsyncDisposable
+{
+    /// <summary>The component name reported to <see cref="SourceHealth"/>.</summary>
+    public const string Component = "poller";
+
+    private readonly string _connectionString;
+    private readonly SourceHealth _health;
+    private readonly ILogger _logger;
+    private readonly (string Name, Func<SqlConnection, CancellationToken, Task> Poll)[] _kinds;
+    private readonly Dictionary<string, string> _failing = new(StringComparer.Ordinal);
+    private readonly DatabasePoller _databases;
+    private readonly XeDropsPoller _xeDrops;
+    private SqlConnection? _connection;
+
+    /// <summary>Creates a poller; nothing connects until the first poll.</summary>
+    /// <param name="instance">The instance's options (name, databases, session, Azure).</param>
+    /// <param name="connectionString">The resolved connection string (never logged).</param>
+    /// <param name="fleet">Fleet options: command and connect timeouts.</param>
+    /// <param name="sink">Where samples go (the pipeline).</param>
+    /// <param name="health">Where successes and errors by kind are counted.</param>
+    /// <param name="logger">Log lines name the instance, never the connection string.</param>
+    /// <param name="time">The clock for sample timestamps.</param>
+    public InstancePoller(SqlServerInstanceOptions instance, string connectionString, SqlServerSourceOptions fleet, ISampleSink sink, SourceHealth health, ILogger logger, TimeProvider time)
+    {
+        Name = instance.Name;
+        var builder = new SqlConnectionStringBuilder(connectionString) { ConnectTimeout = Math.Max(1, (int)Math.Ceiling(fleet.ConnectTimeout.TotalSeconds)) };
+        _connectionString = builder.ConnectionString;
+        _health = health;
+        _logger = logger;
+        var context = new PollContext(instance.Name, sink, time, Math.Max(1, (int)Math.Ceiling(fleet.CommandTimeout.TotalSeconds)));
+        var filter = new DatabaseFilter(instance.IncludeDatabases, instance.ExcludeDatabases);
+        _databases = new DatabasePoller(context, filter, logger);
+        _xeDrops = new XeDropsPoller(context, instance.SessionName, instance.Azure, logger);
+        var counters = new CounterPoller(context, filter);
+        var waits = new WaitStatsPoller(context);
+        var files = new FileStatsPoller(context, filter);
+        var start = new ServerStartPoller(context);
+        _kinds = instance.Azure
+            ? [("counters", counters.PollAsync), ("waits", waits.PollAsync), ("file_stats", files.PollAsync), ("xe_drops", _xeDrops.PollAsync)]
+            : [("start_time", start.PollAsync), ("databases", _databases.PollAsync), ("counters", counters.PollAsync),
+               ("waits", waits.PollAsync), ("file_stats", files.PollAsync), ("xe_drops", _xeDrops.PollAsync)];
+    }
+
+    /// <summary>The instance name.</summary>
+    public string Name { get; }
+
+    /// <summary>The instance's databases as last read from sys.databases.</summary>
+    public IReadOnlyList<DatabaseInfo> Databases => _databases.Databases;
+
+    /// <summary>Event buffers the server dropped from our session since we started watching.</summary>
+    public long DroppedBuffers => _xeDrops.DroppedBuffers;
+
+    /// <summary>
+    /// One poll of every kind. A kind that fails on its own (a missing permission) is counted and logged and the
+    /// others still run; when the connection cannot be opened, breaks or times out, the connection is discarded and
+    /// the exception propagates so the caller backs off.
+    /// </summary>
+    public async Task PollOnceAsync(CancellationToken cancellationToken)
+    {
+        var connection = await OpenAsync(cancellationToken).ConfigureAwait(false);
+        var allGood = true;
+        foreach (var (kind, poll) in _kinds)
+        {
+            try
+            {
+                await poll(connection, cancellationToken).ConfigureAwait(false);
+                if (_failing.Remove(kind))
+                {
+                    SqlServerLog.KindRecovered(_logger, Name, kind);
+                }
+            }
+            catch (Exception e) when (e is SqlException or InvalidOperationException or IOException && !cancellationToken.IsCancellationRequested)
+            {
+                var errorKind = SqlErrorKinds.Classify(e);
+                if (connection.State != ConnectionState.Open || errorKind is SqlErrorKinds.Timeout or SqlErrorKinds.Disconnected)
+                {
+                    await ResetAsync().ConfigureAwait(false);
+                    throw;
+                }
+
+                allGood = false;
+                _health.Failed(Name, Component, errorKind);
+                var message = SqlServerLog.Safe(e);
+                // Logged once while it lasts: a missing permission would otherwise repeat at every poll.
+                if (!_failing.TryGetValue(kind, out var previous) || previous != message)
+                {
+                    _failing[kind] = message;
+                    SqlServerLog.KindFailed(_logger, Name, kind, errorKind, message);
+                }
+            }
+        }
+
+        if (allGood)
+        {
+            _health.Succeeded(Name, Component);
+        }
+    }
+
+    /// <summary>Closes the connection.</summary>
+    public async ValueTask DisposeAsync() => await ResetAsync().ConfigureAwait(false);
+
+    private async Task<SqlConnection> OpenAsync(CancellationToken cancellationToken)
+    {
+        if (_connection is { State: ConnectionState.Open })
+        {
+            return _connection;
+        }
+
+        await ResetAsync().ConfigureAwait(false);
+        var connection = new SqlConnection(_connectionString);
+        try
+        {
+            await connection.OpenAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch
+        {
+            await connection.DisposeAsync().ConfigureAwait(false);
+            throw;
+        }
+
+        _connection = connection;
+        SqlServerLog.Connected(_logger, Name, connection.ServerVersion);
+        return connection;
+    }
+
+    private async Task ResetAsync()
+    {
+        if (_connection is { } c)
+        {
+            _connection = null;
+            // A broken connection must not come back from the pool on the next open.
+            SqlConnection.ClearPool(c);
+            await c.DisposeAsync().ConfigureAwait(false);
+        }
+    }
+}

@@ -1,0 +1,52 @@
+using Microsoft.Data.SqlClient;
+using Microsoft.Extensions.Logging;
+
+namespace LogFlushMonitor.SqlServer.Polling;
+
+/// <summary>Log lines of the pollers and the fleet (event ids 500-549). None carries a connection string.</summary>
+internal static partial class SqlServerLog
+{
+    /// <summary>
+    /// What may be logged about a failure: the exception type, the SQL error number and the server's message. A
+    /// SqlException's message never holds the password; other exceptions are reduced to their type.
+    /// </summary>
+    public static string Safe(Exception e) => e switch
+    {
+        SqlException s => $"SQL error {s.Number}: {s.Message}",
+        TimeoutException => "timeout",
+        _ => e.GetType().Name,
+    };
+
+    [LoggerMessage(EventId = 500, Level = LogLevel.Information, Message = "{Instance}: connected (server version {Version})")]
+    public static partial void Connected(ILogger logger, string instance, string version);
+
+    [LoggerMessage(EventId = 501, Level = LogLevel.Warning, Message = "{Instance}: polling {Kind} failed ({ErrorType}): {Problem}; the other polls go on")]
+    public static partial void KindFailed(ILogger logger, string instance, string kind, string errorType, string problem);
+
+    [LoggerMessage(EventId = 502, Level = LogLevel.Information, Message = "{Instance}: polling {Kind} works again")]
+    public static partial void KindRecovered(ILogger logger, string instance, string kind);
+
+    [LoggerMessage(EventId = 503, Level = LogLevel.Warning, Message = "{Instance}: database {Database} changed: state {OldState} -> {NewState}, delayed durability {OldDurability} -> {NewDurability}, recovery {OldRecovery} -> {NewRecovery}")]
+    public static partial void DatabaseChanged(ILogger logger, string instance, string database, string oldState, string newState, string oldDurability, string newDurability, string oldRecovery, string newRecovery);
+
+    [LoggerMessage(EventId = 504, Level = LogLevel.Information, Message = "{Instance}: database {Database} (id {DatabaseId}) appeared, state {State}")]
+    public static partial void DatabaseAppeared(ILogger logger, string instance, string database, int databaseId, string state);
+
+    [LoggerMessage(EventId = 505, Level = LogLevel.Warning, Message = "{Instance}: database {Database} (id {DatabaseId}) is gone (dropped)")]
+    public static partial void DatabaseGone(ILogger logger, string instance, string database, int databaseId);
+
+    [LoggerMessage(EventId = 506, Level = LogLevel.Warning, Message = "{Instance}: the server dropped {Buffers} event buffers of session {Session} (events in them are not counted)")]
+    public static partial void BuffersDropped(ILogger logger, string instance, string session, long buffers);
+
+    [LoggerMessage(EventId = 510, Level = LogLevel.Information, Message = "{Instance}: polling every {Interval} ({Target})")]
+    public static partial void InstanceStarted(ILogger logger, string instance, TimeSpan interval, string target);
+
+    [LoggerMessage(EventId = 511, Level = LogLevel.Warning, Message = "{Instance}: poll failed ({ErrorType}): {Problem}; attempt {Attempt}, next in {Delay}")]
+    public static partial void PollFailed(ILogger logger, string instance, string errorType, string problem, int attempt, TimeSpan delay);
+
+    [LoggerMessage(EventId = 512, Level = LogLevel.Error, Message = "{Instance}: cannot start: {Problem}")]
+    public static partial void InstanceInvalid(ILogger logger, string instance, string problem);
+
+    [LoggerMessage(EventId = 513, Level = LogLevel.Information, Message = "Shard {Shard}: watching {Count} of {Total} instances: {Instances}")]
+    public static partial void ShardSelected(ILogger logger, string shard, int count, int total, string instances);
+}

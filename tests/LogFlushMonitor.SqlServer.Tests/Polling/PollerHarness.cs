@@ -1,0 +1,45 @@
+using LogFlushMonitor.Core.Health;
+using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.SqlServer.Polling;
+using LogFlushMonitor.SqlServer.Tests.Scripted;
+
+namespace LogFlushMonitor.SqlServer.Tests.Polling;
+
+/// <summary>An <see cref="InstancePoller"/> wired to a scripted server, a recording sink and a capturing logger.</summary>
+internal sealed class PollerHarness : IAsyncDisposable
+{
+    public PollerHarness(ScriptedSqlServer server, Action<SqlServerInstanceOptions>? configure = null, ISampleSink? next = null, ManualTimeProvider? time = null)
+    {
+        Server = server;
+        Time = time ?? new ManualTimeProvider();
+        Sink = new RecordingSink(next);
+        Logger = new CapturingLogger(Time);
+        Health = new SourceHealth(Time);
+        Options = new SqlServerInstanceOptions { Name = "prod-1", ConnectionString = server.ConnectionString() };
+        configure?.Invoke(Options);
+        Poller = new InstancePoller(Options, server.ConnectionString(), new SqlServerSourceOptions { CommandTimeout = TimeSpan.FromSeconds(2) }, Sink, Health, Logger, Time);
+    }
+
+    public ScriptedSqlServer Server { get; }
+
+    public ManualTimeProvider Time { get; }
+
+    public RecordingSink Sink { get; }
+
+    public CapturingLogger Logger { get; }
+
+    public SourceHealth Health { get; }
+
+    public SqlServerInstanceOptions Options { get; }
+
+    public InstancePoller Poller { get; }
+
+    /// <summary>One poll, then the clock moves on by the default interval.</summary>
+    public async Task PollAsync()
+    {
+        await Poller.PollOnceAsync(CancellationToken.None);
+        Time.Advance(TimeSpan.FromSeconds(15));
+    }
+
+    public ValueTask DisposeAsync() => Poller.DisposeAsync();
+}

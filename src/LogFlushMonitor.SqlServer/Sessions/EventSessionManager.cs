@@ -155,11 +155,14 @@ public sealed class EventSessionManager
 
     /// <summary>
     /// The CREATE EVENT SESSION statement of a histogram session: log_flush_start (filtered on one database
-    /// when <paramref name="databaseId"/> is given) into a package0.histogram target on write_size.
+    /// when <paramref name="databaseId"/> is given, else on <paramref name="databases"/> when given) into a
+    /// package0.histogram target on write_size.
     /// </summary>
-    public string BuildHistogramSessionDdl(string sessionName, int? databaseId, int slots)
+    public string BuildHistogramSessionDdl(string sessionName, int? databaseId, DatabaseSelection? databases, int slots)
     {
-        var predicate = databaseId is { } id && !_instance.Azure ? string.Create(CultureInfo.InvariantCulture, $"([database_id] = ({id}))") : null;
+        var predicate = _instance.Azure ? null
+            : databaseId is { } id ? string.Create(CultureInfo.InvariantCulture, $"([database_id] = ({id}))")
+            : databases?.Predicate("[database_id]");
         var events = new[] { new XeEventClause("sqlserver.log_flush_start", [], predicate) };
         return XeSql.CreateSession(XeSessionName.Quote(sessionName), _instance.Azure, events, XeSql.HistogramTarget(slots), _instance.MaxMemoryKb, _instance.MaxDispatchLatencySeconds);
     }

@@ -70,6 +70,9 @@ public sealed class EventStreamReader : IDisposable
     /// <summary>Buffers that could not be decoded and were skipped (each counted as a malformed loss).</summary>
     public long BuffersSkipped { get; private set; }
 
+    /// <summary>Event records decoded so far (of every kind).</summary>
+    public long EventsDecoded => _decoder.EventCount;
+
     /// <summary>Connections begun.</summary>
     public long Connections { get; private set; }
 

@@ -1,0 +1,211 @@
+using Dapper;
+using LogFlushMonitor.Core.Health;
+using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.SqlServer.Sessions;
+using LogFlushMonitor.SqlServer.Sql;
+using LogFlushMonitor.SqlServer.Streaming;
+using LogFlushMonitor.XEvent;
+using Microsoft.Data.SqlClient;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+using Polly;
+using Polly.Retry;
+
+namespace LogFlushMonitor.SqlServer.Histogram;
+
+/// <summary>One histogram session: its name and the database it covers (null id = instance-wide, "(all)").</summary>
+public sealed record HistogramTarget(string SessionName, int? DatabaseId, string DatabaseName)
+{
+    /// <summary>The database name used for the instance-wide target.</summary>
+    public const string AllDatabases = "(all)";
+}
+
+/// <summary>
+/// Histogram mode: package0.histogram targets on log_flush_start.write_size, bucketed by the server and polled.
+/// Per database (one small session each, <c>database_id = N</c>) while the watched databases number at most
+/// <see cref="EventSourceSettings.MaxHistogramSessions"/>; otherwise, and on Azure SQL Database, one instance-wide
+/// session reported under the database "(all)". Each poll's increase of each slot is delivered as that many
+/// <see cref="LogFlushEvent"/>s (WriteSize = the slot's value, timestamp = poll time, Sequence 0), so the exact
+/// distribution and the SDK histogram work unchanged.
+/// </summary>
+public sealed class HistogramSource
+{
+    /// <summary>The SourceHealth component of histogram polls.</summary>
+    public const string Component = "histogram";
+
+    private readonly SqlServerInstanceOptions _instance;
+    private readonly string _connectionString;
+    private readonly ISampleSink _sink;
+    private readonly SourceHealth _health;
+    private readonly EventSourceSettings _settings;
+    private readonly TimeProvider _time;
+    private readonly ILogger _logger;
+    private readonly EventSessionManager _sessions;
+    private readonly Dictionary<string, HistogramDeltas> _deltas = new(StringComparer.Ordinal);
+    private readonly HashSet<string> _used = new(StringComparer.Ordinal);
+    private readonly ResiliencePipeline _retry;
+
+    /// <summary>
+    /// Creates the source. <paramref name="sink"/> may wait (a poll can deliver many events at once and is not
+    /// time-critical): pass the pipeline's <c>Waiting</c> view so nothing is dropped.
+    /// </summary>
+    public HistogramSource(SqlServerInstanceOptions instance, string connectionString, ISampleSink sink, SourceHealth health,
+        EventSourceSettings? settings = null, TimeProvider? time = null, ILogger? logger = null)
+    {
+        _instance = instance;
+        _connectionString = connectionString;
+        _sink = sink;
+        _health = health;
+        _settings = settings ?? new EventSourceSettings();
+        _time = time ?? TimeProvider.System;
+        _logger = logger ?? NullLogger.Instance;
+        _sessions = new EventSessionManager(instance, _logger) { CommandTimeoutSeconds = _settings.CommandTimeoutSeconds };
+        _retry = new ResiliencePipelineBuilder { TimeProvider = _time }
+            .AddRetry(new RetryStrategyOptions
+            {
+                ShouldHandle = new PredicateBuilder().Handle<Exception>(e => e is not OperationCanceledException),
+                MaxRetryAttempts = int.MaxValue,
+                BackoffType = DelayBackoffType.Exponential,
+                UseJitter = true,
+                Delay = _settings.ReconnectDelay,
+                MaxDelay = _settings.MaxReconnectDelay,
+                OnRetry = args =>
+                {
+                    XeLog.Reconnecting(_logger, _instance.Name, args.RetryDelay, args.AttemptNumber + 1);
+                    return default;
+                },
+            })
+            .Build();
+    }
+
+    /// <summary>Sessions this source created or used (to stop or drop at shutdown).</summary>
+    public IReadOnlyCollection<string> SessionNames => _used;
+
+    /// <summary>Flushes delivered so far.</summary>
+    public long FlushesDelivered { get; private set; }
+
+    /// <summary>Readings that said truncated="1" (more distinct values than slots: counts incomplete).</summary>
+    public long TruncatedReadings { get; private set; }
+
+    /// <summary>Completed polls (all targets read).</summary>
+    public long Polls { get; private set; }
+
+    /// <summary>The targets for a database selection (per database up to <paramref name="maxSessions"/>, else one "(all)").</summary>
+    public static IReadOnlyList<HistogramTarget> Plan(string sessionName, DatabaseSelection databases, bool azure, int maxSessions)
+    {
+        ArgumentNullException.ThrowIfNull(databases);
+        if (!azure && databases.Names.Count > 0 && databases.Names.Count <= maxSessions)
+        {
+            return [.. databases.Names.OrderBy(kv => kv.Key).Select(kv => new HistogramTarget($"{sessionName}_h{kv.Key}", kv.Key, kv.Value))];
+        }
+
+        return [new HistogramTarget(sessionName + "_h", null, HistogramTarget.AllDatabases)];
+    }
+
+    /// <summary>Polls until cancelled, reconnecting with capped, jittered backoff.</summary>
+    public async Task RunAsync(CancellationToken cancellationToken)
+    {
+        try
+        {
+            await _retry.ExecuteAsync(AttemptAsync, cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+        }
+    }
+
+    private async ValueTask AttemptAsync(CancellationToken cancellationToken)
+    {
+        var connection = new SqlConnection(_connectionString);
+        await using (connection.ConfigureAwait(false))
+        {
+            try
+            {
+                await connection.OpenAsync(cancellationToken).ConfigureAwait(false);
+                var capabilities = await _sessions.ReadCapabilitiesAsync(connection, cancellationToken).ConfigureAwait(false);
+                if (!capabilities.HasHistogramTarget || !capabilities.HasFlushStart || !capabilities.FlushStartHasWriteSize)
+                {
+                    throw new NotSupportedException("This server's XE catalog lacks package0.histogram or log_flush_start.write_size.");
+                }
+
+                var databases = await _sessions.ResolveDatabasesAsync(connection, cancellationToken).ConfigureAwait(false);
+                var targets = Plan(_sessions.SessionName, databases, _instance.Azure, _settings.MaxHistogramSessions);
+                XeLog.HistogramMode(_logger, _instance.Name, targets.Count, targets[0].DatabaseId is null ? "instance-wide" : "per database");
+                foreach (var target in targets)
+                {
+                    XeSessionName.Validate(target.SessionName);
+                    _used.Add(target.SessionName);
+                    var action = await _sessions.EnsureAsync(connection, target.SessionName,
+                        () => _sessions.BuildHistogramSessionDdl(target.SessionName, target.DatabaseId, target.DatabaseId is null ? databases : null, _settings.HistogramSlots),
+                        cancellationToken).ConfigureAwait(false);
+                    if (action != SessionAction.None)
+                    {
+                        Deltas(target.SessionName).CountFromZero();
+                    }
+                }
+
+                while (true)
+                {
+                    foreach (var target in targets)
+                    {
+                        await PollAsync(connection, target, cancellationToken).ConfigureAwait(false);
+                    }
+
+                    Polls++;
+                    _health.Succeeded(_instance.Name, Component);
+                    await Task.Delay(_settings.HistogramPollInterval, _time, cancellationToken).ConfigureAwait(false);
+                }
+            }
+            catch (Exception e) when (!cancellationToken.IsCancellationRequested)
+            {
+                var kind = e is SessionNotRunningException ? SqlErrorKinds.SessionMissing : SqlErrorKinds.Classify(e);
+                _health.Failed(_instance.Name, Component, kind);
+                XeLog.HistogramFailed(_logger, _instance.Name, kind, e);
+                throw;
+            }
+        }
+    }
+
+    private async Task PollAsync(SqlConnection connection, HistogramTarget target, CancellationToken cancellationToken)
+    {
+        var xml = await connection.QueryFirstOrDefaultAsync<string?>(new CommandDefinition(
+            _instance.Azure ? XeSql.DatabaseHistogramData : XeSql.ServerHistogramData, new { name = target.SessionName },
+            commandTimeout: _settings.CommandTimeoutSeconds, cancellationToken: cancellationToken)).ConfigureAwait(false);
+        if (xml is null)
+        {
+            // Not running (a DBA stopped or dropped it): fail the attempt so the reconnect re-creates it.
+            throw new SessionNotRunningException(target.SessionName);
+        }
+
+        var content = XEventXmlReader.ReadHistogram(xml, target.SessionName);
+        if (content.Truncated)
+        {
+            TruncatedReadings++;
+            XeLog.HistogramTruncated(_logger, _instance.Name, target.SessionName);
+        }
+
+        var now = _time.GetUtcNow().UtcDateTime;
+        var dbId = target.DatabaseId ?? 0;
+        FlushesDelivered += Deltas(target.SessionName).Apply(content, (value, increase) =>
+        {
+            var flush = new LogFlushEvent(_instance.Name, dbId, target.DatabaseName, (uint)Math.Clamp(value, 0, uint.MaxValue), 0, now);
+            for (long i = 0; i < increase; i++)
+            {
+                _sink.OnLogFlush(flush);
+            }
+        });
+    }
+
+    private HistogramDeltas Deltas(string session)
+    {
+        if (!_deltas.TryGetValue(session, out var d))
+        {
+            d = new HistogramDeltas();
+            _deltas[session] = d;
+        }
+
+        return d;
+    }
+
+    private sealed class SessionNotRunningException(string session) : Exception($"Histogram session {session} is not running.");
+}

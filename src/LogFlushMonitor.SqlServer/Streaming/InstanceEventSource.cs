@@ -1,0 +1,138 @@
+using LogFlushMonitor.Core.Health;
+using LogFlushMonitor.Core.Pipeline;
+using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.SqlServer.Histogram;
+using LogFlushMonitor.SqlServer.Sessions;
+using Microsoft.Data.SqlClient;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace LogFlushMonitor.SqlServer.Streaming;
+
+/// <summary>
+/// Everything event-based for one instance, until cancelled: the live stream (Stream and Auto modes), the
+/// automatic fallback of an Auto instance to histogram mode when the server keeps disconnecting the stream as too
+/// slow (25726), histogram mode, and at the end stopping (or dropping, with DropSessionOnStop) the sessions used.
+/// The fleet runs one per instance.
+/// </summary>
+public sealed class InstanceEventSource
+{
+    private readonly SqlServerInstanceOptions _instance;
+    private readonly string _connectionString;
+    private readonly ISampleSink _streamSink;
+    private readonly ISampleSink _pacedSink;
+    private readonly SourceHealth _health;
+    private readonly EventSourceSettings _settings;
+    private readonly TimeProvider _time;
+    private readonly ILogger _logger;
+
+    /// <summary>
+    /// Creates the source. <paramref name="streamSink"/> receives the live stream and must never wait (the pipeline
+    /// itself); <paramref name="pacedSink"/> receives histogram deliveries and may wait (the pipeline's Waiting view);
+    /// it defaults to <paramref name="streamSink"/>.
+    /// </summary>
+    public InstanceEventSource(SqlServerInstanceOptions instance, string connectionString, ISampleSink streamSink, SourceHealth health,
+        ISampleSink? pacedSink = null, EventSourceSettings? settings = null, TimeProvider? time = null, ILogger? logger = null)
+    {
+        _instance = instance;
+        _connectionString = connectionString;
+        _streamSink = streamSink;
+        _pacedSink = pacedSink ?? streamSink;
+        _health = health;
+        _settings = settings ?? new EventSourceSettings();
+        _time = time ?? TimeProvider.System;
+        _logger = logger ?? NullLogger.Instance;
+        XeSessionName.Validate(instance.SessionName);
+    }
+
+    /// <summary>The live stream, once running (null in Histogram mode).</summary>
+    public LiveStreamSource? Stream { get; private set; }
+
+    /// <summary>The histogram source, once running (after a fallback or in Histogram mode).</summary>
+    public HistogramSource? Histogram { get; private set; }
+
+    /// <summary>
+    /// Runs one instance until cancelled. When <paramref name="pipelineSink"/> is a <see cref="SamplePipeline"/>, the
+    /// stream goes into the pipeline itself (never waits, drops counted) and histogram deliveries into its Waiting view.
+    /// </summary>
+    public static Task RunAsync(SqlServerInstanceOptions instance, string connectionString, ISampleSink pipelineSink, SourceHealth health,
+        CancellationToken cancellationToken, EventSourceSettings? settings = null, TimeProvider? time = null, ILogger? logger = null)
+    {
+        ArgumentNullException.ThrowIfNull(pipelineSink);
+        var paced = pipelineSink is SamplePipeline pipeline ? pipeline.Waiting : pipelineSink;
+        return new InstanceEventSource(instance, connectionString, pipelineSink, health, paced, settings, time, logger).RunAsync(cancellationToken);
+    }
+
+    /// <summary>Runs until cancelled; then stops or drops the sessions it used (within <see cref="EventSourceSettings.ShutdownTimeout"/>).</summary>
+    public async Task RunAsync(CancellationToken cancellationToken)
+    {
+        var used = new List<string>();
+        try
+        {
+            if (_instance.Mode != CollectionMode.Histogram)
+            {
+                _health.SetMode(_instance.Name, "stream");
+                using var stream = new LiveStreamSource(_instance, _connectionString, _streamSink, _health, _settings, _time, _logger);
+                Stream = stream;
+                used.Add(stream.Sessions.SessionName);
+                var fallBack = await stream.RunAsync(cancellationToken).ConfigureAwait(false);
+                if (!fallBack)
+                {
+                    return;
+                }
+
+                _health.FellBack(_instance.Name);
+                // Nobody reads the stream session any more: stop (or drop) it so it costs the server nothing.
+                await CleanUpAsync(used).ConfigureAwait(false);
+                used.Clear();
+            }
+
+            _health.SetMode(_instance.Name, "histogram");
+            var histogram = new HistogramSource(_instance, _connectionString, _pacedSink, _health, _settings, _time, _logger);
+            Histogram = histogram;
+            try
+            {
+                await histogram.RunAsync(cancellationToken).ConfigureAwait(false);
+            }
+            finally
+            {
+                used.AddRange(histogram.SessionNames);
+            }
+        }
+        finally
+        {
+            await CleanUpAsync(used).ConfigureAwait(false);
+        }
+    }
+
+    private async Task CleanUpAsync(List<string> sessions)
+    {
+        if (sessions.Count == 0)
+        {
+            return;
+        }
+
+        // The caller's token is cancelled by now: shutdown work gets its own bounded time.
+        using var timeout = new CancellationTokenSource(_settings.ShutdownTimeout, _time);
+        var manager = new EventSessionManager(_instance, _logger) { CommandTimeoutSeconds = Math.Max(1, (int)_settings.ShutdownTimeout.TotalSeconds) };
+        try
+        {
+            var connection = new SqlConnection(_connectionString);
+            await using (connection.ConfigureAwait(false))
+            {
+                await connection.OpenAsync(timeout.Token).ConfigureAwait(false);
+                foreach (var session in sessions)
+                {
+                    await manager.StopAsync(connection, session, timeout.Token).ConfigureAwait(false);
+                }
+            }
+        }
+        catch (Exception e) when (e is SqlException or InvalidOperationException or OperationCanceledException or IOException or TimeoutException)
+        {
+            foreach (var session in sessions)
+            {
+                XeLog.SessionCleanupFailed(_logger, _instance.Name, session, SqlErrorKinds.Classify(e));
+            }
+        }
+    }
+}

@@ -1,0 +1,231 @@
+using System.Diagnostics;
+using System.Threading.Channels;
+using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Health;
+using LogFlushMonitor.Core.Pipeline;
+using LogFlushMonitor.Core.XEvents;
+using LogFlushMonitor.SqlServer.Streaming;
+using LogFlushMonitor.SqlServer.Tests.Sessions;
+using LogFlushMonitor.TdsTestServer;
+using LogFlushMonitor.XEvent;
+using LogFlushMonitor.XEvent.TestSupport;
+
+namespace LogFlushMonitor.SqlServer.Tests.Streaming;
+
+public sealed class LiveStreamSourceTests
+{
+    private static readonly EventSourceSettings Fast = new() { ReconnectDelay = TimeSpan.FromMilliseconds(20), MaxReconnectDelay = TimeSpan.FromMilliseconds(200) };
+
+    private static SqlServerInstanceOptions Options(CollectionMode mode = CollectionMode.Auto) =>
+        new() { Name = "prod1", SessionName = "lfm_test", Mode = mode, IncludeDatabases = ["sales"] };
+
+    [Fact]
+    public async Task Real_file_buffers_and_log_flush_buffers_become_samples_in_a_real_aggregator()
+    {
+        await using var server = new XeScriptedServer();
+        var real = StreamRows.SplitXel(SharedTestData.RealXelFile);
+        var flushes = StreamRows.Flushes(1, 300);
+        foreach (var (type, data) in real.Concat(flushes))
+        {
+            await server.StreamRows.Writer.WriteAsync([type, data]);
+        }
+
+        var aggregator = new LogFlushAggregator();
+        var pipeline = new SamplePipeline(aggregator);
+        var health = new SourceHealth();
+        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline, health, Fast);
+        using var cts = new CancellationTokenSource();
+        var consume = pipeline.RunAsync(cts.Token);
+        var run = source.RunAsync(cts.Token);
+
+        await StreamRows.Eventually(() => source.Reader.BuffersRead == real.Count + flushes.Count, "every buffer");
+        await pipeline.WaitForDrainAsync(TimeSpan.FromSeconds(10));
+        await cts.CancelAsync();
+        Assert.False(await run.WaitAsync(TimeSpan.FromSeconds(10)));
+        await consume;
+
+        Assert.Equal(149 + 300, source.Reader.EventsDecoded); // the real file's 149 events decode too (they are not flushes)
+        Assert.Equal(300, source.Reader.Flushes);
+        Assert.Equal(0, source.Reader.BuffersSkipped);
+        var direct = new XEventSampleMapper("direct", new LogFlushAggregator());
+        using (var file = XelReader.Open(SharedTestData.RealXelFile))
+        {
+            file.ReadAll(ref direct, CancellationToken.None);
+        }
+
+        Assert.Equal(direct.SequenceLost, source.Reader.SequenceLost); // what the file itself lacks; the stream adds no loss
+        var sales = aggregator.Snapshot().Single(d => d.DatabaseId == 5);
+        Assert.Equal(300, sales.WriteSizes.Count);
+        Assert.True(health.IsUp("prod1", "stream"));
+        Assert.True(health.IsUp("prod1", "session"));
+        Assert.Equal("lfm_test", server.Server.Requests.Single(r => r.Text.Contains("fn_MSxe_read_event_stream", StringComparison.Ordinal)).Parameter("name"));
+    }
+
+    [Fact]
+    public async Task A_connection_cut_mid_buffer_reconnects_rereads_metadata_and_counts_the_lost_events_as_a_sequence_gap()
+    {
+        await using var server = new XeScriptedServer();
+        var first = StreamRows.Flushes(1, 200); // header, metadata, events 1-100, events 101-200
+        var beforeCut = first.Take(first.Count - 1).ToList();
+        var lastLength = first[^1].Data.Length;
+        var second = StreamRows.Flushes(201, 100);
+        var columns = new[] { TdsColumn.Int("type"), TdsColumn.VarBinaryMax("data") };
+        server.StreamScript = n => n switch
+        {
+            // Everything before the last buffer arrives, then the socket closes halfway through it.
+            0 => TdsResponse.Empty().Cut(beforeCut.Sum(r => r.Data.Length) + 2_000 + (lastLength / 2))
+                .ResultSet(columns, first.Select(r => new object?[] { r.Type, r.Data })),
+            1 => XeScriptedServer.Stream(Rows(second)),
+            _ => null,
+        };
+
+        var aggregator = new LogFlushAggregator();
+        var pipeline = new SamplePipeline(aggregator);
+        var health = new SourceHealth();
+        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline, health, Fast);
+        using var cts = new CancellationTokenSource();
+        var consume = pipeline.RunAsync(cts.Token);
+        var run = source.RunAsync(cts.Token);
+
+        await StreamRows.Eventually(() => source.Reader.Flushes == 200, "the events after the reconnect");
+        await pipeline.WaitForDrainAsync(TimeSpan.FromSeconds(10));
+        await cts.CancelAsync();
+        await run.WaitAsync(TimeSpan.FromSeconds(10));
+        await consume;
+
+        Assert.Equal(2, source.Reader.Connections);
+        Assert.Equal(2, server.StatementsWith("sys.dm_xe_objects").Count); // capabilities checked again on the new connection
+        Assert.Equal(2, server.StreamRequests);
+        Assert.Equal(100, source.Reader.SequenceLost); // events 101-200 died with the connection
+        Assert.Equal(200, aggregator.Snapshot().Single(d => d.DatabaseId == 5).WriteSizes.Count);
+        Assert.Equal(1, health.Errors("prod1", "stream", SqlErrorKinds.Disconnected));
+        Assert.Equal(0, source.Reader.BuffersSkipped); // the partial buffer was never decoded
+    }
+
+    [Fact]
+    public async Task A_slow_consumer_never_blocks_the_read_and_every_dropped_event_is_counted()
+    {
+        await using var server = new XeScriptedServer();
+        var rows = StreamRows.Flushes(1, 1000);
+        server.StreamScript = _ => XeScriptedServer.Stream(rows);
+        var pipeline = new SamplePipeline(new LogFlushAggregator(), capacity: 16); // nobody consumes
+        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline, new SourceHealth(), Fast);
+        using var cts = new CancellationTokenSource();
+        var run = source.RunAsync(cts.Token);
+
+        await StreamRows.Eventually(() => source.Reader.Flushes == 1000, "all events read");
+        await cts.CancelAsync();
+        await run.WaitAsync(TimeSpan.FromSeconds(10));
+
+        Assert.Equal(16, pipeline.Accepted);
+        Assert.Equal(1000 - 16, pipeline.Dropped);
+    }
+
+    [Fact]
+    public async Task Repeated_25726_backs_off_and_then_asks_an_Auto_instance_to_fall_back()
+    {
+        await using var server = new XeScriptedServer();
+        var rows = StreamRows.Flushes(1, 10);
+        server.StreamScript = _ =>
+        {
+            // Some buffers, then the server gives up on us mid-stream.
+            var channel = Channel.CreateUnbounded<object?[]>();
+            foreach (var (type, data) in rows)
+            {
+                channel.Writer.TryWrite([type, data]);
+            }
+
+            channel.Writer.Complete(new TdsErrorException(25726, "The event stream was disconnected: too many outstanding events.", severity: 16));
+            return XeScriptedServer.Stream(channel.Reader);
+        };
+        var health = new SourceHealth();
+        var pipeline = new SamplePipeline(new LogFlushAggregator());
+        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline, health, Fast);
+
+        var fellBack = await source.RunAsync(CancellationToken.None).WaitAsync(TimeSpan.FromSeconds(20));
+
+        Assert.True(fellBack);
+        Assert.Equal(3, source.TooSlowDisconnects);
+        Assert.Equal(2, source.Reconnects); // each 25726 waited a backoff delay, even after buffers arrived
+        Assert.Equal(3, server.StreamRequests);
+        Assert.Equal(3, health.Errors("prod1", "stream", SqlErrorKinds.StreamTooSlow));
+    }
+
+    [Fact]
+    public async Task In_Stream_mode_25726_never_falls_back()
+    {
+        await using var server = new XeScriptedServer();
+        server.StreamScript = _ => TdsResponse.Failure(25726, "too many outstanding events");
+        using var source = new LiveStreamSource(Options(CollectionMode.Stream), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()), new SourceHealth(), Fast);
+        using var cts = new CancellationTokenSource();
+        var run = source.RunAsync(cts.Token);
+
+        await StreamRows.Eventually(() => source.TooSlowDisconnects >= 4, "four disconnections");
+        await cts.CancelAsync();
+
+        Assert.False(await run.WaitAsync(TimeSpan.FromSeconds(10)));
+    }
+
+    [Fact]
+    public async Task Cancel_during_a_blocking_read_returns_within_seconds()
+    {
+        await using var server = new XeScriptedServer();
+        foreach (var (type, data) in StreamRows.Flushes(1, 10))
+        {
+            await server.StreamRows.Writer.WriteAsync([type, data]);
+        }
+
+        using var source = new LiveStreamSource(Options(), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()), new SourceHealth(), Fast);
+        using var cts = new CancellationTokenSource();
+        var run = source.RunAsync(cts.Token);
+        await StreamRows.Eventually(() => source.Reader.Flushes == 10, "the first events");
+        await Task.Delay(200); // the read now blocks inside the server's stream
+
+        var clock = Stopwatch.StartNew();
+        await cts.CancelAsync();
+        var fellBack = await run.WaitAsync(TimeSpan.FromSeconds(10));
+
+        Assert.False(fellBack);
+        Assert.True(clock.Elapsed < TimeSpan.FromSeconds(3), $"took {clock.Elapsed}");
+        Assert.Equal(1, server.StreamRequests);
+    }
+
+    [Fact]
+    public async Task A_stopped_session_ends_the_stream_and_the_next_connection_starts_it_again()
+    {
+        await using var server = new XeScriptedServer();
+        var rows = StreamRows.Flushes(1, 10);
+        server.StreamScript = n =>
+        {
+            if (n == 0)
+            {
+                server.SetSession("lfm_test", defined: true, running: false); // a DBA stops it: the stream ends
+                return XeScriptedServer.Stream(rows);
+            }
+
+            return null;
+        };
+        using var source = new LiveStreamSource(Options(), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()), new SourceHealth(), Fast);
+        using var cts = new CancellationTokenSource();
+        var run = source.RunAsync(cts.Token);
+
+        await StreamRows.Eventually(() => server.StreamRequests == 2, "the second stream");
+        await cts.CancelAsync();
+        await run.WaitAsync(TimeSpan.FromSeconds(10));
+
+        Assert.Single(server.StatementsWith("CREATE EVENT SESSION"));
+        Assert.Equal(2, server.StatementsWith("STATE = START").Count);
+        Assert.Equal((true, true), server.Session("lfm_test"));
+    }
+
+    private static ChannelReader<object?[]> Rows(IEnumerable<(int Type, byte[] Data)> rows)
+    {
+        var channel = Channel.CreateUnbounded<object?[]>();
+        foreach (var (type, data) in rows)
+        {
+            channel.Writer.TryWrite([type, data]);
+        }
+
+        return channel.Reader; // left open: the stream then blocks like a live one
+    }
+}

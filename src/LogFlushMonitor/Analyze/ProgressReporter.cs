@@ -17,6 +17,7 @@ internal sealed class ProgressReporter
     private readonly long _start;
     private long _lastTimestamp;
     private long _nextBytes;
+    private long _printedBytes = -1;
 
     /// <summary>Creates a reporter; a null <paramref name="writer"/> counts bytes and prints nothing.</summary>
     public ProgressReporter(TextWriter? writer, long totalBytes, TimeProvider time)
@@ -53,10 +54,10 @@ internal sealed class ProgressReporter
         }
     }
 
-    /// <summary>Prints the final line when progress is on.</summary>
+    /// <summary>Prints the final line when progress is on (unless the last line already said it).</summary>
     public void Complete()
     {
-        if (_writer is not null)
+        if (_writer is not null && _printedBytes != BytesRead)
         {
             Print(_time.GetTimestamp());
         }
@@ -71,5 +72,6 @@ internal sealed class ProgressReporter
         _writer!.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"analyze: {BytesRead / Mb:N1} / {_totalBytes / Mb:N1} MB ({percent:0} %), {rate:N1} MB/s"));
         Lines++;
+        _printedBytes = BytesRead;
     }
 }

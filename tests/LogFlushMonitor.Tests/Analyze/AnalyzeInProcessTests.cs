@@ -54,10 +54,14 @@ public sealed class AnalyzeInProcessTests : IDisposable
         Assert.Equal(11, progress.Lines); // 2 s passed: a line although no 5 % step was crossed
 
         progress.Complete();
+        Assert.Equal(11, progress.Lines); // the last line already said where reading ended
+
+        progress.Advance(8);
+        progress.Complete();
         var lines = output.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries);
         Assert.Equal(12, lines.Length);
         Assert.StartsWith("analyze: 0.0 / 0.0 MB (5 %)", lines[0], StringComparison.Ordinal);
-        Assert.Contains("(50 %)", lines[^1], StringComparison.Ordinal);
+        Assert.Contains("(51 %)", lines[^1], StringComparison.Ordinal);
         Assert.EndsWith("MB/s", lines[^1].TrimEnd(), StringComparison.Ordinal);
     }
 

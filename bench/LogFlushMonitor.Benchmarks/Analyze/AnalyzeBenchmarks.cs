@@ -1,0 +1,140 @@
+// Latest results: (pending, see the end of this header once run)
+//
+// Run: dotnet run -c Release --project bench/LogFlushMonitor.Benchmarks -- --filter '*AnalyzeBenchmarks*'
+//
+// Peak working set of the real executable (not BenchmarkDotNet), measured with
+//   /usr/bin/time -v dotnet src/LogFlushMonitor/bin/Release/net10.0/logflushmonitor.dll analyze <file> --progress never
+// on files made by the same generator as below (XelWriter, 256 KB buffers, 3 databases, flush start + complete +
+// WRITELOG waits, ~103 bytes per event), files in the page cache:
+//   (pending)
+
+using System.Buffers;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using BenchmarkDotNet.Attributes;
+using LogFlushMonitor.Analyze;
+using LogFlushMonitor.XEvent.TestSupport;
+
+namespace LogFlushMonitor.Benchmarks.Analyze;
+
+/// <summary>
+/// <c>analyze</c> end to end in-process (expand, read, map, aggregate, render the text report to a null
+/// writer) against the floor: reading the same bytes sequentially with a trivial checksum, in the same run.
+/// Goal: analyze at least 25 % of the floor's MB/s on the generated log-flush file (at least 200 MB).
+/// </summary>
+[MemoryDiagnoser]
+public class AnalyzeBenchmarks
+{
+    private const long TargetBytes = 200L * 1024 * 1024;
+
+    private string _directory = null!;
+    private string _logFlushFile = null!;
+    private string _realFile = null!;
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        _directory = Path.Combine(Path.GetTempPath(), "analyze-bench-" + Environment.ProcessId);
+        Directory.CreateDirectory(_directory);
+        _logFlushFile = Path.Combine(_directory, "logflush_0_133900000000000000.xel");
+        _realFile = SharedTestData.RealXelFile;
+        var (bytes, events) = Generate(_logFlushFile, TargetBytes);
+        Console.WriteLine($"// generated {bytes:N0} bytes, {events:N0} events; real file {new FileInfo(_realFile).Length:N0} bytes");
+    }
+
+    [GlobalCleanup]
+    public void Cleanup() => Directory.Delete(_directory, recursive: true);
+
+    [Benchmark(Baseline = true)]
+    public ulong Floor_LogFlushFile() => Floor(_logFlushFile);
+
+    [Benchmark]
+    public int Analyze_LogFlushFile() => Analyze(_logFlushFile);
+
+    [Benchmark]
+    public ulong Floor_RealFile() => Floor(_realFile);
+
+    [Benchmark]
+    public int Analyze_RealFile() => Analyze(_realFile);
+
+    /// <summary>
+    /// Writes a log-flush file of at least <paramref name="targetBytes"/>: three databases (two committing row
+    /// by row, one loading in large blocks), a log_flush_complete per flush, a WRITELOG wait for every third,
+    /// and a few event_sequence gaps. Also used to make the 1 GB file for the working-set measurement.
+    /// </summary>
+    public static (long Bytes, long Events) Generate(string path, long targetBytes)
+    {
+        var start = new DateTime(2026, 11, 22, 8, 0, 0, DateTimeKind.Utc);
+        var rng = new Random(1);
+        string[] names = ["sales", "stock", "reporting"];
+        using var fs = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 20);
+        using var w = new XelWriter(fs, start, new XelWriterOptions { BufferSize = 256 * 1024 });
+        var t = start;
+        ulong seq = 0, block = 1;
+        while (fs.Length < targetBytes)
+        {
+            for (var i = 0; i < 10_000; i++)
+            {
+                t = t.AddTicks(rng.Next(1, 2000));
+                var db = (uint)rng.Next(5, 8);
+                var name = names[db - 5];
+                var size = db == 7 ? (rng.Next(4) == 0 ? 61440u : (uint)rng.Next(1, 120) * 512) : (rng.Next(50) == 0 ? 1024u : 512u);
+                w.LogFlushStart(t, db, name, size, block, ++seq);
+                w.LogFlushComplete(t.AddTicks(300), db, name, block++, (ulong)rng.Next(50, 3000), ++seq);
+                if (rng.Next(3) == 0)
+                {
+                    w.WaitCompleted(t.AddTicks(350), XelWriter.WriteLogKey, (ulong)rng.Next(0, 25), db, ++seq, 0, name);
+                }
+
+                if (rng.Next(5000) == 0)
+                {
+                    seq += 2;
+                }
+            }
+        }
+
+        w.Flush();
+        return (fs.Length, w.EventCount);
+    }
+
+    private static int Analyze(string path)
+    {
+        var settings = new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never };
+        return AnalyzeRunner.Run(settings, TextWriter.Null, TextWriter.Null, CancellationToken.None);
+    }
+
+    /// <summary>Reads the bytes sequentially in 256 KB chunks and folds them into a checksum.</summary>
+    private static ulong Floor(string path)
+    {
+        var buffer = ArrayPool<byte>.Shared.Rent(256 * 1024);
+        try
+        {
+            using var fs = new FileStream(path, new FileStreamOptions { Mode = FileMode.Open, Access = FileAccess.Read, BufferSize = 0, Options = FileOptions.SequentialScan });
+            ulong sum = 0;
+            int n;
+            while ((n = fs.Read(buffer, 0, buffer.Length)) > 0)
+            {
+                sum += Checksum(buffer.AsSpan(0, n));
+            }
+
+            return sum;
+        }
+        finally
+        {
+            ArrayPool<byte>.Shared.Return(buffer);
+        }
+    }
+
+    /// <summary>Sums the 8-byte words, optimised from the first call (a benchmark method runs too few times to tier up).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    private static ulong Checksum(ReadOnlySpan<byte> bytes)
+    {
+        ulong sum = 0;
+        foreach (var word in MemoryMarshal.Cast<byte, ulong>(bytes[..(bytes.Length & ~7)]))
+        {
+            sum += word;
+        }
+
+        return sum;
+    }
+}

@@ -41,5 +41,20 @@ internal sealed class PollerHarness : IAsyncDisposable
         Time.Advance(TimeSpan.FromSeconds(15));
     }
 
+    /// <summary>A poll after the server cut our connection: the first attempt may fail (and discard it), the next reconnects.</summary>
+    public async Task PollAfterCutAsync()
+    {
+        try
+        {
+            await Poller.PollOnceAsync(CancellationToken.None);
+        }
+        catch (Microsoft.Data.SqlClient.SqlException)
+        {
+            await Poller.PollOnceAsync(CancellationToken.None);
+        }
+
+        Time.Advance(TimeSpan.FromSeconds(15));
+    }
+
     public ValueTask DisposeAsync() => Poller.DisposeAsync();
 }

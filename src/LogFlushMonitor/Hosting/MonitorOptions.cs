@@ -76,6 +76,12 @@ public sealed class ExportersOptions
 
     /// <summary>OTLP push export.</summary>
     public OtlpOptions Otlp { get; set; } = new();
+
+    /// <summary>
+    /// Series kept per metric (the SDK's cardinality limit; beyond it new series are folded into an overflow
+    /// series). Needs at least instances x (databases + 1) x wait types; each series slot costs about 100 bytes per metric.
+    /// </summary>
+    public int CardinalityLimit { get; set; } = 2000;
 }
 
 /// <summary>Exporters:Prometheus.</summary>

@@ -89,6 +89,11 @@ public sealed class MonitorOptionsValidator(IReadOnlyCollection<string> scenario
             }
         }
 
+        if (e.CardinalityLimit is < 100 or > 1_000_000)
+        {
+            Fail("Exporters:CardinalityLimit", $"is {e.CardinalityLimit}", "Use 100 to 1000000: at least instances x (databases + 1) x wait types");
+        }
+
         if (!e.Prometheus.Enabled && !e.Otlp.Enabled)
         {
             errors.Add("No exporter is enabled: metrics would go nowhere. Enable Exporters:Prometheus:Enabled (the default) or Exporters:Otlp:Enabled.");

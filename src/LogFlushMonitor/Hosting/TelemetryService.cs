@@ -36,7 +36,8 @@ internal sealed partial class TelemetryService(
                 serviceName: o.ServiceName,
                 serviceVersion: typeof(TelemetryService).Assembly.GetName().Version?.ToString(3),
                 serviceInstanceId: string.IsNullOrWhiteSpace(o.ServiceInstanceId) ? Environment.MachineName : o.ServiceInstanceId))
-            .AddMeter(LogFlushMetrics.MeterName);
+            .AddMeter(LogFlushMetrics.MeterName)
+            .AddView(instrument => StreamConfiguration(instrument, o.Exporters.CardinalityLimit));
 
         if (o.Exporters.Prometheus.Enabled)
         {
@@ -101,6 +102,28 @@ internal sealed partial class TelemetryService(
 
         _scrapeHandler?.Dispose();
         _provider?.Dispose();
+    }
+
+    /// <summary>
+    /// Raises the cardinality limit of our instruments. A view replaces the instrument's advice, so histograms
+    /// carry their advised bucket bounds over explicitly.
+    /// </summary>
+    internal static MetricStreamConfiguration? StreamConfiguration(System.Diagnostics.Metrics.Instrument instrument, int cardinalityLimit)
+    {
+        if (instrument.Meter.Name != LogFlushMetrics.MeterName)
+        {
+            return null;
+        }
+
+        double[]? bounds = instrument switch
+        {
+            System.Diagnostics.Metrics.Histogram<long> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
+            System.Diagnostics.Metrics.Histogram<double> h => h.Advice?.HistogramBucketBoundaries?.ToArray(),
+            _ => null,
+        };
+        return bounds is null
+            ? new MetricStreamConfiguration { CardinalityLimit = cardinalityLimit }
+            : new ExplicitBucketHistogramConfiguration { Boundaries = bounds, CardinalityLimit = cardinalityLimit };
     }
 
     /// <summary>For http/protobuf a bare collector address gets the metrics path the protocol defines.</summary>

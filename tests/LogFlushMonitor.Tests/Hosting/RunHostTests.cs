@@ -14,11 +14,18 @@ public partial class RunHostTests
     [Fact]
     public async Task Run_with_a_simulated_workload_serves_live_metrics_health_and_readiness()
     {
-        await using var host = await RunningHost.StartAsync(new() { ["Sources:Simulate:Scenario"] = "mixed", ["Sources:Simulate:Speed"] = "20" });
+        await using var host = await RunningHost.StartAsync(new()
+        {
+            ["Sources:Simulate:Scenario"] = "mixed",
+            ["Sources:Simulate:Speed"] = "20",
+            ["Exporters:CardinalityLimit"] = "5000", // a view over every instrument must keep the advised buckets
+        });
 
-        var text = await host.ScrapeUntilAsync(t => t.Contains("sqlserver_log_flushes_total{", StringComparison.Ordinal), TimeSpan.FromSeconds(30));
+        var text = await host.ScrapeUntilAsync(t => t.Contains("sqlserver_log_flushes_total{", StringComparison.Ordinal) && FlushBucket().IsMatch(t), TimeSpan.FromSeconds(30));
 
         Assert.Matches(FlushBucket(), text);
+        Assert.Contains("le=\"49152\"", text, StringComparison.Ordinal);
+        Assert.Contains("le=\"0.00025\"", text, StringComparison.Ordinal);
         Assert.Contains("# TYPE sqlserver_log_flush_write_size_bytes histogram", text, StringComparison.Ordinal);
         Assert.Contains("sqlserver_log_flushes_total{", text, StringComparison.Ordinal);
         Assert.Contains("target_info{", text, StringComparison.Ordinal);

@@ -70,7 +70,7 @@ internal static class AnalyzeRunner
             foreach (var path in group)
             {
                 // The same file named twice (a folder and a glob) is read once, or it would count twice.
-                if (read.Add(path))
+                if (read.Add(Path.GetFullPath(path)))
                 {
                     files.Add(ReadFile(path, sizes[path], mapper, sink, progress, cancellationToken));
                 }

@@ -98,6 +98,44 @@ public sealed class AnalyzeInProcessTests : IDisposable
         Assert.True(largeBytes - smallBytes < 32 * 1024, $"small run {smallBytes:N0} B, large run {largeBytes:N0} B");
     }
 
+    [Fact]
+    public void An_empty_folder_or_a_glob_matching_nothing_is_a_usage_error()
+    {
+        var empty = Path.Combine(_files.Directory, "empty");
+        Directory.CreateDirectory(empty);
+        var errors = new StringWriter();
+
+        var ok = AnalyzeRunner.TryExpand([empty, Path.Combine(_files.Directory, "nothing*.xel")], errors, out _);
+
+        Assert.False(ok);
+        Assert.Contains($"input '{empty}': the folder holds no .xel file", errors.ToString(), StringComparison.Ordinal);
+        Assert.Contains("nothing*.xel': no file matches this pattern", errors.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_file_named_by_two_inputs_is_read_once()
+    {
+        var path = WriteFile("twice.xel", 1000);
+        var roundabout = Path.Combine(_files.Directory, ".", "twice.xel");
+        Assert.True(AnalyzeRunner.TryExpand([path, _files.Directory, roundabout], TextWriter.Null, out var groups));
+
+        var report = AnalyzeRunner.Analyze(new AnalyzeSettings { Inputs = [path, _files.Directory, roundabout], Progress = ProgressMode.Never }, groups, null, CancellationToken.None);
+
+        Assert.Single(report.Files);
+        Assert.Equal(1000, report.Databases.Sum(d => d.Flushes));
+    }
+
+    [Fact]
+    public void Cancellation_stops_the_run()
+    {
+        var path = WriteFile("cancel.xel", 10_000);
+        using var cts = new CancellationTokenSource();
+        cts.Cancel();
+
+        Assert.ThrowsAny<OperationCanceledException>(() =>
+            AnalyzeRunner.Analyze(new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never }, [[path]], null, cts.Token));
+    }
+
     private string WriteFile(string name, int flushes) => _files.Write(name, w =>
     {
         ulong seq = 0;

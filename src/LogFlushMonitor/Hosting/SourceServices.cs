@@ -4,45 +4,59 @@ using Microsoft.Extensions.Options;
 
 namespace LogFlushMonitor.Hosting;
 
-/// <summary>Runs the simulated workload (Sources:Simulate) into the pipeline, paced in real time.</summary>
-internal sealed partial class SimulationSourceService : BackgroundService
+/// <summary>
+/// A source that runs only when configured: it holds readiness back from construction until it runs, and
+/// delivers through the pipeline's waiting sink (a paced source may wait for room; it never loses samples).
+/// </summary>
+internal abstract class OptionalSourceService : BackgroundService
 {
-    private const string Component = "source:simulate";
-    private readonly SimulateSourceOptions _options;
-    private readonly SamplePipeline _pipeline;
-    private readonly TimeProvider _time;
     private readonly Readiness _readiness;
-    private readonly ILogger<SimulationSourceService> _logger;
+    private readonly string _component;
 
-    public SimulationSourceService(IOptions<MonitorOptions> options, SamplePipeline pipeline, TimeProvider time, Readiness readiness, ILogger<SimulationSourceService> logger)
+    protected OptionalSourceService(string component, bool configured, SamplePipeline pipeline, Readiness readiness)
     {
-        _options = options.Value.Sources.Simulate;
-        _pipeline = pipeline;
-        _time = time;
+        _component = component;
         _readiness = readiness;
-        _logger = logger;
-        if (IsConfigured)
+        IsConfigured = configured;
+        Sink = pipeline.Waiting;
+        if (configured)
         {
-            readiness.NotReady(Component, "starting");
+            readiness.NotReady(component, "starting");
         }
     }
 
-    private bool IsConfigured => !string.IsNullOrWhiteSpace(_options.Scenario);
+    protected bool IsConfigured { get; }
 
-    protected override async Task ExecuteAsync(CancellationToken stoppingToken)
+    protected Core.Samples.ISampleSink Sink { get; }
+
+    protected sealed override Task ExecuteAsync(CancellationToken stoppingToken)
     {
         if (!IsConfigured)
         {
-            return;
+            return Task.CompletedTask;
         }
 
+        _readiness.Ready(_component);
+        return RunAsync(stoppingToken);
+    }
+
+    protected abstract Task RunAsync(CancellationToken stoppingToken);
+}
+
+/// <summary>Runs the simulated workload (Sources:Simulate) into the pipeline, paced in real time.</summary>
+internal sealed partial class SimulationSourceService(IOptions<MonitorOptions> options, SamplePipeline pipeline, TimeProvider time, Readiness readiness, ILogger<SimulationSourceService> logger)
+    : OptionalSourceService("source:simulate", !string.IsNullOrWhiteSpace(options.Value.Sources.Simulate.Scenario), pipeline, readiness)
+{
+    private readonly SimulateSourceOptions _options = options.Value.Sources.Simulate;
+
+    protected override async Task RunAsync(CancellationToken stoppingToken)
+    {
         var simulation = SimulationScenarios.Create(_options.Scenario!, new SimulationOptions { Seed = _options.Seed });
-        LogStarted(_logger, _options.Scenario!, string.Join(", ", simulation.Instances), _options.Speed);
-        _readiness.Ready(Component);
-        await SimulationRunner.RunAsync(simulation, _pipeline.Waiting, _time, _options.Speed, _options.Duration, stoppingToken).ConfigureAwait(false);
+        LogStarted(logger, _options.Scenario!, string.Join(", ", simulation.Instances), _options.Speed);
+        await SimulationRunner.RunAsync(simulation, Sink, time, _options.Speed, _options.Duration, stoppingToken).ConfigureAwait(false);
         if (!stoppingToken.IsCancellationRequested)
         {
-            LogFinished(_logger, _options.Scenario!);
+            LogFinished(logger, _options.Scenario!);
         }
     }
 
@@ -54,52 +68,27 @@ internal sealed partial class SimulationSourceService : BackgroundService
 }
 
 /// <summary>Replays an NDJSON recording (Sources:Replay) into the pipeline.</summary>
-internal sealed partial class ReplaySourceService : BackgroundService
+internal sealed partial class ReplaySourceService(IOptions<MonitorOptions> options, SamplePipeline pipeline, TimeProvider time, Readiness readiness, ILogger<ReplaySourceService> logger)
+    : OptionalSourceService("source:replay", !string.IsNullOrWhiteSpace(options.Value.Sources.Replay.Path), pipeline, readiness)
 {
-    private const string Component = "source:replay";
-    private readonly ReplaySourceOptions _options;
-    private readonly SamplePipeline _pipeline;
-    private readonly TimeProvider _time;
-    private readonly Readiness _readiness;
-    private readonly ILogger<ReplaySourceService> _logger;
+    private readonly ReplaySourceOptions _options = options.Value.Sources.Replay;
 
-    public ReplaySourceService(IOptions<MonitorOptions> options, SamplePipeline pipeline, TimeProvider time, Readiness readiness, ILogger<ReplaySourceService> logger)
+    protected override async Task RunAsync(CancellationToken stoppingToken)
     {
-        _options = options.Value.Sources.Replay;
-        _pipeline = pipeline;
-        _time = time;
-        _readiness = readiness;
-        _logger = logger;
-        if (IsConfigured)
-        {
-            readiness.NotReady(Component, "starting");
-        }
-    }
-
-    private bool IsConfigured => !string.IsNullOrWhiteSpace(_options.Path);
-
-    protected override async Task ExecuteAsync(CancellationToken stoppingToken)
-    {
-        if (!IsConfigured)
-        {
-            return;
-        }
-
         var path = _options.Path!;
-        LogStarted(_logger, path, _options.Speed);
-        _readiness.Ready(Component);
+        LogStarted(logger, path, _options.Speed);
         var summary = await NdjsonReplay.ReplayFileAsync(
             path,
-            _pipeline.Waiting,
+            Sink,
             new NdjsonReplayOptions
             {
                 Speed = _options.Speed == 0 ? double.PositiveInfinity : _options.Speed,
                 RebaseToNow = _options.RebaseToNow,
-                Time = _time,
-                OnError = e => LogMalformed(_logger, e.Source, e.Line, e.Message),
+                Time = time,
+                OnError = e => LogMalformed(logger, e.Source, e.Line, e.Message),
             },
             stoppingToken).ConfigureAwait(false);
-        LogFinished(_logger, path, summary.Lines, summary.Samples, summary.Errors);
+        LogFinished(logger, path, summary.Lines, summary.Samples, summary.Errors);
     }
 
     [LoggerMessage(EventId = 310, Level = LogLevel.Information, Message = "Replaying {Path} at speed {Speed}")]

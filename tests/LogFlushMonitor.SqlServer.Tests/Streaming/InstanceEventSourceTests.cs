@@ -1,0 +1,128 @@
+using System.Buffers.Binary;
+using System.Diagnostics;
+using System.Threading.Channels;
+using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Health;
+using LogFlushMonitor.Core.Pipeline;
+using LogFlushMonitor.SqlServer.Streaming;
+using LogFlushMonitor.SqlServer.Tests.Histogram;
+using LogFlushMonitor.SqlServer.Tests.Sessions;
+using LogFlushMonitor.TdsTestServer;
+using Xunit.Abstractions;
+
+namespace LogFlushMonitor.SqlServer.Tests.Streaming;
+
+public sealed class InstanceEventSourceTests(ITestOutputHelper output)
+{
+    private static readonly EventSourceSettings Fast = new()
+    {
+        ReconnectDelay = TimeSpan.FromMilliseconds(20),
+        MaxReconnectDelay = TimeSpan.FromMilliseconds(200),
+        HistogramPollInterval = TimeSpan.FromMilliseconds(30),
+    };
+
+    [Fact]
+    public async Task An_Auto_instance_disconnected_as_too_slow_three_times_falls_back_to_histogram_mode_and_says_so()
+    {
+        await using var server = new XeScriptedServer();
+        server.StreamScript = _ => TdsResponse.Failure(25726, "The event stream was disconnected: too many outstanding events.");
+        server.HistogramXml = _ => HistogramTests.Xml(false, (512, 4));
+        var aggregator = new LogFlushAggregator();
+        var pipeline = new SamplePipeline(aggregator);
+        var health = new SourceHealth();
+        var options = new SqlServerInstanceOptions { Name = "prod1", SessionName = "lfm_test", IncludeDatabases = ["sales"] };
+        var source = new InstanceEventSource(options, server.ConnectionString(), pipeline, health, pipeline.Waiting, Fast);
+        using var cts = new CancellationTokenSource();
+        var consume = pipeline.RunAsync(cts.Token);
+        var run = source.RunAsync(cts.Token);
+
+        await StreamRows.Eventually(() => source.Histogram is { Polls: > 0 }, "histogram polls");
+        Assert.Equal("histogram", health.Mode("prod1"));
+        Assert.Equal((true, false), server.Session("lfm_test")); // the unread stream session is stopped
+        Assert.Equal((true, true), server.Session("lfm_test_h5"));
+        await cts.CancelAsync();
+        await run.WaitAsync(TimeSpan.FromSeconds(15));
+        await consume;
+
+        Assert.Equal(3, source.Stream!.TooSlowDisconnects);
+        Assert.Equal(3, server.StreamRequests);
+        Assert.Equal(3, health.Errors("prod1", "stream", SqlErrorKinds.StreamTooSlow));
+        Assert.Equal((true, false), server.Session("lfm_test_h5")); // stopped at shutdown, left for the next start
+        Assert.Equal(4, source.Histogram!.FlushesDelivered);
+    }
+
+    [Fact]
+    public async Task Shutdown_drops_the_stream_session_when_DropSessionOnStop()
+    {
+        await using var server = new XeScriptedServer();
+        var options = new SqlServerInstanceOptions { Name = "prod1", SessionName = "lfm_test", Mode = CollectionMode.Stream, DropSessionOnStop = true };
+        var health = new SourceHealth();
+        using var cts = new CancellationTokenSource();
+        var run = InstanceEventSource.RunAsync(options, server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()), health, cts.Token, Fast);
+        await StreamRows.Eventually(() => server.StreamRequests == 1, "the stream");
+        Assert.Equal("stream", health.Mode("prod1"));
+
+        await cts.CancelAsync();
+        await run.WaitAsync(TimeSpan.FromSeconds(15));
+
+        Assert.Equal((false, false), server.Session("lfm_test"));
+        Assert.Equal(["DROP EVENT SESSION [lfm_test] ON SERVER"], server.StatementsWith("DROP EVENT SESSION"));
+    }
+
+    [Fact]
+    public async Task Streaming_200_MB_keeps_memory_flat()
+    {
+        await using var server = new XeScriptedServer();
+        // One real event buffer padded with slack to 4 MB (the decoder reads only its data area): 50 of them = 200 MB.
+        var rows = StreamRows.Flushes(1, 100);
+        var events = rows[^1].Data;
+        var big = new byte[4 << 20];
+        events.CopyTo(big, 0);
+        BinaryPrimitives.WriteUInt32LittleEndian(big.AsSpan(0x10), (uint)big.Length);
+        const int Count = 50;
+        var stream = Channel.CreateUnbounded<object?[]>();
+        foreach (var (type, data) in rows.Take(rows.Count - 1))
+        {
+            stream.Writer.TryWrite([type, data]);
+        }
+
+        server.StreamScript = n => n == 0 ? XeScriptedServer.Stream(stream.Reader) : null;
+        var sink = new HistogramTests.CountingSink();
+        var options = new SqlServerInstanceOptions { Name = "prod1", SessionName = "lfm_test", Mode = CollectionMode.Stream };
+        using var source = new LiveStreamSource(options, server.ConnectionString(), sink, new SourceHealth(), Fast);
+        using var cts = new CancellationTokenSource();
+        var run = source.RunAsync(cts.Token);
+        await StreamRows.Eventually(() => source.Reader.BuffersRead == rows.Count - 1, "metadata");
+        var before = GC.GetTotalMemory(forceFullCollection: true);
+        var peak = before;
+        var warm = before;
+        var clock = Stopwatch.StartNew();
+        for (var i = 0; i < Count; i++)
+        {
+            await stream.Writer.WriteAsync([0, big]);
+            if (i % 10 == 9)
+            {
+                await StreamRows.Eventually(() => source.Reader.BuffersRead >= rows.Count - 1 + i + 1, "the buffers so far", 60);
+                var now = GC.GetTotalMemory(forceFullCollection: true);
+                if (i == 9)
+                {
+                    warm = now; // the read buffer has grown to fit a 4 MB row
+                }
+
+                peak = Math.Max(peak, now);
+            }
+        }
+
+        await StreamRows.Eventually(() => source.Reader.BuffersRead == rows.Count - 1 + Count, "200 MB", 60);
+        var elapsed = clock.Elapsed;
+        await cts.CancelAsync();
+        await run.WaitAsync(TimeSpan.FromSeconds(10));
+
+        output.WriteLine($"200 MB in {elapsed.TotalSeconds:F1} s; heap before {before / 1024} KB, warm {warm / 1024} KB, peak {peak / 1024} KB; read buffer {source.Reader.BufferCapacity / 1024} KB");
+        Assert.True(source.Reader.BytesRead >= 200L << 20);
+        Assert.Equal(Count * 100, sink.Flushes - 0); // each padded buffer still holds its 100 events
+        Assert.True(peak - warm < 8 << 20, $"heap grew by {(peak - warm) / 1024} KB over the last 160 MB"); // flat: no growth with volume
+        Assert.True(peak - before < 32 << 20, $"heap grew by {(peak - before) / 1024} KB while streaming"); // bounded: a few buffers' worth
+        Assert.True(source.Reader.BufferCapacity <= 8 << 20);
+    }
+}

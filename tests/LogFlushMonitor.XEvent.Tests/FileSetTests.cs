@@ -75,6 +75,8 @@ public class FileSetTests : IDisposable
         var names = reader.ReadData().Select(e => e.Name).ToList();
 
         Assert.Equal(153, names.Count);
+        Assert.Equal(2, reader.SourcesOpened);
+        Assert.Equal(new FileInfo(SharedTestData.RealXelFile).Length + new FileInfo(written).Length, reader.TotalBytesRead);
         Assert.Equal("sql_batch_completed", names[148]);
         Assert.All(names.Skip(149), n => Assert.Equal("log_flush_start", n));
     }

@@ -149,6 +149,11 @@ public class TargetXmlTests
         Assert.Contains("count='many'", badCount.Message, StringComparison.Ordinal);
 
         Assert.Throws<XEventXmlException>(() => XEventXmlReader.ReadEventData("<event package=\"x\"/>"));
+
+        // Found by the XML fuzz test: a slot left open around a nested slot once made the reader spin.
+        const string nested = "<HistogramTarget truncated=\"0\" buckets=\"256\"><Slot count=\"12031\"><value>512</value>0/Slot><Slot count=\"57\"><value>61440</value></Slot></HistogramTarget>";
+        Assert.Throws<XEventXmlException>(() => XEventXmlReader.ReadHistogram(nested));
+        Assert.Throws<XEventXmlException>(() => XEventXmlReader.ReadHistogram("<HistogramTarget truncated=\"0\" /><trailing>"));
         Assert.Throws<XEventXmlException>(() => XEventXmlReader.ReadEventData("not xml at all"));
     }
 }

@@ -19,6 +19,7 @@ public sealed class XelReader : IDisposable
     private int _bufferLength;
     private long _bufferOffset;
     private long _offset;
+    private long _finishedSourcesBytes;
     private int _pos;
     private int _end;
     private RecordLayout _current;
@@ -59,6 +60,12 @@ public sealed class XelReader : IDisposable
 
     /// <summary>Bytes consumed from the current source.</summary>
     public long Position => _offset;
+
+    /// <summary>Bytes consumed from all sources so far (for progress reporting).</summary>
+    public long TotalBytesRead => _finishedSourcesBytes + _offset;
+
+    /// <summary>Sources opened so far.</summary>
+    public int SourcesOpened { get; private set; }
 
     /// <summary>Events read so far (over all sources).</summary>
     public long EventCount => _decoder.EventCount;
@@ -254,6 +261,8 @@ public sealed class XelReader : IDisposable
         var (open, name) = _sources.Current;
         _decoder.SourceName = name;
         _stream = open();
+        SourcesOpened++;
+        _finishedSourcesBytes += _offset;
         _offset = 0;
         _pos = _end = 0;
         Span<byte> head = stackalloc byte[8];

@@ -44,7 +44,7 @@ public static class XEventXmlReader
             {
                 var depth = r.Depth;
                 r.Read();
-                while (!(r.NodeType == XmlNodeType.EndElement && r.Depth == depth) && !r.EOF)
+                while (!(r.NodeType == XmlNodeType.EndElement && r.Depth == depth) && r.ReadState == ReadState.Interactive)
                 {
                     if (r.NodeType == XmlNodeType.Element && r.LocalName == "event")
                     {
@@ -79,7 +79,7 @@ public static class XEventXmlReader
             {
                 var depth = r.Depth;
                 r.Read();
-                while (!(r.NodeType == XmlNodeType.EndElement && r.Depth == depth) && !r.EOF)
+                while (!(r.NodeType == XmlNodeType.EndElement && r.Depth == depth) && r.ReadState == ReadState.Interactive)
                 {
                     if (r.NodeType == XmlNodeType.Element && r.LocalName == "Slot")
                     {
@@ -133,7 +133,19 @@ public static class XEventXmlReader
         {
             using var text = new StringReader(xml);
             using var reader = XmlReader.Create(text, CreateSettings(maxCharacters));
-            return body(reader);
+            var result = body(reader);
+            // Read to the end so that malformed trailing content is an error too; a reader left in the
+            // error state (a failure inside a subtree) must not pass as success.
+            while (reader.ReadState == ReadState.Interactive && reader.Read())
+            {
+            }
+
+            if (reader.ReadState == ReadState.Error)
+            {
+                throw Error(reader, "Target XML is malformed", sourceName);
+            }
+
+            return result;
         }
         catch (XmlException ex)
         {
@@ -179,7 +191,7 @@ public static class XEventXmlReader
 
         var depth = r.Depth;
         r.Read();
-        while (!(r.NodeType == XmlNodeType.EndElement && r.Depth == depth) && !r.EOF)
+        while (!(r.NodeType == XmlNodeType.EndElement && r.Depth == depth) && r.ReadState == ReadState.Interactive)
         {
             if (r.NodeType == XmlNodeType.Element && (r.LocalName == "data" || r.LocalName == "action"))
             {
@@ -218,7 +230,7 @@ public static class XEventXmlReader
         {
             item.Read(); // the data or action element itself
             item.Read();
-            while (!item.EOF)
+            while (item.ReadState == ReadState.Interactive)
             {
                 if (item.NodeType != XmlNodeType.Element)
                 {

@@ -30,6 +30,12 @@ public enum SessionAction
 /// <remarks>Stateless between calls apart from options; one instance per watched SQL Server instance.</remarks>
 public sealed class EventSessionManager
 {
+    /// <summary>"The event session, "name", already exists."</summary>
+    private const int AlreadyExists = 25631;
+
+    /// <summary>"The event session has already been started."</summary>
+    private const int AlreadyStarted = 25705;
+
     private readonly SqlServerInstanceOptions _instance;
     private readonly ILogger _logger;
 
@@ -184,12 +190,27 @@ public sealed class EventSessionManager
         var action = SessionAction.Started;
         if (state.Defined != 1)
         {
-            await connection.ExecuteAsync(Command(createDdl(), null, cancellationToken)).ConfigureAwait(false);
-            XeLog.SessionCreated(_logger, _instance.Name, sessionName);
-            action = SessionAction.Created;
+            try
+            {
+                await connection.ExecuteAsync(Command(createDdl(), null, cancellationToken)).ConfigureAwait(false);
+                XeLog.SessionCreated(_logger, _instance.Name, sessionName);
+                action = SessionAction.Created;
+            }
+            catch (SqlException e) when (e.Number == AlreadyExists)
+            {
+                // Another replica created it meanwhile, or the catalog hid it from us (Azure scopes visibility by permission).
+            }
         }
 
-        await connection.ExecuteAsync(Command(XeSql.StartSession(quoted, _instance.Azure), null, cancellationToken)).ConfigureAwait(false);
+        try
+        {
+            await connection.ExecuteAsync(Command(XeSql.StartSession(quoted, _instance.Azure), null, cancellationToken)).ConfigureAwait(false);
+        }
+        catch (SqlException e) when (e.Number == AlreadyStarted)
+        {
+            return action == SessionAction.Created ? action : SessionAction.None;
+        }
+
         if (action == SessionAction.Started)
         {
             XeLog.SessionStarted(_logger, _instance.Name, sessionName);

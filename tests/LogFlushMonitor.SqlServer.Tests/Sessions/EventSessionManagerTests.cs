@@ -98,6 +98,20 @@ public sealed class EventSessionManagerTests
     }
 
     [Fact]
+    public async Task A_session_the_catalog_hides_but_that_exists_and_runs_is_used_as_it_is()
+    {
+        await using var server = new XeScriptedServer { HideSessions = true };
+        server.SetSession("lfm_test", defined: true, running: true);
+
+        var (action, _) = await EnsureStreamSession(server, Options());
+
+        Assert.Equal(SessionAction.None, action); // 25631 on CREATE and 25705 on START are "already there", not failures
+        Assert.Single(server.StatementsWith("CREATE EVENT SESSION"));
+        Assert.Single(server.StatementsWith("STATE = START"));
+        Assert.Equal((true, true), server.Session("lfm_test"));
+    }
+
+    [Fact]
     public async Task Azure_uses_a_database_scoped_session_without_a_database_predicate()
     {
         await using var server = new XeScriptedServer();

@@ -55,6 +55,9 @@ public sealed partial class XeScriptedServer : IAsyncDisposable
     /// <summary>Histogram target XML by session name.</summary>
     public Func<string, string?> HistogramXml { get; set; } = _ => null;
 
+    /// <summary>The session state query sees no session (Azure hides sessions from a login without the view permission).</summary>
+    public bool HideSessions { get; set; }
+
     /// <summary>Stream requests so far.</summary>
     public int StreamRequests => Volatile.Read(ref _streams);
 
@@ -126,7 +129,7 @@ public sealed partial class XeScriptedServer : IAsyncDisposable
 
         if (t.Contains("event_sessions WHERE name = @name", StringComparison.Ordinal))
         {
-            var s = Session((string)r.Parameter("name")!);
+            var s = HideSessions ? default : Session((string)r.Parameter("name")!);
             return TdsResponse.Rows([TdsColumn.Int("Defined"), TdsColumn.Int("Running")], [s.Defined ? 1 : 0, s.Running ? 1 : 0]);
         }
 
@@ -157,7 +160,13 @@ public sealed partial class XeScriptedServer : IAsyncDisposable
                         _sessions.Remove(name);
                         break;
                     default:
-                        _sessions[name] = (s.Defined, t.Contains("STATE = START", StringComparison.Ordinal));
+                        var start = t.Contains("STATE = START", StringComparison.Ordinal);
+                        if (start && s.Running)
+                        {
+                            return TdsResponse.Failure(25705, "The event session has already been started.");
+                        }
+
+                        _sessions[name] = (s.Defined, start);
                         break;
                 }
             }

@@ -10,7 +10,7 @@ public class FuzzTests
     private const int Mutations = 3000;
 
     [Fact]
-    public void Real_file_mutated_3000_times_either_decodes_or_raises_a_typed_error()
+    public async Task Real_file_mutated_3000_times_either_decodes_or_raises_a_typed_error()
     {
         var clean = File.ReadAllBytes(SharedTestData.RealXelFile);
         var lengthFields = LengthFieldOffsets(clean);
@@ -25,7 +25,7 @@ public class FuzzTests
         {
             var copy = Mutate(clean, lengthFields, rng, out var how);
             Exception? error = null;
-            var elapsed = Time(() =>
+            var run = Task.Run(() => Time(() =>
             {
                 try
                 {
@@ -35,7 +35,12 @@ public class FuzzTests
                 {
                     error = ex;
                 }
-            });
+            }));
+
+            // A hang must fail the test, not stall it: bound the wait well beyond the time limit.
+            var finished = await Task.WhenAny(run, Task.Delay(limit * 20)) == run;
+            Assert.True(finished, $"Mutation {i} ({how}) did not finish");
+            var elapsed = await run;
 
             if (error is null)
             {

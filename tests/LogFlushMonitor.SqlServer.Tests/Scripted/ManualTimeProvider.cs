@@ -52,7 +52,7 @@ public sealed class ManualTimeProvider : TimeProvider
     {
         for (var elapsed = TimeSpan.Zero; elapsed <= limit; elapsed += step)
         {
-            for (var i = 0; i < 20 && !done(); i++)
+            for (var i = 0; i < 4 && !done(); i++)
             {
                 await Task.Delay(5);
             }

@@ -1,0 +1,102 @@
+using Dapper;
+using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Health;
+using LogFlushMonitor.Core.Pipeline;
+using LogFlushMonitor.SqlServer.Streaming;
+using Microsoft.Data.SqlClient;
+
+namespace LogFlushMonitor.SqlServer.Tests.Streaming;
+
+/// <summary>The live stream against a real SQL Server, given by LOGFLUSHMONITOR_TEST_SQLSERVER (a connection string).</summary>
+public sealed class RealSqlServerTests
+{
+    private const string Variable = "LOGFLUSHMONITOR_TEST_SQLSERVER";
+    private static readonly string? ConnectionString = Environment.GetEnvironmentVariable(Variable);
+
+    [SkippableFact]
+    public async Task Single_row_commits_flush_512_bytes_a_big_transaction_flushes_large_blocks_and_WRITELOG_lands_on_the_database()
+    {
+        Skip.If(string.IsNullOrWhiteSpace(ConnectionString), $"{Variable} is not set: no real SQL Server to run the workload against.");
+        var suffix = Guid.NewGuid().ToString("N")[..8];
+        var database = "lfm_workload_" + suffix;
+        await using var admin = new SqlConnection(ConnectionString);
+        await admin.OpenAsync();
+        await admin.ExecuteAsync($"CREATE DATABASE [{database}]; ALTER DATABASE [{database}] SET RECOVERY FULL;");
+        try
+        {
+            var databaseId = await admin.ExecuteScalarAsync<int>("SELECT DB_ID(@database)", new { database });
+            var aggregator = new LogFlushAggregator();
+            var pipeline = new SamplePipeline(aggregator);
+            var health = new SourceHealth();
+            var options = new SqlServerInstanceOptions
+            {
+                Name = "real", SessionName = "lfm_test_" + suffix, Mode = CollectionMode.Stream, IncludeDatabases = [database],
+                DropSessionOnStop = true, MaxDispatchLatencySeconds = 1,
+            };
+            using var cts = new CancellationTokenSource();
+            var consume = pipeline.RunAsync(cts.Token);
+            var source = new InstanceEventSource(options, ConnectionString!, pipeline, health, pipeline.Waiting, new EventSourceSettings());
+            var run = source.RunAsync(cts.Token);
+            await StreamRows.Eventually(() => health.IsUp("real", "stream") || source.Stream?.Reader.Connections > 0, "the stream to connect", 60);
+            await Task.Delay(2000); // the session dispatches its first buffers
+
+            await using var work = new SqlConnection(ConnectionString);
+            await work.OpenAsync();
+            await work.ChangeDatabaseAsync(database);
+            await work.ExecuteAsync("CREATE TABLE dbo.t (id int IDENTITY PRIMARY KEY, v char(200) NOT NULL);");
+            var before = Sizes(aggregator, databaseId);
+            for (var i = 0; i < 5000; i++)
+            {
+                await work.ExecuteAsync("INSERT dbo.t (v) VALUES ('x');");
+            }
+
+            await StreamRows.Eventually(() => Sizes(aggregator, databaseId).Count - before.Count >= 5000, "5,000 flushes", 120);
+            var afterSmall = Sizes(aggregator, databaseId);
+            var small = afterSmall.Count - before.Count;
+            var small512 = afterSmall.CountAtMost(512) - before.CountAtMost(512);
+            Assert.True(small512 > small / 2, $"{small512} of {small} flushes were 512 bytes or less");
+
+            await work.ExecuteAsync("BEGIN TRAN; INSERT dbo.t (v) SELECT TOP (5000) 'y' FROM sys.all_objects AS a CROSS JOIN sys.all_objects AS b; COMMIT;");
+            await Task.Delay(5000);
+            await pipeline.WaitForDrainAsync(TimeSpan.FromSeconds(30));
+            var afterBig = Sizes(aggregator, databaseId);
+            var big = afterBig.Count - afterSmall.Count;
+            var bigLarge = afterBig.CountAbove(32767) - afterSmall.CountAbove(32767);
+            Assert.True(big > 0 && bigLarge > big / 2, $"{bigLarge} of {big} flushes of the big transaction were 32 KB or more");
+
+            var writeLog = aggregator.Snapshot().Single(d => d.DatabaseId == databaseId).Waits.SingleOrDefault(w => w.WaitType == "WRITELOG");
+            Assert.NotNull(writeLog);
+            Assert.True(writeLog.Count > 0);
+
+            await cts.CancelAsync();
+            await run.WaitAsync(TimeSpan.FromSeconds(30));
+            await consume;
+            var left = await admin.ExecuteScalarAsync<int>("SELECT COUNT(*) FROM sys.server_event_sessions WHERE name = @name", new { name = options.SessionName });
+            Assert.Equal(0, left); // DropSessionOnStop
+        }
+        finally
+        {
+            await admin.ExecuteAsync($"ALTER DATABASE [{database}] SET SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE [{database}];");
+        }
+    }
+
+    [SkippableFact]
+    public void The_stream_recovers_after_a_server_restart()
+    {
+        Skip.If(true, "Restarting a real SQL Server cannot be automated from this test (no control of the service); "
+            + "the reconnect path is covered against the TDS test server (cut mid-buffer, stopped or dropped session). Check it by hand: "
+            + "run the monitor, restart the service, and watch sqlserver.monitor.up{component=stream} return to 1 with a sequence_gap loss.");
+    }
+
+    private static WriteSizeDistribution Sizes(LogFlushAggregator aggregator, int databaseId)
+    {
+        var db = aggregator.Snapshot().SingleOrDefault(d => d.DatabaseId == databaseId);
+        var copy = new WriteSizeDistribution();
+        if (db is not null)
+        {
+            copy.AddFrom(db.WriteSizes);
+        }
+
+        return copy;
+    }
+}

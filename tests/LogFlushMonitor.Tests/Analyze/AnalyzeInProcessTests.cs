@@ -136,6 +136,48 @@ public sealed class AnalyzeInProcessTests : IDisposable
             AnalyzeRunner.Analyze(new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never }, [[path]], null, cts.Token));
     }
 
+    [Fact]
+    public void An_unsupported_version_is_reported_with_its_offset_and_exit_4()
+    {
+        var good = WriteFile("good.xel", 500);
+        var bytes = File.ReadAllBytes(good);
+        bytes[4] = 99; // the file header's format version
+        var future = Path.Combine(_files.Directory, "future.xel");
+        File.WriteAllBytes(future, bytes);
+        var stdout = new StringWriter();
+        var stderr = new StringWriter();
+
+        var code = AnalyzeRunner.Run(new AnalyzeSettings { Inputs = [good, future], Progress = ProgressMode.Never }, stdout, stderr, CancellationToken.None);
+
+        Assert.Equal(4, code);
+        Assert.Contains($"error: {future}: Unsupported file header version 99", stderr.ToString(), StringComparison.Ordinal);
+        Assert.Contains("(byte offset 4)", stderr.ToString(), StringComparison.Ordinal);
+        Assert.Contains("500 log_flush_start", stdout.ToString(), StringComparison.Ordinal); // the good file is still reported
+    }
+
+    [Fact]
+    public void A_file_without_log_flush_events_beside_one_with_them_is_described_and_the_run_succeeds()
+    {
+        var flushes = WriteFile("flushes.xel", 300);
+        var waits = _files.Write("waits.xel", w =>
+        {
+            for (var i = 0; i < 25; i++)
+            {
+                w.WaitCompleted(AnalyzeTestFiles.Start.AddMilliseconds(i), 66, 2, 5, databaseName: "db5");
+            }
+        });
+        var stdout = new StringWriter();
+
+        var code = AnalyzeRunner.Run(new AnalyzeSettings { Inputs = [flushes, waits], Progress = ProgressMode.Never }, stdout, TextWriter.Null, CancellationToken.None);
+
+        Assert.Equal(0, code);
+        Assert.Contains("waits.xel holds no log_flush_start, log_flush_complete or WRITELOG wait events. It holds: 25 PAGEIOLATCH_SH waits (25 events in all).",
+            stdout.ToString(), StringComparison.Ordinal);
+        Assert.Equal(3, CountOccurrences(stdout.ToString(), "Database db")); // db5, db6, db7 from the flush file; no empty db5 from the waits
+    }
+
+    private static int CountOccurrences(string text, string what) => (text.Length - text.Replace(what, "", StringComparison.Ordinal).Length) / what.Length;
+
     private string WriteFile(string name, int flushes) => _files.Write(name, w =>
     {
         ulong seq = 0;

@@ -1,22 +1,25 @@
-// Latest results (2026-11-22, shared 2-core AMD EPYC VM, files in the page cache; built through a scratch
-// project with the same sources because the bench project does not reference TestSupport yet):
+// Latest results (2026-11-22, shared 2-core AMD EPYC VM, load average 9-15 from other builds, files in the
+// page cache; built through a scratch project with the same sources, because the bench project does not
+// reference TestSupport yet):
 //
-// BenchmarkDotNet v0.14.0, Debian GNU/Linux 12 (bookworm), .NET 10.0.12, X64 RyuJIT AVX-512, InProcess, ShortRun x7
-// | Method                          | Mean      | StdDev   | Allocated |
-// |-------------------------------- |----------:|---------:|----------:|
-// | Floor_LogFlushFile              |  24.17 ms | 1.43 ms  |         - |
-// | Decode_LogFlushFile_EveryField  | 110.75 ms | 1.22 ms  |  70,877 B |
-// | Decode_LogFlushFile_FramingOnly |  43.90 ms | 1.68 ms  |  37,617 B |
-// | Floor_RealFile                  |  21.51 us | 0.34 us  |     216 B |
-// | Decode_RealFile_EveryField      | 156.30 us | 18.86 us |  94,709 B |
+// BenchmarkDotNet v0.14.0, Debian GNU/Linux 12 (bookworm), .NET 10.0.12, X64 RyuJIT AVX-512, InProcess, ShortRun x9
+// | Method                             | Mean      | StdDev   | Allocated |
+// |----------------------------------- |----------:|---------:|----------:|
+// | Floor_LogFlushFile                 |  46.98 ms |  4.68 ms |         - |
+// | Decode_LogFlushFile_EveryField     | 150.57 ms | 18.81 ms |  72,632 B |
+// | Decode_LogFlushFile_FramingOnly    |  56.89 ms |  3.78 ms |  37,740 B |
+// | Decode_LogFlushFile_ConsumerFields | 116.13 ms | 15.20 ms |  38,160 B |
+// | Floor_RealFile                     |  31.37 us |  2.16 us |     216 B |
+// | Decode_RealFile_EveryField         | 169.63 us | 26.61 us |  94,717 B |
 //
 // Generated file: 211,873,792 bytes, 1,889,564 events (log_flush_start/complete, wait_completed, 3 actions each).
-// Floor 8.8 GB/s; decoder reading every field and action 1.9 GB/s = 17 M events/s (22 % of the floor,
-// below the 50 % goal); framing, validation and event lookup alone 4.8 GB/s (55 %). Per event: about
-// 13 ns of I/O, 10 ns of framing, 36 ns for 8 values. Allocation is per file (metadata, stream, pooled
-// buffer), not per event: 70,877 B / 1.89 M events = 0 B per event. The real file is small, so its
-// per-file metadata parse (about 90 KB of names) dominates.
-// The machine is shared and noisy: earlier runs of the same code measured the floor between 24 and 160 ms.
+// Decoder reading every field and action: 31 % of the floor's MB/s here (22 % in the quietest run:
+// floor 24.2 ms = 8.8 GB/s, decoder 110.7 ms = 1.9 GB/s = 17 M events/s), below the 50 % goal.
+// Framing, validation and event lookup alone: 55-83 % of the floor. Per event, in the quiet run: about
+// 13 ns of I/O, 10 ns of framing, 36 ns for its 8 values (5 fields, 3 actions incl. a string copy).
+// Allocation is per file (metadata names, stream, pooled buffer), never per event:
+// 72,632 B / 1.89 M events = 0 B per event. The real file is small, so its metadata parse dominates.
+// Noise: on this machine the same floor measured anywhere from 24 to 160 ms between runs.
 //
 // Run: dotnet run -c Release --project bench/LogFlushMonitor.Benchmarks -- --filter '*XelReaderBenchmarks*'
 // Needs the bench project to reference tests/LogFlushMonitor.XEvent.TestSupport (the writer that

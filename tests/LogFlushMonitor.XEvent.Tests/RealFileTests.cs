@@ -201,6 +201,35 @@ public class RealFileTests
     }
 
     [Fact]
+    public void Real_file_pull_reading_allocates_nothing_after_the_metadata()
+    {
+        using var reader = XelReader.Open(RealFile);
+        Assert.True(reader.Read()); // opens the file, parses metadata, loads the event buffer
+        var duration = reader.Metadata.GetFieldHandle("sqlserver.rpc_completed", "duration");
+        var session = reader.Metadata.GetActionHandle("sqlserver.session_id");
+        ulong sum = 0;
+        var before = GC.GetAllocatedBytesForCurrentThread();
+        while (reader.Read())
+        {
+            var r = reader.Current;
+            sum += r.Ticks;
+            if (r.TryGetUInt64(duration, out var d))
+            {
+                sum += d;
+            }
+
+            if (r.TryGetUInt64(session, out var s))
+            {
+                sum += s;
+            }
+        }
+
+        var allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+        Assert.Equal(0, allocated);
+        Assert.NotEqual(0UL, sum);
+    }
+
+    [Fact]
     public void Real_file_with_an_unknown_version_fails_naming_it()
     {
         var bytes = File.ReadAllBytes(RealFile);

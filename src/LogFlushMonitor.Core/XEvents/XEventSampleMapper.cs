@@ -45,6 +45,8 @@ public sealed class XEventSampleMapper : IXEventHandler
     private readonly Dictionary<int, string> _names = [];
     private readonly Dictionary<string, long> _otherEvents = new(StringComparer.Ordinal);
     private SequenceGapTracker _gaps;
+    private int _lastNameId = -1;
+    private string? _lastName;
     private Handles _h;
 
     /// <summary>Creates a mapper delivering samples of <paramref name="instance"/> to <paramref name="sink"/>.</summary>
@@ -76,6 +78,8 @@ public sealed class XEventSampleMapper : IXEventHandler
     /// <inheritdoc />
     public void OnMetadataChanged(XEventMetadata metadata)
     {
+        _lastNameId = -1;
+        _lastName = null;
         _h = new Handles
         {
             FlushStart = metadata.GetEventHandle("sqlserver.log_flush_start"),
@@ -177,25 +181,28 @@ public sealed class XEventSampleMapper : IXEventHandler
     private int DatabaseId(in XEventRecord record, FieldHandle field) =>
         record.TryGetUInt64(field, out var id) || record.TryGetUInt64(_h.DatabaseIdAction, out id) ? (int)Math.Min(id, int.MaxValue) : 0;
 
-    /// <summary>The database_name action, reusing the string seen last for this id so steady state allocates nothing.</summary>
+    /// <summary>
+    /// The database_name action, read once per database id: names do not change under a running session (a
+    /// rename shows up through the pollers), so steady state neither scans the actions for it nor allocates.
+    /// </summary>
     private string? Name(in XEventRecord record, int databaseId)
     {
-        if (!_h.DatabaseNameAction.IsValid || !record.TryGetAction(_h.DatabaseNameAction, out var value))
+        if (_lastNameId == databaseId && _lastName is not null)
         {
-            return _names.GetValueOrDefault(databaseId);
+            return _lastName;
         }
 
-        if (_names.TryGetValue(databaseId, out var known) && value.StringEquals(known))
+        if (!_names.TryGetValue(databaseId, out var name)
+            && _h.DatabaseNameAction.IsValid
+            && record.TryGetAction(_h.DatabaseNameAction, out var value)
+            && value.GetString() is { } decoded)
         {
-            return known;
-        }
-
-        var name = value.GetString();
-        if (name is not null)
-        {
+            name = decoded;
             _names[databaseId] = name;
         }
 
+        _lastNameId = databaseId;
+        _lastName = name;
         return name;
     }
 

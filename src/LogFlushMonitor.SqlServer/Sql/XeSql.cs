@@ -84,9 +84,6 @@ internal static class XeSql
         WHERE s.name = @name AND t.target_name = N'histogram'
         """;
 
-    /// <summary>Events the server dropped for a session (its buffers were full), for loss accounting.</summary>
-    public const string ServerSessionDrops = "SELECT CAST(dropped_event_count AS bigint) AS DroppedEvents FROM sys.dm_xe_sessions WHERE name = @name";
-
     /// <summary><c>ALTER EVENT SESSION [name] ON SERVER|DATABASE STATE = START</c>.</summary>
     public static string StartSession(string quotedName, bool azure) => $"ALTER EVENT SESSION {quotedName} ON {Scope(azure)} STATE = START";
 

@@ -59,6 +59,7 @@ public sealed class LiveStreamSource : IDisposable
                 OnRetry = args =>
                 {
                     Reconnects++;
+                    LastReconnectDelay = args.RetryDelay;
                     XeLog.Reconnecting(_logger, _instance.Name, args.RetryDelay, args.AttemptNumber + 1);
                     return default;
                 },
@@ -74,6 +75,9 @@ public sealed class LiveStreamSource : IDisposable
 
     /// <summary>Reconnections after a failure (each waited a backoff delay).</summary>
     public long Reconnects { get; private set; }
+
+    /// <summary>The backoff delay chosen before the latest reconnection.</summary>
+    public TimeSpan LastReconnectDelay { get; private set; }
 
     /// <summary>Disconnections for slowness (25726) so far.</summary>
     public long TooSlowDisconnects { get; private set; }

@@ -167,6 +167,34 @@ public sealed class LiveStreamSourceTests
     }
 
     [Fact]
+    public async Task Reconnect_delays_grow_with_jitter_and_stay_under_the_cap_in_virtual_time()
+    {
+        await using var server = new XeScriptedServer();
+        server.StreamScript = _ => TdsResponse.Failure(50000, "The stream could not start.");
+        var time = new ManualTime();
+        var cap = TimeSpan.FromSeconds(10);
+        var settings = new EventSourceSettings { ReconnectDelay = TimeSpan.FromSeconds(1), MaxReconnectDelay = cap };
+        using var source = new LiveStreamSource(Options(CollectionMode.Stream), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()), new SourceHealth(), settings, time);
+        using var cts = new CancellationTokenSource();
+        var run = source.RunAsync(cts.Token);
+
+        var delays = new List<TimeSpan>();
+        for (var i = 1; i <= 10; i++)
+        {
+            await StreamRows.Eventually(() => source.Reconnects == i && time.PendingTimers > 0, $"backoff {i}");
+            Assert.Equal(i, server.StreamRequests); // nothing retries before the clock moves
+            delays.Add(source.LastReconnectDelay);
+            time.Advance(source.LastReconnectDelay);
+        }
+
+        await cts.CancelAsync();
+        Assert.False(await run.WaitAsync(TimeSpan.FromSeconds(10)));
+        Assert.All(delays, d => Assert.InRange(d, TimeSpan.Zero, cap));
+        Assert.True(delays.Skip(5).Average(d => d.TotalSeconds) > delays[0].TotalSeconds, string.Join(", ", delays));
+        Assert.True(delays.Distinct().Count() > 1, "jittered delays differ");
+    }
+
+    [Fact]
     public async Task Cancel_during_a_blocking_read_returns_within_seconds()
     {
         await using var server = new XeScriptedServer();

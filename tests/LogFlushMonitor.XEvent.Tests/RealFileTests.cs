@@ -95,6 +95,8 @@ public class RealFileTests
             }
 
             Assert.True(reader.Current.TryGetUInt64(sequence, out var s));
+            Assert.True(reader.Current.TryGetInt64(sequence, out var signed));
+            Assert.Equal((long)s, signed);
             seqs.Add(s);
         }
 

@@ -200,9 +200,17 @@ public readonly ref struct XEventRecord
         return TryGetField(field, out var v) && v.TryGetInt64(out value);
     }
 
-    /// <summary>Signed integer action (any width).</summary>
+    /// <summary>Signed integer action (any width); unsigned values up to long.MaxValue read too.</summary>
     public bool TryGetInt64(ActionHandle action, out long value)
     {
+        if (XEventValue.IsUnsignedKind(action.Kind))
+        {
+            // event_sequence and ids are unsigned: take the fast unsigned path.
+            var ok = TryGetUInt64(action, out var u) && u <= long.MaxValue;
+            value = ok ? (long)u : 0;
+            return ok;
+        }
+
         value = 0;
         return TryGetAction(action, out var v) && v.TryGetInt64(out value);
     }

@@ -33,6 +33,12 @@ internal static class AnalyzeRunner
         if (settings.Format == ReportFormat.Json)
         {
             JsonReportWriter.Write(report, stdout);
+
+            // The document says it too, but a person running a script should see why nothing was found.
+            foreach (var f in report.HasRelevantEvents ? [] : report.Files.Where(f => f.Status == FileStatus.Ok))
+            {
+                stderr.WriteLine(TextReportWriter.Census(f));
+            }
         }
         else
         {

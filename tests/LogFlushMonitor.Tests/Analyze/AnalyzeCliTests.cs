@@ -229,8 +229,9 @@ public sealed partial class AnalyzeCliTests : IDisposable
         Assert.DoesNotContain("write size", stdout, StringComparison.Ordinal);
         Assert.DoesNotContain("█", stdout, StringComparison.Ordinal);
 
-        var (jsonCode, json, _) = await CliProcess.RunAsync("analyze", real, "--format", "json");
+        var (jsonCode, json, jsonErr) = await CliProcess.RunAsync("analyze", real, "--format", "json");
         Assert.Equal(3, jsonCode);
+        Assert.Contains("TestXel_0.xel holds no log_flush_start", jsonErr, StringComparison.Ordinal);
         using var doc = JsonDocument.Parse(json);
         var file = doc.RootElement.GetProperty("files")[0];
         Assert.Equal(149, file.GetProperty("events").GetInt64());

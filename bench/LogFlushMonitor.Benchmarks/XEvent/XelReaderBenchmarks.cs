@@ -1,29 +1,27 @@
-// Latest results (2026-11-22, shared 2-core AMD EPYC VM, load average 9-15 from other builds, files in the
-// page cache; built through a scratch project with the same sources, because the bench project does not
-// reference TestSupport yet):
+// Latest results (2026-11-22, this project, shared 2-core AMD EPYC VM under load average 11-16 from other
+// builds, files in the page cache):
 //
 // BenchmarkDotNet v0.14.0, Debian GNU/Linux 12 (bookworm), .NET 10.0.12, X64 RyuJIT AVX-512, InProcess, ShortRun x9
-// | Method                             | Mean      | StdDev   | Allocated |
-// |----------------------------------- |----------:|---------:|----------:|
-// | Floor_LogFlushFile                 |  46.98 ms |  4.68 ms |         - |
-// | Decode_LogFlushFile_EveryField     | 150.57 ms | 18.81 ms |  72,632 B |
-// | Decode_LogFlushFile_FramingOnly    |  56.89 ms |  3.78 ms |  37,740 B |
-// | Decode_LogFlushFile_ConsumerFields | 116.13 ms | 15.20 ms |  38,160 B |
-// | Floor_RealFile                     |  31.37 us |  2.16 us |     216 B |
-// | Decode_RealFile_EveryField         | 169.63 us | 26.61 us |  94,717 B |
+// | Method                             | Mean      | StdDev   | Ratio | Allocated |
+// |----------------------------------- |----------:|---------:|------:|----------:|
+// | Floor_LogFlushFile                 |  62.42 ms |  7.17 ms |  1.00 |         - |
+// | Decode_LogFlushFile_EveryField     | 273.06 ms | 33.76 ms |  4.43 |  70,808 B |
+// | Decode_LogFlushFile_FramingOnly    |  71.09 ms |  9.21 ms |  1.15 |  38,196 B |
+// | Decode_LogFlushFile_ConsumerFields | 154.20 ms | 15.70 ms |  2.50 |  38,160 B |
+// | Floor_RealFile                     |  36.89 us |  3.85 us |       |     216 B |
+// | Decode_RealFile_EveryField         | 191.58 us |  7.27 us |       |  94,719 B |
 //
 // Generated file: 211,873,792 bytes, 1,889,564 events (log_flush_start/complete, wait_completed, 3 actions each).
-// Decoder reading every field and action: 31 % of the floor's MB/s here (22 % in the quietest run:
-// floor 24.2 ms = 8.8 GB/s, decoder 110.7 ms = 1.9 GB/s = 17 M events/s), below the 50 % goal.
-// Framing, validation and event lookup alone: 55-83 % of the floor. Per event, in the quiet run: about
-// 13 ns of I/O, 10 ns of framing, 36 ns for its 8 values (5 fields, 3 actions incl. a string copy).
+// Decoder reading every field and action of every event: 22-31 % of the floor's MB/s over five runs,
+// below the 50 % goal (quietest run: floor 24.2 ms = 8.8 GB/s, decoder 110.7 ms = 1.9 GB/s = 17 M
+// events/s). Framing, validation and event lookup alone: 55-87 % of the floor; the log-flush consumer's
+// handful of fields per event: about 40 %. Per event in the quiet run: about 13 ns of I/O, 10 ns of
+// framing, 36 ns for its 8 values (5 fields, 3 actions including a string copy).
 // Allocation is per file (metadata names, stream, pooled buffer), never per event:
-// 72,632 B / 1.89 M events = 0 B per event. The real file is small, so its metadata parse dominates.
+// 70,808 B / 1.89 M events = 0 B per event. The real file is small, so its metadata parse dominates.
 // Noise: on this machine the same floor measured anywhere from 24 to 160 ms between runs.
 //
 // Run: dotnet run -c Release --project bench/LogFlushMonitor.Benchmarks -- --filter '*XelReaderBenchmarks*'
-// Needs the bench project to reference tests/LogFlushMonitor.XEvent.TestSupport (the writer that
-// generates the log-flush file).
 
 using System.Buffers;
 using System.Runtime.CompilerServices;

@@ -5,11 +5,11 @@ using LogFlushMonitor.SqlServer.Sql;
 namespace LogFlushMonitor.SqlServer.Polling;
 
 /// <summary>Reads sys.dm_io_virtual_file_stats for the log files (sys.master_files.type = 1) of watched databases.</summary>
-internal sealed class FileStatsPoller(PollContext context, DatabaseFilter filter)
+internal sealed class FileStatsPoller(PollContext context, DatabaseFilter filter, bool azure = false)
 {
     public async Task PollAsync(DbConnection connection, CancellationToken cancellationToken)
     {
-        var rows = await context.QueryAsync<FileRow>(connection, DmvSql.LogFileStats, filter.Parameters, cancellationToken).ConfigureAwait(false);
+        var rows = await context.QueryAsync<FileRow>(connection, azure ? DmvSql.AzureLogFileStats : DmvSql.LogFileStats, azure ? null : filter.Parameters, cancellationToken).ConfigureAwait(false);
         var now = context.UtcNow;
         foreach (var r in rows)
         {

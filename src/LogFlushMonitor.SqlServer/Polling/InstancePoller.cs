@@ -46,8 +46,8 @@ public sealed class InstancePoller : IAsyncDisposable
         _databases = new DatabasePoller(context, filter, logger);
         _xeDrops = new XeDropsPoller(context, instance.SessionName, instance.Azure, logger);
         var counters = new CounterPoller(context, filter);
-        var waits = new WaitStatsPoller(context);
-        var files = new FileStatsPoller(context, filter);
+        var waits = new WaitStatsPoller(context, instance.Azure);
+        var files = new FileStatsPoller(context, filter, instance.Azure);
         var start = new ServerStartPoller(context);
         _kinds = instance.Azure
             ? [("counters", counters.PollAsync), ("waits", waits.PollAsync), ("file_stats", files.PollAsync), ("xe_drops", _xeDrops.PollAsync)]

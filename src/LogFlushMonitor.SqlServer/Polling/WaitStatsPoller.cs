@@ -5,13 +5,13 @@ using LogFlushMonitor.SqlServer.Sql;
 namespace LogFlushMonitor.SqlServer.Polling;
 
 /// <summary>Reads the log waits of sys.dm_os_wait_stats (WRITELOG, LOGBUFFER, the LOG_RATE_GOVERNOR family).</summary>
-internal sealed class WaitStatsPoller(PollContext context)
+internal sealed class WaitStatsPoller(PollContext context, bool azure = false)
 {
     private static readonly object Parameters = new { waitTypes = DmvSql.LogWaitTypes };
 
     public async Task PollAsync(DbConnection connection, CancellationToken cancellationToken)
     {
-        var rows = await context.QueryAsync<WaitRow>(connection, DmvSql.WaitStats, Parameters, cancellationToken).ConfigureAwait(false);
+        var rows = await context.QueryAsync<WaitRow>(connection, azure ? DmvSql.AzureWaitStats : DmvSql.WaitStats, Parameters, cancellationToken).ConfigureAwait(false);
         var now = context.UtcNow;
         foreach (var r in rows)
         {

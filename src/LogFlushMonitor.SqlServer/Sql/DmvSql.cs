@@ -40,6 +40,23 @@ internal static class DmvSql
           AND DB_NAME(vfs.database_id) NOT IN @exclude
         """;
 
+    /// <summary>Azure SQL Database: waits of this database (sys.dm_os_wait_stats is not the database's there). Parameter: <c>@waitTypes</c>.</summary>
+    public const string AzureWaitStats = """
+        SELECT wait_type AS WaitType, waiting_tasks_count AS WaitingTasks, wait_time_ms AS WaitTimeMs,
+               max_wait_time_ms AS MaxWaitTimeMs, signal_wait_time_ms AS SignalWaitTimeMs
+        FROM sys.dm_db_wait_stats
+        WHERE wait_type IN @waitTypes OR wait_type LIKE N'%LOG[_]RATE[_]GOVERNOR%'
+        """;
+
+    /// <summary>Azure SQL Database: this database's log file I/O (sys.master_files does not exist there).</summary>
+    public const string AzureLogFileStats = """
+        SELECT vfs.database_id AS DatabaseId, DB_NAME() AS DatabaseName, CAST(vfs.file_id AS int) AS FileId,
+               vfs.num_of_writes AS NumWrites, vfs.num_of_bytes_written AS BytesWritten, vfs.io_stall_write_ms AS IoStallWriteMs
+        FROM sys.dm_io_virtual_file_stats(DB_ID(), NULL) AS vfs
+        JOIN sys.database_files AS df ON df.file_id = vfs.file_id
+        WHERE df.type = 1
+        """;
+
     /// <summary>Every database with its state, recovery model and delayed durability.</summary>
     public const string Databases = """
         SELECT database_id AS Id, name AS Name, state_desc AS State, recovery_model_desc AS RecoveryModel,

@@ -80,13 +80,18 @@ public class OtherPollerTests
     }
 
     [Fact]
-    public async Task Azure_reads_the_database_scoped_session()
+    public async Task Azure_reads_database_scoped_views()
     {
         await using var server = new ScriptedSqlServer();
         await using var h = new PollerHarness(server, o => o.Azure = true);
         await h.PollAsync();
 
         Assert.Contains(server.Server.Requests, r => r.Text == DmvSql.XeDatabaseSessionDrops);
+        Assert.Contains(server.Server.Requests, r => r.Text.StartsWith(DmvSql.AzureWaitStats[..60], StringComparison.Ordinal));
+        Assert.Contains(server.Server.Requests, r => r.Text == DmvSql.AzureLogFileStats);
+        Assert.DoesNotContain(server.Server.Requests, r => r.Text.Contains("sys.master_files", StringComparison.Ordinal) || r.Text.Contains("sys.dm_os_sys_info", StringComparison.Ordinal));
+        Assert.NotEmpty(h.Sink.Of<WaitStatsSample>());
+        Assert.NotEmpty(h.Sink.Of<FileStatsSample>());
         Assert.DoesNotContain(server.Server.Requests, r => r.Text.Contains("sys.dm_xe_sessions", StringComparison.Ordinal));
     }
 

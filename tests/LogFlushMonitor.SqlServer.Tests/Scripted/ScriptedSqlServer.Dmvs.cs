@@ -27,6 +27,7 @@ public sealed partial class ScriptedSqlServer
     {
         Server.When("sys.dm_os_performance_counters", Counters);
         Server.When("sys.dm_os_wait_stats", Waits);
+        Server.When("sys.dm_db_wait_stats", Waits);
         Server.When("sys.dm_io_virtual_file_stats", Files);
         Server.When("sys.dm_os_sys_info", r => Begin(r).ResultSet(
             [TdsColumn.DateTime2("StartTimeLocal"), TdsColumn.DateTime2("StartTimeUtc")], [[_startLocal, StartTimeUtc]]));
@@ -147,7 +148,8 @@ public sealed partial class ScriptedSqlServer
     /// <summary>Emulates the WHERE clause on Dapper's expanded lists (@include1, @include2..., @exclude1...).</summary>
     private static (bool IncludeAll, HashSet<string> Include, HashSet<string> Exclude) Filters(TdsRequest request)
     {
-        var all = request.Parameters.TryGetValue("@includeAll", out var v) && v is true or 1 or (byte)1;
+        // No @includeAll: a statement without filters (Azure SQL Database reads only its own database).
+        var all = !request.Parameters.TryGetValue("@includeAll", out var v) || v is true or 1 or (byte)1;
         var include = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
         var exclude = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
         foreach (var (key, value) in request.Parameters)

@@ -95,6 +95,8 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
     public HashSet<string> KnownPermissions { get; } = new(StringComparer.OrdinalIgnoreCase)
     {
         "VIEW SERVER STATE", "VIEW SERVER PERFORMANCE STATE", "ALTER ANY EVENT SESSION", "VIEW DATABASE STATE", "ALTER ANY DATABASE EVENT SESSION",
+        "VIEW ANY DEFINITION", "ALTER ANY DATABASE", "CREATE DATABASE", "CREATE ANY EVENT SESSION", "ALTER ANY EVENT SESSION ENABLE",
+        "ALTER ANY EVENT SESSION DISABLE", "ALTER ANY EVENT SESSION ADD TARGET", "ALTER ANY EVENT SESSION DROP TARGET", "DROP ANY EVENT SESSION",
     };
 
     /// <summary>Every database, online or not (a snapshot).</summary>

@@ -1,0 +1,18 @@
+-- LogFlushMonitor: least-privilege login for SQL Server 2016-2019.
+-- Replace <replace-with-a-strong-password> with a strong password before running. Never make the monitor sysadmin.
+-- Check the result with: logflushmonitor check
+
+USE [master];
+CREATE LOGIN [logflushmonitor] WITH PASSWORD = N'<replace-with-a-strong-password>', CHECK_POLICY = ON;
+-- The monitor connects to master; a user there makes that explicit (no database role is needed).
+CREATE USER [logflushmonitor] FOR LOGIN [logflushmonitor];
+
+-- Performance counters, wait stats, file stats, sessions' drop counts and the live event stream:
+GRANT VIEW SERVER STATE TO [logflushmonitor];
+-- Create, start, stop and drop the monitor's event session:
+GRANT ALTER ANY EVENT SESSION TO [logflushmonitor];
+
+-- Optional: average log write latency joins sys.master_files, whose rows are visible only with
+-- VIEW ANY DEFINITION (or CREATE DATABASE / ALTER ANY DATABASE). Without it the monitor reports
+-- everything except log file latency; `check` says so.
+-- GRANT VIEW ANY DEFINITION TO [logflushmonitor];

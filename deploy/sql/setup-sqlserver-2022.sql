@@ -1,0 +1,24 @@
+-- LogFlushMonitor: least-privilege login for SQL Server 2022 and later.
+-- Replace <replace-with-a-strong-password> with a strong password before running. Never make the monitor sysadmin.
+-- Check the result with: logflushmonitor check
+
+USE [master];
+CREATE LOGIN [logflushmonitor] WITH PASSWORD = N'<replace-with-a-strong-password>', CHECK_POLICY = ON;
+-- The monitor connects to master; a user there makes that explicit (no database role is needed).
+CREATE USER [logflushmonitor] FOR LOGIN [logflushmonitor];
+
+-- Performance counters, wait stats, file stats, sessions' drop counts and the live event stream
+-- (the narrower 2022 permission; VIEW SERVER STATE also works but shows more):
+GRANT VIEW SERVER PERFORMANCE STATE TO [logflushmonitor];
+-- The monitor's event session, with the finer 2022 grants (ALTER ANY EVENT SESSION covers them all):
+GRANT CREATE ANY EVENT SESSION TO [logflushmonitor];
+GRANT ALTER ANY EVENT SESSION ENABLE TO [logflushmonitor];
+GRANT ALTER ANY EVENT SESSION DISABLE TO [logflushmonitor];
+GRANT ALTER ANY EVENT SESSION ADD TARGET TO [logflushmonitor];
+GRANT ALTER ANY EVENT SESSION DROP TARGET TO [logflushmonitor];
+GRANT DROP ANY EVENT SESSION TO [logflushmonitor];
+
+-- Optional: average log write latency joins sys.master_files, whose rows are visible only with
+-- VIEW ANY DEFINITION (or CREATE DATABASE / ALTER ANY DATABASE). Without it the monitor reports
+-- everything except log file latency; `check` says so.
+-- GRANT VIEW ANY DEFINITION TO [logflushmonitor];

@@ -1,0 +1,44 @@
+namespace LogFlushMonitor.SqlServer.Check;
+
+/// <summary>One permission as <c>check</c> found it.</summary>
+/// <param name="Permission">The permission name, e.g. VIEW SERVER STATE.</param>
+/// <param name="Held">True or false; null when this server does not know the name.</param>
+/// <param name="Purpose">What the monitor needs it for.</param>
+public sealed record PermissionStatus(string Permission, bool? Held, string Purpose);
+
+/// <summary>What <c>check</c> found on one instance.</summary>
+public sealed record InstanceCheckResult
+{
+    /// <summary>The configured instance name.</summary>
+    public required string Instance { get; init; }
+
+    /// <summary>Server, database, user and encryption settings (never the password).</summary>
+    public string? Target { get; init; }
+
+    /// <summary>SERVERPROPERTY('ProductVersion'), e.g. 16.0.4135.4.</summary>
+    public string? ProductVersion { get; init; }
+
+    /// <summary>SERVERPROPERTY('Edition').</summary>
+    public string? Edition { get; init; }
+
+    /// <summary>SERVERPROPERTY('EngineEdition'): 5 = Azure SQL Database, 8 = Managed Instance.</summary>
+    public int? EngineEdition { get; init; }
+
+    /// <summary>sys.dm_exec_connections.encrypt_option of our connection.</summary>
+    public bool? Encrypted { get; init; }
+
+    /// <summary>Permissions checked.</summary>
+    public IReadOnlyList<PermissionStatus> Permissions { get; init; } = [];
+
+    /// <summary>What the monitor will collect from this instance as things stand.</summary>
+    public IReadOnlyList<string> WillCollect { get; init; } = [];
+
+    /// <summary>Things that stop the monitor from working fully: any of these makes <c>check</c> exit 1.</summary>
+    public IReadOnlyList<string> Problems { get; init; } = [];
+
+    /// <summary>Things worth knowing that do not stop it.</summary>
+    public IReadOnlyList<string> Warnings { get; init; } = [];
+
+    /// <summary>Whether all is well.</summary>
+    public bool Ok => Problems.Count == 0;
+}

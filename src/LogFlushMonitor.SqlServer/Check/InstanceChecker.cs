@@ -1,0 +1,205 @@
+using System.Globalization;
+using Dapper;
+using LogFlushMonitor.SqlServer.Polling;
+using LogFlushMonitor.SqlServer.Sessions;
+using LogFlushMonitor.SqlServer.Sql;
+using Microsoft.Data.SqlClient;
+
+namespace LogFlushMonitor.SqlServer.Check;
+
+/// <summary>
+/// Connects to one instance and reports its version, the permissions held and missing for its version, whether
+/// the connection is encrypted, which event fields exist, and what the monitor will collect.
+/// </summary>
+public static class InstanceChecker
+{
+    /// <summary>Permission names whose rows sys.master_files shows (for log file latency); any one suffices.</summary>
+    private static readonly string[] MasterFilesPermissions = ["VIEW ANY DEFINITION", "ALTER ANY DATABASE", "CREATE DATABASE"];
+
+    /// <summary>Checks <paramref name="instance"/>; never throws for server-side problems (they are in the result).</summary>
+    public static async Task<InstanceCheckResult> CheckAsync(SqlServerInstanceOptions instance, SqlServerSourceOptions fleet, Func<string, string?>? environment, CancellationToken cancellationToken)
+    {
+        string connectionString;
+        try
+        {
+            connectionString = ConnectionStrings.Resolve(instance, environment);
+        }
+        catch (InvalidOperationException e)
+        {
+            return new InstanceCheckResult { Instance = instance.Name, Problems = [e.Message] };
+        }
+
+        var target = ConnectionStrings.Describe(connectionString);
+        var builder = new SqlConnectionStringBuilder(connectionString) { ConnectTimeout = Math.Max(1, (int)Math.Ceiling(fleet.ConnectTimeout.TotalSeconds)) };
+        var timeout = Math.Max(1, (int)Math.Ceiling(fleet.CommandTimeout.TotalSeconds));
+        await using var connection = new SqlConnection(builder.ConnectionString);
+        try
+        {
+            await connection.OpenAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (SqlException e)
+        {
+            return new InstanceCheckResult { Instance = instance.Name, Target = target, Problems = [$"cannot connect ({SqlErrorKinds.Classify(e)}): {SqlServerLog.Safe(e)}"] };
+        }
+
+        try
+        {
+            return await CheckConnectedAsync(instance, connection, target, timeout, cancellationToken).ConfigureAwait(false);
+        }
+        catch (SqlException e)
+        {
+            return new InstanceCheckResult { Instance = instance.Name, Target = target, Problems = [$"check failed ({SqlErrorKinds.Classify(e)}): {SqlServerLog.Safe(e)}"] };
+        }
+    }
+
+    private static async Task<InstanceCheckResult> CheckConnectedAsync(SqlServerInstanceOptions instance, SqlConnection connection, string target, int timeout, CancellationToken ct)
+    {
+        var props = await connection.QuerySingleAsync<Properties>(new CommandDefinition(CheckSql.ServerProperties, commandTimeout: timeout, cancellationToken: ct)).ConfigureAwait(false);
+        var encrypt = await connection.QuerySingleOrDefaultAsync<string?>(new CommandDefinition(CheckSql.ConnectionEncryption, commandTimeout: timeout, cancellationToken: ct)).ConfigureAwait(false);
+        var major = int.TryParse(props.ProductVersion?.Split('.')[0], NumberStyles.None, CultureInfo.InvariantCulture, out var m) ? m : 0;
+        var azureDb = instance.Azure || props.EngineEdition == 5;
+
+        async Task<PermissionStatus> Has(string permission, string purpose)
+        {
+            var sql = azureDb ? CheckSql.HasDatabasePermission : CheckSql.HasServerPermission;
+            var held = await connection.QuerySingleAsync<int?>(new CommandDefinition(sql, new { permission }, commandTimeout: timeout, cancellationToken: ct)).ConfigureAwait(false);
+            return new PermissionStatus(permission, held is null ? null : held == 1, purpose);
+        }
+
+        var permissions = new List<PermissionStatus>();
+        var problems = new List<string>();
+        var warnings = new List<string>();
+        bool stateOk, sessionOk, filesOk;
+        if (azureDb)
+        {
+            permissions.Add(await Has("VIEW DATABASE STATE", "counters, waits, file stats, session drops").ConfigureAwait(false));
+            permissions.Add(await Has("ALTER ANY DATABASE EVENT SESSION", "the monitor's database-scoped event session").ConfigureAwait(false));
+            stateOk = permissions[0].Held == true;
+            sessionOk = permissions[1].Held == true;
+            filesOk = stateOk;
+        }
+        else
+        {
+            var state = await Has("VIEW SERVER STATE", "counters, waits, file stats, session drops, the live stream").ConfigureAwait(false);
+            permissions.Add(state);
+            var perf = major >= 16 ? await Has("VIEW SERVER PERFORMANCE STATE", "the same, narrower (2022+)").ConfigureAwait(false) : null;
+            if (perf is not null)
+            {
+                permissions.Add(perf);
+            }
+
+            var alter = await Has("ALTER ANY EVENT SESSION", "create, start, stop and drop the event session").ConfigureAwait(false);
+            permissions.Add(alter);
+            var fine = new List<PermissionStatus>();
+            if (major >= 16 && alter.Held != true)
+            {
+                foreach (var grant in Setup.SetupScripts.EventSessionGrants2022)
+                {
+                    fine.Add(await Has(grant, "event session (2022 finer grant)").ConfigureAwait(false));
+                }
+
+                permissions.AddRange(fine);
+            }
+
+            var files = new List<PermissionStatus>();
+            foreach (var p in MasterFilesPermissions)
+            {
+                files.Add(await Has(p, "log file latency (rows of sys.master_files)").ConfigureAwait(false));
+                if (files[^1].Held == true)
+                {
+                    break;
+                }
+            }
+
+            permissions.AddRange(files);
+            stateOk = state.Held == true || perf?.Held == true;
+            sessionOk = alter.Held == true || (fine.Count > 0 && fine.All(f => f.Held == true));
+            filesOk = files.Any(f => f.Held == true);
+        }
+
+        if (!stateOk)
+        {
+            problems.Add((azureDb ? "VIEW DATABASE STATE" : major >= 16 ? "VIEW SERVER PERFORMANCE STATE (or VIEW SERVER STATE)" : "VIEW SERVER STATE")
+                + " is missing: no counters, waits, file stats or events. Run the script of `logflushmonitor setup-sql`.");
+        }
+
+        if (!sessionOk)
+        {
+            problems.Add((azureDb ? "ALTER ANY DATABASE EVENT SESSION" : "ALTER ANY EVENT SESSION (or the 2022 event-session grants)")
+                + " is missing: the monitor cannot create or start its event session. Run the script of `logflushmonitor setup-sql`.");
+        }
+
+        if (!filesOk)
+        {
+            warnings.Add("log file latency needs VIEW ANY DEFINITION (sys.master_files rows); everything else works without it.");
+        }
+
+        var encrypted = encrypt is null ? (bool?)null : string.Equals(encrypt, "TRUE", StringComparison.OrdinalIgnoreCase);
+        if (encrypted == false)
+        {
+            warnings.Add("the connection is not encrypted: set Encrypt=True with a trusted certificate (SqlClient 2.1.4 advisory, SECURITY.md).");
+        }
+
+        var collect = new List<string>();
+        if (stateOk)
+        {
+            collect.Add("performance counters: Databases object (Log Flushes/sec, Log Bytes Flushed/sec, Log Flush Waits/sec, Log Flush Wait Time, ...)");
+            collect.Add("wait stats: WRITELOG, LOGBUFFER, LOG_RATE_GOVERNOR family");
+            if (filesOk)
+            {
+                collect.Add("log file I/O: writes, bytes, write stall (average log write latency)");
+            }
+        }
+
+        if (stateOk && sessionOk)
+        {
+            collect.Add(await DescribeEventsAsync(instance, connection, warnings, ct).ConfigureAwait(false));
+        }
+
+        return new InstanceCheckResult
+        {
+            Instance = instance.Name,
+            Target = target,
+            ProductVersion = props.ProductVersion,
+            Edition = props.Edition,
+            EngineEdition = props.EngineEdition,
+            Encrypted = encrypted,
+            Permissions = permissions,
+            WillCollect = collect,
+            Problems = problems,
+            Warnings = warnings,
+        };
+    }
+
+    /// <summary>Which events and fields exist, from the event session manager's capability probe.</summary>
+    private static async Task<string> DescribeEventsAsync(SqlServerInstanceOptions instance, SqlConnection connection, List<string> warnings, CancellationToken ct)
+    {
+        try
+        {
+            var c = await new EventSessionManager(instance).ReadCapabilitiesAsync(connection, ct).ConfigureAwait(false);
+            if (!c.HasFlushStart)
+            {
+                warnings.Add("sqlserver.log_flush_start does not exist on this server: no write-size histogram from events.");
+            }
+
+            return $"events (mode {instance.Mode}, session {instance.SessionName}): log_flush_start {(c.HasFlushStart ? "yes" : "no")}"
+                + $" (write_size {(c.FlushStartHasWriteSize ? "yes" : "no")}, database_id {(c.FlushStartHasDatabaseId ? "yes" : "no")}),"
+                + $" log_flush_complete {(c.HasFlushComplete ? "yes" : "no")}, WRITELOG per database {(c.CanCollectWriteLog ? "yes via " + c.WaitEvent : "no")},"
+                + $" histogram target {(c.HasHistogramTarget ? "yes" : "no")}";
+        }
+        catch (SqlException e)
+        {
+            warnings.Add($"could not read the Extended Events catalog: {SqlServerLog.Safe(e)}");
+            return $"events (mode {instance.Mode}, session {instance.SessionName}): fields unknown";
+        }
+    }
+
+    private sealed class Properties
+    {
+        public string? ProductVersion { get; set; }
+
+        public string? Edition { get; set; }
+
+        public int? EngineEdition { get; set; }
+    }
+}

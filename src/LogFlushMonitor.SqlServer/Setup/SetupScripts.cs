@@ -1,0 +1,98 @@
+using System.Text;
+using LogFlushMonitor.SqlServer.Sql;
+
+namespace LogFlushMonitor.SqlServer.Setup;
+
+/// <summary>
+/// The least-privilege scripts <c>setup-sql</c> prints (also saved as deploy/sql/*.sql): a login and user with only
+/// what the monitor reads and the event session it manages; never sysadmin or CONTROL SERVER. The password is a
+/// placeholder the operator must replace.
+/// </summary>
+public static class SetupScripts
+{
+    /// <summary>The password placeholder; a script that still holds it must not be run.</summary>
+    public const string PasswordPlaceholder = "<replace-with-a-strong-password>";
+
+    /// <summary>The default login name.</summary>
+    public const string DefaultLogin = "logflushmonitor";
+
+    /// <summary>The event-session grants of SQL Server 2022 the monitor needs (create, start, stop, drop, switch to the histogram target).</summary>
+    public static readonly string[] EventSessionGrants2022 =
+    [
+        "CREATE ANY EVENT SESSION", "ALTER ANY EVENT SESSION ENABLE", "ALTER ANY EVENT SESSION DISABLE",
+        "ALTER ANY EVENT SESSION ADD TARGET", "ALTER ANY EVENT SESSION DROP TARGET", "DROP ANY EVENT SESSION",
+    ];
+
+    /// <summary>The file name under deploy/sql/ for a target.</summary>
+    public static string FileName(SetupTarget target) => target switch
+    {
+        SetupTarget.SqlServer2019 => "setup-sqlserver-2019.sql",
+        SetupTarget.SqlServer2022 => "setup-sqlserver-2022.sql",
+        _ => "setup-azure-sql-database.sql",
+    };
+
+    /// <summary>Picks the target from the command-line flags: Azure wins; a version of 2022 or later uses the 2022 grants.</summary>
+    public static SetupTarget TargetFor(bool azure, int version) =>
+        azure ? SetupTarget.AzureSqlDatabase : version >= 2022 ? SetupTarget.SqlServer2022 : SetupTarget.SqlServer2019;
+
+    /// <summary>The script for <paramref name="target"/>; <paramref name="login"/> is validated and bracket-quoted.</summary>
+    public static string Build(SetupTarget target, string login = DefaultLogin)
+    {
+        var name = SqlIdentifier.Quote(login, "--login");
+        var password = SqlIdentifier.QuoteLiteral(PasswordPlaceholder);
+        var s = new StringBuilder();
+        s.AppendLine("-- LogFlushMonitor: least-privilege login for " + target switch
+        {
+            SetupTarget.SqlServer2019 => "SQL Server 2016-2019.",
+            SetupTarget.SqlServer2022 => "SQL Server 2022 and later.",
+            _ => "Azure SQL Database.",
+        });
+        s.AppendLine($"-- Replace {PasswordPlaceholder} with a strong password before running. Never make the monitor sysadmin.");
+        s.AppendLine("-- Check the result with: logflushmonitor check");
+        s.AppendLine();
+        if (target == SetupTarget.AzureSqlDatabase)
+        {
+            s.AppendLine("-- 1. In the master database of the logical server:");
+            s.AppendLine($"CREATE LOGIN {name} WITH PASSWORD = {password};");
+            s.AppendLine();
+            s.AppendLine("-- 2. In EACH database to monitor (Azure SQL Database sessions and DMVs are per database):");
+            s.AppendLine($"CREATE USER {name} FOR LOGIN {name};");
+            s.AppendLine("-- Log counters, waits and log file I/O of this database:");
+            s.AppendLine($"GRANT VIEW DATABASE STATE TO {name};");
+            s.AppendLine("-- Create, start, stop and drop the monitor's database-scoped event session:");
+            s.AppendLine($"GRANT ALTER ANY DATABASE EVENT SESSION TO {name};");
+            return s.ToString();
+        }
+
+        s.AppendLine("USE [master];");
+        s.AppendLine($"CREATE LOGIN {name} WITH PASSWORD = {password}, CHECK_POLICY = ON;");
+        s.AppendLine("-- The monitor connects to master; a user there makes that explicit (no database role is needed).");
+        s.AppendLine($"CREATE USER {name} FOR LOGIN {name};");
+        s.AppendLine();
+        if (target == SetupTarget.SqlServer2019)
+        {
+            s.AppendLine("-- Performance counters, wait stats, file stats, sessions' drop counts and the live event stream:");
+            s.AppendLine($"GRANT VIEW SERVER STATE TO {name};");
+            s.AppendLine("-- Create, start, stop and drop the monitor's event session:");
+            s.AppendLine($"GRANT ALTER ANY EVENT SESSION TO {name};");
+        }
+        else
+        {
+            s.AppendLine("-- Performance counters, wait stats, file stats, sessions' drop counts and the live event stream");
+            s.AppendLine("-- (the narrower 2022 permission; VIEW SERVER STATE also works but shows more):");
+            s.AppendLine($"GRANT VIEW SERVER PERFORMANCE STATE TO {name};");
+            s.AppendLine("-- The monitor's event session, with the finer 2022 grants (ALTER ANY EVENT SESSION covers them all):");
+            foreach (var grant in EventSessionGrants2022)
+            {
+                s.AppendLine($"GRANT {grant} TO {name};");
+            }
+        }
+
+        s.AppendLine();
+        s.AppendLine("-- Optional: average log write latency joins sys.master_files, whose rows are visible only with");
+        s.AppendLine("-- VIEW ANY DEFINITION (or CREATE DATABASE / ALTER ANY DATABASE). Without it the monitor reports");
+        s.AppendLine("-- everything except log file latency; `check` says so.");
+        s.AppendLine($"-- GRANT VIEW ANY DEFINITION TO {name};");
+        return s.ToString();
+    }
+}

@@ -1,0 +1,142 @@
+using System.Text.RegularExpressions;
+using System.Threading.Channels;
+using LogFlushMonitor.TdsTestServer;
+
+namespace LogFlushMonitor.SqlServer.Tests.Scripted;
+
+/// <summary>
+/// The Extended Events statements of the event source: the XE catalog, sys.databases by name, event sessions that
+/// CREATE/ALTER/DROP change (a created session gets a row for the drop counters too), the live stream and histogram
+/// target XML. Runs after the fault rule, so cuts, hangs and denied permissions apply to these statements as well.
+/// </summary>
+public sealed partial class ScriptedSqlServer
+{
+    private static readonly TdsColumn[] EventStreamColumns = [TdsColumn.Int("type"), TdsColumn.VarBinaryMax("data")];
+    private readonly Dictionary<string, (bool Defined, bool Running)> _eventSessions = new(StringComparer.Ordinal);
+
+    /// <summary>WRITELOG's key in the wait_types map of this server.</summary>
+    public long WriteLogMapKey { get; set; } = 190;
+
+    /// <summary>Rows of the live stream; every stream request reads this channel (left open, the stream blocks).</summary>
+    public Channel<object?[]> EventStream { get; } = Channel.CreateUnbounded<object?[]>();
+
+    /// <summary>Histogram target XML by session name; null = no target row.</summary>
+    public Func<string, string?> HistogramTargetXml { get; set; } = _ => null;
+
+    /// <summary>An event session's state.</summary>
+    public (bool Defined, bool Running) EventSession(string name)
+    {
+        lock (_gate)
+        {
+            return _eventSessions.GetValueOrDefault(name);
+        }
+    }
+
+    /// <summary>Sets an event session's state, as a DBA would.</summary>
+    public void SetEventSession(string name, bool defined, bool running)
+    {
+        lock (_gate)
+        {
+            _eventSessions[name] = (defined, running);
+        }
+    }
+
+    partial void AddEventSessionRules() => Server.Handle(EventSessionRule);
+
+    private TdsResponse? EventSessionRule(TdsRequest r)
+    {
+        var t = r.Text;
+        if (t.Contains("fn_MSxe_read_event_stream", StringComparison.Ordinal))
+        {
+            return Begin(r).StreamingResultSet(EventStreamColumns, EventStream.Reader);
+        }
+
+        if (t.Contains("sys.dm_xe_objects", StringComparison.Ordinal))
+        {
+            string[][] objects =
+            [
+                ["sqlserver", "log_flush_start", "event"], ["sqlserver", "log_flush_complete", "event"], ["sqlos", "wait_completed", "event"],
+                ["sqlserver", "database_id", "action"], ["package0", "event_sequence", "action"], ["package0", "histogram", "target"],
+            ];
+            return Begin(r).ResultSet([TdsColumn.NVarChar("PackageName"), TdsColumn.NVarChar("ObjectName"), TdsColumn.NVarChar("ObjectType")],
+                [.. objects.Select(o => o.Cast<object?>().ToArray())]);
+        }
+
+        if (t.Contains("sys.dm_xe_object_columns", StringComparison.Ordinal))
+        {
+            string[][] columns =
+            [
+                ["sqlserver", "log_flush_start", "database_id", "uint32", "Database ID"], ["sqlserver", "log_flush_start", "write_size", "uint32", "Bytes"],
+                ["sqlserver", "log_flush_complete", "database_id", "uint32", "Database ID"], ["sqlserver", "log_flush_complete", "duration", "uint64", "Duration in microseconds"],
+                ["sqlos", "wait_completed", "wait_type", "wait_types", "Wait type"], ["sqlos", "wait_completed", "duration", "uint64", "Duration in microseconds"],
+            ];
+            return Begin(r).ResultSet([TdsColumn.NVarChar("PackageName"), TdsColumn.NVarChar("ObjectName"), TdsColumn.NVarChar("ColumnName"), TdsColumn.NVarChar("TypeName"), TdsColumn.NVarChar("Description")],
+                [.. columns.Select(c => c.Cast<object?>().ToArray())]);
+        }
+
+        if (t.Contains("sys.dm_xe_map_values", StringComparison.Ordinal))
+        {
+            return Begin(r).ResultSet([TdsColumn.BigInt("MapKey")], [WriteLogMapKey]);
+        }
+
+        if (t.Contains("FROM sys.databases", StringComparison.Ordinal) && (t.Contains("WHERE name IN", StringComparison.Ordinal) || t.Contains("database_id = 2 OR database_id > 4", StringComparison.Ordinal)))
+        {
+            var names = r.Parameters.Where(p => p.Key.StartsWith("@names", StringComparison.Ordinal)).Select(p => (string)p.Value!).ToHashSet(StringComparer.OrdinalIgnoreCase);
+            lock (_gate)
+            {
+                var rows = _databases.Where(d => t.Contains("WHERE name IN", StringComparison.Ordinal) ? names.Contains(d.Name) : d.Id == 2 || d.Id > 4);
+                return Begin(r).ResultSet([TdsColumn.Int("DatabaseId"), TdsColumn.NVarChar("Name")], [.. rows.Select(d => new object?[] { d.Id, d.Name })]);
+            }
+        }
+
+        if (t.Contains("event_sessions WHERE name = @name", StringComparison.Ordinal))
+        {
+            var s = EventSession((string)r.Parameter("name")!);
+            return Begin(r).ResultSet([TdsColumn.Int("Defined"), TdsColumn.Int("Running")], [s.Defined ? 1 : 0, s.Running ? 1 : 0]);
+        }
+
+        if (t.Contains("dm_xe_session_targets", StringComparison.Ordinal))
+        {
+            var xml = HistogramTargetXml((string)r.Parameter("name")!);
+            return Begin(r).ResultSet([TdsColumn.NVarCharMax("TargetData")], xml is null ? [] : [[xml]]);
+        }
+
+        var ddl = EventSessionDdl().Match(t);
+        if (!ddl.Success)
+        {
+            return null;
+        }
+
+        var name = ddl.Groups["name"].Value.Replace("]]", "]", StringComparison.Ordinal);
+        lock (_gate)
+        {
+            var s = _eventSessions.GetValueOrDefault(name);
+            switch (ddl.Groups["verb"].Value)
+            {
+                case "CREATE" when s.Defined:
+                    return TdsResponse.Failure(25631, $"The event session, \"{name}\", already exists.  Choose a unique name for the event session.");
+                case "CREATE":
+                    _eventSessions[name] = (true, false);
+                    break;
+                case "DROP":
+                    _eventSessions.Remove(name);
+                    _xeSessions.Remove(name);
+                    break;
+                default:
+                    var start = t.Contains("STATE = START", StringComparison.Ordinal);
+                    _eventSessions[name] = (s.Defined, start);
+                    if (start)
+                    {
+                        _xeSessions[name] = new XeSessionRow(StartTimeUtcLocked(), 0, 0); // a started session counts drops from zero
+                    }
+
+                    break;
+            }
+        }
+
+        return Begin(r);
+    }
+
+    [GeneratedRegex(@"^(?<verb>CREATE|ALTER|DROP) EVENT SESSION \[(?<name>(?:[^\]]|\]\])+)\]")]
+    private static partial Regex EventSessionDdl();
+}

@@ -1,24 +1,24 @@
-// Latest results (2026-11-22, AMD EPYC 2 cores shared with other builds: load average 15-22, so the error
-// bars are wide; files in the page cache; BenchmarkDotNet 0.14.0, InProcessEmitToolchain, 3 warm-ups, 10 iterations):
+// Latest results (2026-11-22 14:05 UTC, after 613d08f "XE mapper: read database_name once per database id" and
+// d62c7f5 "TryGetInt64 fast path"; AMD EPYC, 2 cores shared with other sessions' builds, load average 7-16, so
+// error bars are wide; files in the page cache; BenchmarkDotNet 0.14.0, --inProcess, 3 warm-ups, 10 iterations):
 //
 // | Method               | Mean       | StdDev    | Ratio | Allocated |
 // |--------------------- |-----------:|----------:|------:|----------:|
-// | Floor_LogFlushFile   |  74.6 ms   |  19.3 ms  | 1.00  |       0 B |
-// | Analyze_LogFlushFile | 557.9 ms   | 101.1 ms  | 7.93  |  751.7 KB |
-// | Floor_RealFile       |  78.1 us   |  22.0 us  | 0.001 |     217 B |
-// | Analyze_RealFile     | 176.7 us   |  27.5 us  | 0.003 |  149.5 KB |
+// | Floor_LogFlushFile   |  33.8 ms   |  10.3 ms  | 1.00  |       0 B |
+// | Analyze_LogFlushFile | 267.9 ms   |  14.1 ms  | 8.63  |  739.9 KB |
+// | Floor_RealFile       |  32.3 us   |   4.7 us  | 0.001 |     216 B |
+// | Analyze_RealFile     | 153.0 us   |  27.5 us  | 0.005 |  149.5 KB |
 //
-// Generated file: 209,762,304 bytes, 2,030,850 events. An earlier, quieter run: floor 44.0 ms (4.5 GB/s),
-// analyze 565 ms (354 MB/s).
-// => analyze reaches 8-13 % of the floor's MB/s on the log-flush file (goal 25 %: NOT met) and ~44 % on
-//    TestXel_0.xel (149 events; fixed costs dominate). Allocation per run is fixed (report, rendering), not
-//    per event: AnalyzeInProcessTests checks that 4x the events allocate no more.
-// Where the time goes (Stopwatch, same file, same load, rough): framing alone (XelReader with a handler that
-// reads the ticks) 65-160 ms; XEventSampleMapper with a null sink 290-410 ms; mapper + LogFlushAggregator
-// 385-540 ms; full analyze 400-620 ms. The mapper's per-event field and action reads (event_sequence,
-// database_name, database_id, write_size, log_block_id, the 128-bit timestamp) are most of the cost; the
-// analyze layer itself (AnalyzeSink, progress) adds little. Reaching 25 % needs work in Core/XEvents and
-// XEvent, not here.
+// Generated file: 209,762,304 bytes, 2,030,850 events. Analyze: 747 MB/s (132 ns/event) against a floor of
+// ~5.9 GB/s => about 12 % of the floor's MB/s (goal 25 %: NOT met). Before those two commits: 557.9 ms
+// (8-13 % with the floor at 44-75 ms under heavier load). TestXel_0.xel: ~21 % of the floor (149 events,
+// fixed costs: expanding, opening, rendering). Allocation per run is fixed (report, Spectre rendering), not per
+// event: AnalyzeInProcessTests checks that 4x the events allocate no more.
+// Where the time goes (Stopwatch, same file, rough under load): framing alone (XelReader, handler reading the
+// ticks) 65-110 ms; XEventSampleMapper with a null sink ~214 ms; mapper + LogFlushAggregator ~312 ms; full
+// analyze ~360 ms. Framing, the mapper's field/action reads and the aggregator's per-event work (a lock, a
+// Math.Log per duration in LatencyDistribution) are each a large share; the analyze layer (AnalyzeSink,
+// progress stream) adds little. 25 % (about 66 ns/event here) needs work in XEvent and Core, not in Analyze.
 //
 // Peak working set of the real executable (not BenchmarkDotNet), measured with
 //   /usr/bin/time -v dotnet src/LogFlushMonitor/bin/Release/net10.0/logflushmonitor.dll analyze <file> --progress never

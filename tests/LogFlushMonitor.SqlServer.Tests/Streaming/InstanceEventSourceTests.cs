@@ -70,6 +70,33 @@ public sealed class InstanceEventSourceTests(ITestOutputHelper output)
     }
 
     [Fact]
+    public async Task Half_a_million_flush_events_stream_through_SqlClient_and_are_all_mapped()
+    {
+        await using var server = new XeScriptedServer();
+        const int Events = 500_000;
+        var rows = StreamRows.Flushes(1, Events, perBuffer: int.MaxValue); // the writer cuts 64 KB buffers itself
+        foreach (var (type, data) in rows)
+        {
+            server.StreamRows.Writer.TryWrite([type, data]);
+        }
+
+        var sink = new HistogramTests.CountingSink();
+        var options = new SqlServerInstanceOptions { Name = "prod1", SessionName = "lfm_test", Mode = CollectionMode.Stream };
+        using var source = new LiveStreamSource(options, server.ConnectionString(), sink, new SourceHealth(), Fast);
+        using var cts = new CancellationTokenSource();
+        var clock = Stopwatch.StartNew();
+        var run = source.RunAsync(cts.Token);
+        await StreamRows.Eventually(() => sink.Flushes == Events, "every event", 120);
+        var elapsed = clock.Elapsed;
+        await cts.CancelAsync();
+        await run.WaitAsync(TimeSpan.FromSeconds(10));
+
+        output.WriteLine($"{Events:N0} events in {rows.Count:N0} rows ({source.Reader.BytesRead / 1048576.0:F1} MB) in {elapsed.TotalSeconds:F2} s: {Events / elapsed.TotalSeconds:N0} events/s");
+        Assert.Equal(0, source.Reader.SequenceLost);
+        Assert.Equal(Events, source.Reader.Flushes);
+    }
+
+    [Fact]
     public async Task Streaming_200_MB_keeps_memory_flat()
     {
         await using var server = new XeScriptedServer();

@@ -27,6 +27,8 @@
 //   1,075,247,104 bytes (1.0 GB), 10,409,705 events: max RSS 48,684 KB (goal < 100 MB: met); 2.21 s wall,
 //     report "read in 2.06 s (497.2 MB/s)"; with --format json --progress always: max RSS 45,024 KB.
 //   2,427,392 bytes, 23,430 events: max RSS 48,140 KB.  TestXel_0.xel: max RSS 46,100 KB.
+//   Re-run at 14:08 UTC after the mapper changes: max RSS 48,736-48,848 KB; 1.49-1.65 s user + 0.2 s sys CPU for
+//     the 1 GB file (~690 MB/s of CPU time; wall time 2.2-12 s depending on the other sessions' load).
 //   => flat: the working set is the runtime's, not the input's.
 //
 // Run: dotnet run -c Release --project bench/LogFlushMonitor.Benchmarks -- --filter '*AnalyzeBenchmarks*'

@@ -7,7 +7,9 @@ using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.SqlServer.Streaming;
 using LogFlushMonitor.SqlServer.Tests.Histogram;
 using LogFlushMonitor.SqlServer.Tests.Sessions;
+using LogFlushMonitor.SqlServer.Tests.Scripted;
 using LogFlushMonitor.TdsTestServer;
+using Microsoft.Extensions.Logging;
 using Xunit.Abstractions;
 
 namespace LogFlushMonitor.SqlServer.Tests.Streaming;
@@ -31,7 +33,8 @@ public sealed class InstanceEventSourceTests(ITestOutputHelper output)
         var pipeline = new SamplePipeline(aggregator);
         var health = new SourceHealth();
         var options = new SqlServerInstanceOptions { Name = "prod1", SessionName = "lfm_test", IncludeDatabases = ["sales"] };
-        var source = new InstanceEventSource(options, server.ConnectionString(), pipeline, health, pipeline.Waiting, Fast);
+        var log = new CapturingLogger();
+        var source = new InstanceEventSource(options, server.ConnectionString(), pipeline, health, pipeline.Waiting, Fast, logger: log);
         using var cts = new CancellationTokenSource();
         var consume = pipeline.RunAsync(cts.Token);
         var run = source.RunAsync(cts.Token);
@@ -49,6 +52,10 @@ public sealed class InstanceEventSourceTests(ITestOutputHelper output)
         Assert.Equal(3, health.Errors("prod1", "stream", SqlErrorKinds.StreamTooSlow));
         Assert.Equal((true, false), server.Session("lfm_test_h5")); // stopped at shutdown, left for the next start
         Assert.Equal(4, source.Histogram!.FlushesDelivered);
+        var fellBack = Assert.Single(log.Lines, l => l.EventId == 5115);
+        Assert.Equal(LogLevel.Warning, fellBack.Level);
+        Assert.Contains("prod1", fellBack.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain(TdsTestServer.TdsTestServer.DefaultPassword, log.Everything, StringComparison.Ordinal); // no connection string in any line
     }
 
     [Fact]

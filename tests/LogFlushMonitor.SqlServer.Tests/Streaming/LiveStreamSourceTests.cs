@@ -103,6 +103,39 @@ public sealed class LiveStreamSourceTests
     }
 
     [Fact]
+    public async Task After_a_server_restart_the_stopped_session_is_started_and_its_new_numbering_is_not_a_loss()
+    {
+        await using var server = new XeScriptedServer();
+        server.StreamScript = n => n switch
+        {
+            0 => XeScriptedServer.Stream(Rows(StreamRows.Flushes(1, 100))),
+            1 => XeScriptedServer.Stream(Rows(StreamRows.Flushes(1, 50))), // a restarted session numbers from 1 again
+            _ => null,
+        };
+        var aggregator = new LogFlushAggregator();
+        var pipeline = new SamplePipeline(aggregator);
+        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline, new SourceHealth(), Fast);
+        using var cts = new CancellationTokenSource();
+        var consume = pipeline.RunAsync(cts.Token);
+        var run = source.RunAsync(cts.Token);
+        await StreamRows.Eventually(() => source.Reader.Flushes == 100, "the first events");
+
+        // The instance restarts: STARTUP_STATE = OFF leaves the session defined but stopped, and every connection drops.
+        server.SetSession("lfm_test", defined: true, running: false);
+        server.Server.DropConnections();
+        await StreamRows.Eventually(() => source.Reader.Flushes == 150, "the events after the restart");
+        await pipeline.WaitForDrainAsync(TimeSpan.FromSeconds(10));
+        await cts.CancelAsync();
+        await run.WaitAsync(TimeSpan.FromSeconds(10));
+        await consume;
+
+        Assert.Equal((true, true), server.Session("lfm_test"));
+        Assert.Equal(2, server.StatementsWith("STATE = START").Count);
+        Assert.Equal(0, source.Reader.SequenceLost);
+        Assert.Equal(150, aggregator.Snapshot().Single(d => d.DatabaseId == 5).WriteSizes.Count);
+    }
+
+    [Fact]
     public async Task A_slow_consumer_never_blocks_the_read_and_every_dropped_event_is_counted()
     {
         await using var server = new XeScriptedServer();

@@ -98,6 +98,11 @@ public sealed class EventSessionManager
         if (_instance.IncludeDatabases.Count > 0)
         {
             var rows = await ByName(connection, _instance.IncludeDatabases.Except(_instance.ExcludeDatabases, StringComparer.OrdinalIgnoreCase), cancellationToken).ConfigureAwait(false);
+            if (rows.Count == 0)
+            {
+                XeLog.NoIncludedDatabase(_logger, _instance.Name, _instance.IncludeDatabases.Count);
+            }
+
             return new DatabaseSelection(DatabaseFilterKind.Include, [.. rows.Select(r => r.DatabaseId).Order()], rows.ToDictionary(r => r.DatabaseId, r => r.Name));
         }
 

@@ -23,6 +23,9 @@ internal static partial class XeLog
     [LoggerMessage(5106, LogLevel.Information, "Instance {Instance}: XE capabilities: wait event {WaitEvent}, WRITELOG keys {WriteLogKeys}, flush complete {FlushComplete}, wait duration unit {WaitUnit}")]
     public static partial void Capabilities(ILogger logger, string instance, string waitEvent, string writeLogKeys, bool flushComplete, string waitUnit);
 
+    [LoggerMessage(5107, LogLevel.Warning, "Instance {Instance}: IncludeDatabases names {Count} database(s), none of which exists; the session will capture nothing until they do and the monitor reconnects")]
+    public static partial void NoIncludedDatabase(ILogger logger, string instance, int count);
+
     [LoggerMessage(5110, LogLevel.Information, "Instance {Instance}: reading the live stream of session {Session} (connection {Connection})")]
     public static partial void StreamConnected(ILogger logger, string instance, string session, long connection);
 

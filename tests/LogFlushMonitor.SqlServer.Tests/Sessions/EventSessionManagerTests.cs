@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.XEvents;
 using LogFlushMonitor.SqlServer.Sessions;
+using LogFlushMonitor.SqlServer.Tests.Scripted;
 using Microsoft.Data.SqlClient;
 
 namespace LogFlushMonitor.SqlServer.Tests.Sessions;
@@ -77,6 +78,20 @@ public sealed class EventSessionManagerTests
         Assert.Contains("ADD EVENT sqlserver.log_flush_start (ACTION (package0.event_sequence) WHERE ([database_id] = (2) OR [database_id] > (4)))", ddl, StringComparison.Ordinal);
         Assert.DoesNotContain("log_flush_complete", ddl, StringComparison.Ordinal);
         Assert.DoesNotContain("wait_", ddl, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task An_include_list_that_matches_nothing_watches_nothing_and_says_so()
+    {
+        await using var server = new XeScriptedServer();
+        var log = new CapturingLogger();
+        var manager = new EventSessionManager(Options(o => o.IncludeDatabases = ["not_there"]), log);
+        await using var connection = new SqlConnection(server.ConnectionString());
+        await connection.OpenAsync();
+        var selection = await manager.ResolveDatabasesAsync(connection, CancellationToken.None);
+
+        Assert.Equal("([database_id] = (0))", selection.Predicate("[database_id]")); // never silently everything
+        Assert.Contains(log.Lines, l => l.EventId == 5107 && l.Message.Contains("prod1", StringComparison.Ordinal));
     }
 
     [Fact]

@@ -16,7 +16,20 @@ public static class Program
             AnalyzeCommand.Create(),
         };
 
+        var parse = root.Parse(args);
+        if (parse.Errors.Count > 0)
+        {
+            // A usage error is exit code 2 for every command (System.CommandLine would return 1).
+            foreach (var error in parse.Errors)
+            {
+                await Console.Error.WriteLineAsync(error.Message).ConfigureAwait(false);
+            }
+
+            await Console.Error.WriteLineAsync($"See `logflushmonitor {parse.CommandResult.Command.Name} --help`.").ConfigureAwait(false);
+            return ExitCodes.Configuration;
+        }
+
         // The host handles SIGTERM/Ctrl+C for `run`; commands that need cancellation register it themselves.
-        return await root.Parse(args).InvokeAsync(new InvocationConfiguration { ProcessTerminationTimeout = null }).ConfigureAwait(false);
+        return await parse.InvokeAsync(new InvocationConfiguration { ProcessTerminationTimeout = null }).ConfigureAwait(false);
     }
 }

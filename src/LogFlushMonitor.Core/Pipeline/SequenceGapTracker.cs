@@ -5,17 +5,27 @@ namespace LogFlushMonitor.Core.Pipeline;
 /// <summary>
 /// Counts events lost between the server and us from package0.event_sequence, which a session numbers
 /// contiguously. Sources call <see cref="Observe(long)"/> per event as they decode, before the channel, so a
-/// channel drop is not counted twice. A lower sequence means a new session or connection: a new baseline.
+/// channel drop is not counted twice. A much lower sequence means a new session or connection: a new baseline; a slightly lower one is an inversion that fills its hole.
 /// </summary>
 /// <remarks>A mutable struct owned by one source's reading thread.</remarks>
 public struct SequenceGapTracker
 {
-    private long _last;
+    /// <summary>A drop of more than this below the highest sequence seen is a new numbering, not an inversion.</summary>
+    private const long RestartDistance = 10_000;
+
+    private long _base;
+    private long _max;
+    private long _received;
+    private long _reported;
 
     /// <summary>Events missing so far.</summary>
     public long Lost { get; private set; }
 
-    /// <summary>Applies one event's sequence (0 = the session has no sequence action); returns the events missing before it.</summary>
+    /// <summary>
+    /// Applies one event's sequence (0 = the session has no sequence action); returns the events newly found
+    /// missing. Missing = numbers in the range seen minus events received, so an event that arrives out of
+    /// order (the format allows small inversions) fills the hole it left instead of counting as lost.
+    /// </summary>
     public long Observe(long sequence)
     {
         if (sequence <= 0)
@@ -23,24 +33,32 @@ public struct SequenceGapTracker
             return 0;
         }
 
-        long gap = 0;
-        if (_last > 0 && sequence > _last + 1)
+        if (_received == 0 || sequence < _max - RestartDistance)
         {
-            gap = sequence - _last - 1;
-            Lost += gap;
+            // First event, or the numbering restarted (a new session or connection): a new segment.
+            _base = _max = sequence;
+            _received = 1;
+            _reported = 0;
+            return 0;
         }
 
-        // Out of order (the format allows small inversions) or a restart: never count a negative gap.
-        if (sequence > _last || sequence < _last - 1_000_000)
+        _base = Math.Min(_base, sequence);
+        _max = Math.Max(_max, sequence);
+        _received++;
+        var missing = _max - _base + 1 - _received;
+        if (missing <= _reported)
         {
-            _last = sequence;
+            return 0;
         }
 
+        var gap = missing - _reported;
+        _reported = missing;
+        Lost += gap;
         return gap;
     }
 
-    /// <summary>Forgets the last sequence (a new connection restarts the stream).</summary>
-    public void Reset() => _last = 0;
+    /// <summary>Forgets the segment (a new connection restarts the stream).</summary>
+    public void Reset() => _received = 0;
 
     /// <summary>Observes and reports a gap to <paramref name="sink"/>.</summary>
     public void Observe(long sequence, string instance, ISampleSink sink)

@@ -44,6 +44,7 @@ public sealed class XEventSampleMapper : IXEventHandler
     private readonly XEventUnits _units;
     private readonly Dictionary<int, string> _names = [];
     private readonly Dictionary<string, long> _otherEvents = new(StringComparer.Ordinal);
+    private readonly Dictionary<uint, string> _otherNames = [];
     private SequenceGapTracker _gaps;
     private int _lastNameId = -1;
     private string? _lastName;
@@ -80,6 +81,7 @@ public sealed class XEventSampleMapper : IXEventHandler
     {
         _lastNameId = -1;
         _lastName = null;
+        _otherNames.Clear();
         _h = new Handles
         {
             FlushStart = metadata.GetEventHandle("sqlserver.log_flush_start"),
@@ -208,7 +210,12 @@ public sealed class XEventSampleMapper : IXEventHandler
 
     private void Count(in XEventRecord record)
     {
-        var key = record.Definition is { } d ? d.Package.Name + "." + d.Name : "unknown(" + record.EventRid.ToString(System.Globalization.CultureInfo.InvariantCulture) + ")";
+        if (!_otherNames.TryGetValue(record.EventRid, out var key))
+        {
+            key = record.Definition is { } d ? d.Package.Name + "." + d.Name : "unknown(" + record.EventRid.ToString(System.Globalization.CultureInfo.InvariantCulture) + ")";
+            _otherNames[record.EventRid] = key;
+        }
+
         _otherEvents[key] = _otherEvents.GetValueOrDefault(key) + 1;
     }
 

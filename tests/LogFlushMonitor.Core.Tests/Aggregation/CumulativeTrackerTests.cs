@@ -65,4 +65,24 @@ public class CumulativeTrackerTests
         Assert.Equal(4, g.Lost);
         Assert.Equal(0, g.Observe(0)); // no sequence action
     }
+
+    [Fact]
+    public void An_event_arriving_out_of_order_fills_its_hole_instead_of_counting_as_lost()
+    {
+        var g = new SequenceGapTracker();
+        foreach (var s in new long[] { 144, 145, 147, 146, 148 })
+        {
+            g.Observe(s);
+        }
+
+        Assert.Equal(1, g.Lost); // reported when 147 arrived; 146 then filled it, so nothing more is reported
+        foreach (var s in new long[] { 150, 151 })
+        {
+            g.Observe(s);
+        }
+
+        Assert.Equal(1, g.Lost); // 149 is missing: the total missing is 1, already reported
+        g.Observe(155);
+        Assert.Equal(4, g.Lost); // 149, 152, 153, 154
+    }
 }

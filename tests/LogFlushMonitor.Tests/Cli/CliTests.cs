@@ -46,6 +46,15 @@ public class CliTests
     }
 
     [Fact]
+    public async Task A_usage_error_exits_with_2_and_points_at_help()
+    {
+        var (code, _, err) = await CliProcess.RunAsync("simulate", "--out", "x.ndjson");
+        Assert.Equal(2, code);
+        Assert.Contains("--scenario", err, StringComparison.Ordinal);
+        Assert.Contains("logflushmonitor simulate --help", err, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task Simulate_writes_an_ndjson_file_and_rejects_a_bad_duration()
     {
         var file = Path.Combine(Path.GetTempPath(), "lfm-sim-" + Guid.NewGuid().ToString("N")[..8] + ".ndjson");

@@ -92,14 +92,15 @@ public sealed class SqlServerFleet
         }
 
         var pipeline = BuildPipeline(instance.Name);
-        using var timer = new PeriodicTimer(interval, _time);
         try
         {
-            do
+            while (true)
             {
                 await pipeline.ExecuteAsync(static async (p, ct) => await p.PollOnceAsync(ct).ConfigureAwait(false), poller, cancellationToken).ConfigureAwait(false);
+                // A delay after each poll, not a periodic timer: after a long outage a timer's missed tick would
+                // fire at once and give the next rate an interval of a few milliseconds.
+                await Task.Delay(interval, _time, cancellationToken).ConfigureAwait(false);
             }
-            while (await timer.WaitForNextTickAsync(cancellationToken).ConfigureAwait(false));
         }
         catch (Exception) when (cancellationToken.IsCancellationRequested)
         {

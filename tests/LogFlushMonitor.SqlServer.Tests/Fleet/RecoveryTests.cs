@@ -1,0 +1,67 @@
+using LogFlushMonitor.Core.Health;
+using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.SqlServer.Fleet;
+using LogFlushMonitor.SqlServer.Polling;
+using LogFlushMonitor.SqlServer.Tests.Scripted;
+
+namespace LogFlushMonitor.SqlServer.Tests.Fleet;
+
+public class RecoveryTests
+{
+    private static (SqlServerFleet Fleet, RecordingSink Sink, SourceHealth Health, CapturingLogger Logger) Start(ScriptedSqlServer server, ManualTimeProvider time)
+    {
+        var sink = new RecordingSink();
+        var health = new SourceHealth(time);
+        var logger = new CapturingLogger(time);
+        var options = new SqlServerSourceOptions
+        {
+            PollInterval = TimeSpan.FromSeconds(15),
+            Instances = [new SqlServerInstanceOptions { Name = "prod-1", ConnectionString = server.ConnectionString() }],
+        };
+        var fleet = new SqlServerFleet(options, sink, health, logger, time)
+        {
+            Backoff = new ReconnectBackoff(TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(30), () => 0),
+        };
+        return (fleet, sink, health, logger);
+    }
+
+    [Fact]
+    public async Task Polling_resumes_after_logins_are_accepted_again()
+    {
+        var time = new ManualTimeProvider();
+        await using var server = new ScriptedSqlServer { RejectLogins = true };
+        var (fleet, sink, health, _) = Start(server, time);
+        using var stop = new CancellationTokenSource();
+        var run = fleet.RunAsync(stop.Token);
+
+        Assert.True(await time.AdvanceUntilAsync(() => server.Server.Logins.Count >= 3, TimeSpan.FromMilliseconds(500), TimeSpan.FromMinutes(2)));
+        Assert.False(health.IsUp("prod-1", InstancePoller.Component));
+        server.RejectLogins = false;
+        Assert.True(await time.AdvanceUntilAsync(() => sink.Of<PollCompleted>().Count(p => p.Kind == PollKind.Counters) >= 2, TimeSpan.FromMilliseconds(500), TimeSpan.FromMinutes(2)));
+        await stop.CancelAsync();
+        await run.WaitAsync(TimeSpan.FromSeconds(10));
+
+        Assert.True(health.IsUp("prod-1", InstancePoller.Component));
+        var polls = sink.Of<PollCompleted>().Where(p => p.Kind == PollKind.Counters).Select(p => p.TimestampUtc).ToList();
+        Assert.Equal(TimeSpan.FromSeconds(15), polls[1] - polls[0]); // back on the interval, not on the backoff
+    }
+
+    [Fact]
+    public async Task A_connection_cut_mid_poll_is_replaced_after_a_backoff()
+    {
+        var time = new ManualTimeProvider();
+        await using var server = new ScriptedSqlServer();
+        server.CutNext(1, "sys.dm_os_wait_stats");
+        var (fleet, sink, health, logger) = Start(server, time);
+        using var stop = new CancellationTokenSource();
+        var run = fleet.RunAsync(stop.Token);
+
+        Assert.True(await time.AdvanceUntilAsync(() => sink.Of<PollCompleted>().Any(p => p.Kind == PollKind.WaitStats), TimeSpan.FromMilliseconds(250), TimeSpan.FromMinutes(1)));
+        await stop.CancelAsync();
+        await run.WaitAsync(TimeSpan.FromSeconds(10));
+
+        Assert.Equal(2, server.Server.Logins.Count);
+        Assert.Equal(1, health.Errors("prod-1", InstancePoller.Component, SqlErrorKinds.Disconnected));
+        Assert.Contains(logger.Lines, l => l.EventId == 511 && l.Message.Contains("disconnected", StringComparison.Ordinal));
+    }
+}

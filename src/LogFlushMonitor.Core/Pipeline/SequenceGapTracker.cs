@@ -17,9 +17,13 @@ public struct SequenceGapTracker
     private long _max;
     private long _received;
     private long _reported;
+    private long _closedMissing;
 
-    /// <summary>Events missing so far.</summary>
+    /// <summary>Events reported missing so far (as reported: a hole an inversion filled later stays counted).</summary>
     public long Lost { get; private set; }
+
+    /// <summary>Events missing now, exactly: holes that out-of-order events filled later are not counted.</summary>
+    public readonly long Missing => _closedMissing + (_received == 0 ? 0 : Math.Max(0, _max - _base + 1 - _received));
 
     /// <summary>
     /// Applies one event's sequence (0 = the session has no sequence action); returns the events newly found
@@ -36,6 +40,7 @@ public struct SequenceGapTracker
         if (_received == 0 || sequence < _max - RestartDistance)
         {
             // First event, or the numbering restarted (a new session or connection): a new segment.
+            _closedMissing = Missing;
             _base = _max = sequence;
             _received = 1;
             _reported = 0;
@@ -58,7 +63,11 @@ public struct SequenceGapTracker
     }
 
     /// <summary>Forgets the segment (a new connection restarts the stream).</summary>
-    public void Reset() => _received = 0;
+    public void Reset()
+    {
+        _closedMissing = Missing;
+        _received = 0;
+    }
 
     /// <summary>Observes and reports a gap to <paramref name="sink"/>.</summary>
     public void Observe(long sequence, string instance, ISampleSink sink)

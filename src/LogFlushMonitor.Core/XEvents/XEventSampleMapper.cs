@@ -67,8 +67,8 @@ public sealed class XEventSampleMapper : IXEventHandler
     /// <summary>Wait events mapped.</summary>
     public long Waits { get; private set; }
 
-    /// <summary>Events lost according to event_sequence gaps.</summary>
-    public long SequenceLost => _gaps.Lost;
+    /// <summary>Events missing according to event_sequence gaps (exact: an event that arrived out of order is not missing).</summary>
+    public long SequenceLost => _gaps.Missing;
 
     /// <summary>Events of other kinds, by full name (what a file holds when it holds none of ours).</summary>
     public IReadOnlyDictionary<string, long> OtherEvents => _otherEvents;

@@ -133,6 +133,7 @@ internal static class AnalyzeRunner
     {
         sink.BeginFile();
         var othersBefore = new Dictionary<string, long>(mapper.OtherEvents, StringComparer.Ordinal);
+        var lostBefore = mapper.SequenceLost;
         var status = FileStatus.Ok;
         string? error = null;
         long? offset = null;
@@ -180,7 +181,8 @@ internal static class AnalyzeRunner
             FlushStarts = sink.FlushStarts,
             FlushCompletes = sink.FlushCompletes,
             WriteLogWaits = sink.WriteLogWaits,
-            EventsLost = sink.Lost,
+            // Exact per file: an event that arrived out of order fills its hole instead of counting as lost.
+            EventsLost = Math.Max(0, mapper.SequenceLost - lostBefore),
             OtherEvents = Difference(mapper.OtherEvents, othersBefore),
             OtherWaits = new Dictionary<string, long>(sink.OtherWaits, StringComparer.Ordinal),
         };

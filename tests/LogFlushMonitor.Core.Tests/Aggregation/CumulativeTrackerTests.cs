@@ -76,6 +76,7 @@ public class CumulativeTrackerTests
         }
 
         Assert.Equal(1, g.Lost); // reported when 147 arrived; 146 then filled it, so nothing more is reported
+        Assert.Equal(0, g.Missing);
         foreach (var s in new long[] { 150, 151 })
         {
             g.Observe(s);
@@ -84,5 +85,10 @@ public class CumulativeTrackerTests
         Assert.Equal(1, g.Lost); // 149 is missing: the total missing is 1, already reported
         g.Observe(155);
         Assert.Equal(4, g.Lost); // 149, 152, 153, 154
+        Assert.Equal(4, g.Missing);
+        g.Reset();
+        g.Observe(1);
+        g.Observe(3);
+        Assert.Equal(5, g.Missing);
     }
 }

@@ -14,6 +14,8 @@ public static class Program
             RunCommand.Create(),
             SimulateCommand.Create(),
             AnalyzeCommand.Create(),
+            SqlServer.CheckCommand.Create(),
+            SqlServer.SetupSqlCommand.Create(),
         };
 
         var parse = root.Parse(args);

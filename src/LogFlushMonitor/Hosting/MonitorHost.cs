@@ -2,6 +2,7 @@ using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Core.Simulation;
+using LogFlushMonitor.SqlServer;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Options;
 using Serilog.Extensions.Logging;
@@ -67,6 +68,7 @@ public static class MonitorHost
         services.AddHostedService<PipelineService>();
         services.AddHostedService<SimulationSourceService>();
         services.AddHostedService<ReplaySourceService>();
+        services.AddSqlServerSource();
         services.AddHostedService<SummaryService>();
         configureServices?.Invoke(services);
         return builder.Build();

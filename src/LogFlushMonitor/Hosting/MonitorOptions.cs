@@ -37,6 +37,9 @@ public sealed class SourcesOptions
 
     /// <summary>Replay of a recorded or simulated NDJSON file.</summary>
     public ReplaySourceOptions Replay { get; set; } = new();
+
+    /// <summary>Live SQL Server instances (validated by the SQL Server source itself).</summary>
+    public SqlServer.SqlServerSourceOptions SqlServer { get; set; } = new();
 }
 
 /// <summary>Sources:Simulate.</summary>

@@ -19,10 +19,11 @@ public sealed class MonitorOptionsValidator(IReadOnlyCollection<string> scenario
         var s = options.Sources;
         var simulate = !string.IsNullOrWhiteSpace(s.Simulate.Scenario);
         var replay = !string.IsNullOrWhiteSpace(s.Replay.Path);
-        if (!simulate && !replay)
+        if (!simulate && !replay && s.SqlServer.Instances.Count == 0)
         {
-            errors.Add("No source is configured: nothing would be monitored. Configure one: `run --simulate mixed` "
-                + "(Sources:Simulate:Scenario) for a simulated workload, or `run --replay <file.ndjson>` (Sources:Replay:Path) to replay a recording.");
+            errors.Add("No source is configured: nothing would be monitored. Configure one: SQL Server instances under "
+                + "Sources:SqlServer:Instances (Name and ConnectionStringEnvironmentVariable, see docs/sqlserver.md), "
+                + "`run --simulate mixed` (Sources:Simulate:Scenario) for a simulated workload, or `run --replay <file.ndjson>` (Sources:Replay:Path) to replay a recording.");
         }
 
         if (simulate && !scenarioNames.Contains(s.Simulate.Scenario!))

@@ -1,4 +1,3 @@
-#if LOGFLUSHMONITOR_SQLSERVER
 using System.CommandLine;
 using LogFlushMonitor.Cli;
 using LogFlushMonitor.Hosting;
@@ -75,4 +74,3 @@ internal static class CheckCommand
         return configuration.GetSection(SqlServerOptionsValidator.Section).Get<SqlServerSourceOptions>() ?? new SqlServerSourceOptions();
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if LOGFLUSHMONITOR_SQLSERVER
 using System.CommandLine;
 using LogFlushMonitor.Cli;
 using LogFlushMonitor.SqlServer.Setup;
@@ -40,4 +39,3 @@ internal static class SetupSqlCommand
         return command;
     }
 }
-#endif

@@ -1,4 +1,3 @@
-#if LOGFLUSHMONITOR_SQLSERVER
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.SqlServer.Fleet;
@@ -30,4 +29,3 @@ internal sealed class SqlServerOptionsValidation : IValidateOptions<SqlServerSou
         return problems.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(problems);
     }
 }
-#endif

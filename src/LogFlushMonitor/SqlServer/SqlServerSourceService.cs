@@ -1,4 +1,3 @@
-#if LOGFLUSHMONITOR_SQLSERVER
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Hosting;
@@ -50,4 +49,3 @@ internal sealed class SqlServerSourceService : BackgroundService
         await fleet.RunAsync(stoppingToken).ConfigureAwait(false);
     }
 }
-#endif

@@ -2,13 +2,15 @@ using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Hosting;
 using LogFlushMonitor.SqlServer.Fleet;
+using LogFlushMonitor.SqlServer.Streaming;
 using Microsoft.Extensions.Options;
 
 namespace LogFlushMonitor.SqlServer;
 
 /// <summary>
-/// Runs the DMV pollers of every configured instance (Sources:SqlServer, this replica's shard) into the pipeline:
-/// polled rows go straight to the aggregation. Off when no instance is configured.
+/// Runs every configured instance of this replica's shard (Sources:SqlServer) into the pipeline: its DMV pollers
+/// (polled rows go straight to the aggregation) and its events (live stream, or the server-side histogram).
+/// Off when no instance is configured.
 /// </summary>
 internal sealed class SqlServerSourceService : BackgroundService
 {
@@ -46,6 +48,34 @@ internal sealed class SqlServerSourceService : BackgroundService
         var fleet = new SqlServerFleet(_options, _pipeline, _health, _logger, _time);
         // Ready once the loops run: an unreachable instance is a health metric, not a reason to stay unready.
         _readiness.Ready(Component);
-        await fleet.RunAsync(stoppingToken).ConfigureAwait(false);
+
+        // Beside each instance's pollers, its events: the live stream (or the server-side histogram), each in its
+        // own task so one instance never stalls another. The stream delivers to the pipeline itself (it must never
+        // wait: drops are counted); histogram deliveries may wait.
+        var settings = new EventSourceSettings { MaxReconnectDelay = _options.MaxReconnectDelay, CommandTimeoutSeconds = (int)_options.CommandTimeout.TotalSeconds };
+        var events = fleet.Selected.Select(instance => Task.Run(() => RunEventsAsync(instance, settings, stoppingToken), CancellationToken.None));
+        await Task.WhenAll(events.Append(fleet.RunAsync(stoppingToken))).ConfigureAwait(false);
+    }
+
+    private async Task RunEventsAsync(SqlServerInstanceOptions instance, EventSourceSettings settings, CancellationToken stoppingToken)
+    {
+        string connectionString;
+        try
+        {
+            connectionString = ConnectionStrings.Resolve(instance);
+        }
+        catch (InvalidOperationException)
+        {
+            return; // the fleet's poller reports the configuration problem for this instance
+        }
+
+        try
+        {
+            await InstanceEventSource.RunAsync(instance, connectionString, _pipeline, _health, stoppingToken, settings, _time, _logger).ConfigureAwait(false);
+        }
+        catch (Exception) when (stoppingToken.IsCancellationRequested)
+        {
+            // Stopping: SqlClient reports a cancelled command as a SqlException.
+        }
     }
 }

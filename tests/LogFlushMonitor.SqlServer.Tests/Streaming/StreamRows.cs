@@ -50,7 +50,7 @@ internal static class StreamRows
 
     public static uint SizeOf(long sequence) => (sequence % 3) switch { 0 => 512u, 1 => 4096u, _ => 61440u };
 
-    public static async Task Eventually(Func<bool> condition, string what, double seconds = 20)
+    public static async Task Eventually(Func<bool> condition, string what, double seconds = 60)
     {
         var clock = Stopwatch.StartNew();
         while (!condition())

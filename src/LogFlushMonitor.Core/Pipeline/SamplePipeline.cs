@@ -22,6 +22,7 @@ public sealed class SamplePipeline : ISampleSink
     private readonly Action<ReadOnlySpan<EventSample>> _applyBatch;
     private long _dropped;
     private long _accepted;
+    private long _applied;
     private volatile bool _completed;
 
     /// <summary>Creates a pipeline in front of <paramref name="aggregator"/>.</summary>
@@ -110,6 +111,7 @@ public sealed class SamplePipeline : ISampleSink
                 }
 
                 _applyBatch(batch.AsSpan(0, n));
+                Interlocked.Add(ref _applied, n);
                 Array.Clear(batch, 0, n); // release string references held by the batch
             }
         }
@@ -118,16 +120,19 @@ public sealed class SamplePipeline : ISampleSink
         }
     }
 
-    /// <summary>Waits until every event enqueued so far has been applied (for tests and orderly stops).</summary>
+    /// <summary>Events the consumer has applied to the aggregation.</summary>
+    public long Applied => Interlocked.Read(ref _applied);
+
+    /// <summary>Waits until every event accepted so far has been applied to the aggregation (for tests and orderly stops).</summary>
     public async Task WaitForDrainAsync(TimeSpan timeout, TimeProvider? time = null)
     {
         time ??= TimeProvider.System;
         var deadline = time.GetUtcNow() + timeout;
-        while (Pending > 0)
+        while (Applied < Accepted)
         {
             if (time.GetUtcNow() > deadline)
             {
-                throw new TimeoutException($"The pipeline still held {Pending} events after {timeout}.");
+                throw new TimeoutException($"The pipeline still had {Accepted - Applied} events to apply after {timeout}.");
             }
 
             await Task.Delay(5).ConfigureAwait(false);

@@ -44,10 +44,11 @@ public static class SqlErrorKinds
     public static string Classify(SqlException e) => e.Number switch
     {
         18456 or 4060 or 18452 or 18470 or 18486 or 18487 or 18488 => LoginFailed,
-        229 or 230 or 262 or 297 or 300 or 15247 or 25731 => Permission,
+        229 or 230 or 262 or 297 or 300 or 15247 => Permission,
         -2 => Timeout,
         25726 => StreamTooSlow,
-        25704 or 25710 or 25727 => SessionMissing,
+        // "Cannot alter the event session, because it does not exist or you do not have permission."
+        15151 => SessionMissing,
         -1 or 2 or 53 or 64 or 233 or 10053 or 10054 or 10060 or 11 => Disconnected,
         _ => e.Class >= 20 ? Disconnected : Other,
     };

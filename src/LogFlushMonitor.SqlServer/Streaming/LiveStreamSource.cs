@@ -164,7 +164,8 @@ public sealed class LiveStreamSource : IDisposable
                 }
 
                 _health.Failed(_instance.Name, component, kind);
-                XeLog.StreamFailed(_logger, _instance.Name, kind, (e as SqlException)?.Number ?? 0, Reader.BuffersRead - buffersBefore, e);
+                XeLog.StreamFailed(_logger, _instance.Name, kind, (e as SqlException)?.Number ?? 0, Polling.SqlServerLog.Safe(e), Reader.BuffersRead - buffersBefore);
+                XeLog.StreamFailedDetails(_logger, _instance.Name, e);
                 if (tooSlow)
                 {
                     TooSlowDisconnects++;

@@ -29,8 +29,12 @@ internal static partial class XeLog
     [LoggerMessage(5110, LogLevel.Information, "Instance {Instance}: reading the live stream of session {Session} (connection {Connection})")]
     public static partial void StreamConnected(ILogger logger, string instance, string session, long connection);
 
-    [LoggerMessage(5111, LogLevel.Warning, "Instance {Instance}: live stream failed ({ErrorKind}, error {Number}); {BuffersRead} buffers read on that connection")]
-    public static partial void StreamFailed(ILogger logger, string instance, string errorKind, int number, long buffersRead, Exception exception);
+    [LoggerMessage(5111, LogLevel.Warning, "Instance {Instance}: live stream failed ({ErrorKind}, error {Number}: {Problem}); {BuffersRead} buffers read on that connection")]
+    public static partial void StreamFailed(ILogger logger, string instance, string errorKind, int number, string problem, long buffersRead);
+
+    // The stack trace of a failed attempt, for debugging only: a reconnecting stream must not flood the log.
+    [LoggerMessage(5123, LogLevel.Debug, "Instance {Instance}: live stream failure details")]
+    public static partial void StreamFailedDetails(ILogger logger, string instance, Exception exception);
 
     [LoggerMessage(5112, LogLevel.Information, "Instance {Instance}: reconnecting in {Delay} (attempt {Attempt})")]
     public static partial void Reconnecting(ILogger logger, string instance, TimeSpan delay, int attempt);

@@ -1,6 +1,5 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.SqlServer.PerfMon;
-using LogFlushMonitor.SqlServer.Tests.Scripted;
 
 namespace LogFlushMonitor.SqlServer.Tests.PerfMon;
 

@@ -204,7 +204,7 @@ public sealed class LiveStreamSourceTests
     {
         await using var server = new XeScriptedServer();
         server.StreamScript = _ => TdsResponse.Failure(50000, "The stream could not start.");
-        var time = new ManualTime();
+        var time = new ManualTimeProvider();
         var cap = TimeSpan.FromSeconds(10);
         var settings = new EventSourceSettings { ReconnectDelay = TimeSpan.FromSeconds(1), MaxReconnectDelay = cap };
         using var source = new LiveStreamSource(Options(CollectionMode.Stream), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()), new SourceHealth(), settings, time);

@@ -36,7 +36,7 @@ public sealed class AnalyzeInProcessTests : IDisposable
     [Fact]
     public void Progress_prints_every_five_percent_and_every_two_seconds()
     {
-        var time = new ManualTime();
+        var time = new ManualTimeProvider();
         var output = new StringWriter();
         var progress = new ProgressReporter(output, 1000, time);
 
@@ -68,7 +68,7 @@ public sealed class AnalyzeInProcessTests : IDisposable
     [Fact]
     public void Progress_off_counts_bytes_and_prints_nothing()
     {
-        var progress = new ProgressReporter(null, 1000, new ManualTime());
+        var progress = new ProgressReporter(null, 1000, new ManualTimeProvider());
 
         progress.Advance(600);
         progress.Complete();
@@ -190,15 +190,4 @@ public sealed class AnalyzeInProcessTests : IDisposable
 
     private static AnalyzeReport Run(string path) =>
         AnalyzeRunner.Analyze(new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never }, [[path]], null, CancellationToken.None);
-
-    private sealed class ManualTime : TimeProvider
-    {
-        private long _ticks;
-
-        public override long TimestampFrequency => TimeSpan.TicksPerSecond;
-
-        public override long GetTimestamp() => _ticks;
-
-        public void Advance(TimeSpan by) => _ticks += by.Ticks;
-    }
 }

@@ -1,14 +1,14 @@
-namespace LogFlushMonitor.Core.Tests.Simulation;
+namespace LogFlushMonitor.Testing;
 
 /// <summary>
 /// A TimeProvider whose clock moves only when a test calls <see cref="Advance"/>; timers due by then fire
 /// synchronously, in due order.
 /// </summary>
-public sealed class ManualTimeProvider(DateTimeOffset start) : TimeProvider
+public sealed class ManualTimeProvider(DateTimeOffset? start = null) : TimeProvider
 {
     private readonly Lock _gate = new();
     private readonly List<ManualTimer> _timers = [];
-    private DateTimeOffset _now = start;
+    private DateTimeOffset _now = start ?? new DateTimeOffset(2026, 11, 22, 12, 0, 0, TimeSpan.Zero);
 
     public override DateTimeOffset GetUtcNow()
     {
@@ -19,6 +19,12 @@ public sealed class ManualTimeProvider(DateTimeOffset start) : TimeProvider
     }
 
     public override TimeZoneInfo LocalTimeZone => TimeZoneInfo.Utc;
+
+    /// <summary>Timestamps follow the manual clock too, so elapsed-time measurements are virtual.</summary>
+    public override long TimestampFrequency => TimeSpan.TicksPerSecond;
+
+    /// <inheritdoc />
+    public override long GetTimestamp() => GetUtcNow().UtcTicks;
 
     /// <summary>Timers currently scheduled.</summary>
     public int PendingTimers
@@ -66,6 +72,30 @@ public sealed class ManualTimeProvider(DateTimeOffset start) : TimeProvider
 
             next.Fire();
         }
+    }
+
+    /// <summary>
+    /// Advances in <paramref name="step"/>s, letting real I/O run between steps, until <paramref name="done"/> or
+    /// <paramref name="limit"/> of virtual time.
+    /// </summary>
+    public async Task<bool> AdvanceUntilAsync(Func<bool> done, TimeSpan step, TimeSpan limit)
+    {
+        for (var elapsed = TimeSpan.Zero; elapsed <= limit; elapsed += step)
+        {
+            for (var i = 0; i < 4 && !done(); i++)
+            {
+                await Task.Delay(5);
+            }
+
+            if (done())
+            {
+                return true;
+            }
+
+            Advance(step);
+        }
+
+        return done();
     }
 
     private sealed class ManualTimer(ManualTimeProvider owner, TimerCallback callback, object? state) : ITimer

@@ -34,12 +34,11 @@
 // Run: dotnet run -c Release --project bench/LogFlushMonitor.Benchmarks -- --filter '*AnalyzeBenchmarks*'
 // (when other projects are mid-edit, add --inProcess so BenchmarkDotNet does not rebuild them).
 
-using System.Buffers;
-using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 using BenchmarkDotNet.Attributes;
+using LogFlushMonitor.Benchmarks.Shared;
 using LogFlushMonitor.Analyze;
 using LogFlushMonitor.XEvent.TestSupport;
+
 
 namespace LogFlushMonitor.Benchmarks.Analyze;
 
@@ -72,13 +71,13 @@ public class AnalyzeBenchmarks
     public void Cleanup() => Directory.Delete(_directory, recursive: true);
 
     [Benchmark(Baseline = true)]
-    public ulong Floor_LogFlushFile() => Floor(_logFlushFile);
+    public ulong Floor_LogFlushFile() => SequentialReadFloor.Read(_logFlushFile);
 
     [Benchmark]
     public int Analyze_LogFlushFile() => Analyze(_logFlushFile);
 
     [Benchmark]
-    public ulong Floor_RealFile() => Floor(_realFile);
+    public ulong Floor_RealFile() => SequentialReadFloor.Read(_realFile);
 
     [Benchmark]
     public int Analyze_RealFile() => Analyze(_realFile);
@@ -129,38 +128,4 @@ public class AnalyzeBenchmarks
         return AnalyzeRunner.Run(settings, TextWriter.Null, TextWriter.Null, CancellationToken.None);
     }
 
-    /// <summary>Reads the bytes sequentially in 256 KB chunks and folds them into a checksum.</summary>
-    private static ulong Floor(string path)
-    {
-        var buffer = ArrayPool<byte>.Shared.Rent(256 * 1024);
-        try
-        {
-            using var fs = new FileStream(path, new FileStreamOptions { Mode = FileMode.Open, Access = FileAccess.Read, BufferSize = 0, Options = FileOptions.SequentialScan });
-            ulong sum = 0;
-            int n;
-            while ((n = fs.Read(buffer, 0, buffer.Length)) > 0)
-            {
-                sum += Checksum(buffer.AsSpan(0, n));
-            }
-
-            return sum;
-        }
-        finally
-        {
-            ArrayPool<byte>.Shared.Return(buffer);
-        }
-    }
-
-    /// <summary>Sums the 8-byte words, optimised from the first call (a benchmark method runs too few times to tier up).</summary>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private static ulong Checksum(ReadOnlySpan<byte> bytes)
-    {
-        ulong sum = 0;
-        foreach (var word in MemoryMarshal.Cast<byte, ulong>(bytes[..(bytes.Length & ~7)]))
-        {
-            sum += word;
-        }
-
-        return sum;
-    }
 }

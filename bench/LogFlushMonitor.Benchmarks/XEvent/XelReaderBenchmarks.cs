@@ -23,12 +23,11 @@
 //
 // Run: dotnet run -c Release --project bench/LogFlushMonitor.Benchmarks -- --filter '*XelReaderBenchmarks*'
 
-using System.Buffers;
-using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 using BenchmarkDotNet.Attributes;
+using LogFlushMonitor.Benchmarks.Shared;
 using LogFlushMonitor.XEvent;
 using LogFlushMonitor.XEvent.TestSupport;
+
 
 namespace LogFlushMonitor.Benchmarks.XEvent;
 
@@ -97,7 +96,7 @@ public class XelReaderBenchmarks
     public void Cleanup() => Directory.Delete(_directory, recursive: true);
 
     [Benchmark(Baseline = true)]
-    public ulong Floor_LogFlushFile() => Floor(_logFlushFile);
+    public ulong Floor_LogFlushFile() => SequentialReadFloor.Read(_logFlushFile);
 
     [Benchmark]
     public ulong Decode_LogFlushFile_EveryField() => Decode(_logFlushFile);
@@ -121,48 +120,10 @@ public class XelReaderBenchmarks
     }
 
     [Benchmark]
-    public ulong Floor_RealFile() => Floor(_realFile);
+    public ulong Floor_RealFile() => SequentialReadFloor.Read(_realFile);
 
     [Benchmark]
     public ulong Decode_RealFile_EveryField() => Decode(_realFile);
-
-    /// <summary>Reads the bytes sequentially in 256 KB chunks and folds them into a checksum.</summary>
-    private static ulong Floor(string path)
-    {
-        var buffer = ArrayPool<byte>.Shared.Rent(256 * 1024);
-        try
-        {
-            using var fs = new FileStream(path, new FileStreamOptions { Mode = FileMode.Open, Access = FileAccess.Read, BufferSize = 0, Options = FileOptions.SequentialScan });
-            ulong sum = 0;
-            int n;
-            while ((n = fs.Read(buffer, 0, buffer.Length)) > 0)
-            {
-                sum += Checksum(buffer.AsSpan(0, n));
-            }
-
-            return sum;
-        }
-        finally
-        {
-            ArrayPool<byte>.Shared.Return(buffer);
-        }
-    }
-
-    /// <summary>
-    /// Sums the 8-byte words. Fully optimised from the first call: a benchmark method runs too few times
-    /// to tier up, and a tier-0 loop would make the floor look slower than it is.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private static ulong Checksum(ReadOnlySpan<byte> bytes)
-    {
-        ulong sum = 0;
-        foreach (var word in MemoryMarshal.Cast<byte, ulong>(bytes[..(bytes.Length & ~7)]))
-        {
-            sum += word;
-        }
-
-        return sum;
-    }
 
     private static ulong Decode(string path)
     {

@@ -40,7 +40,9 @@ public sealed class PrometheusExporter : BaseExporter<Metric>, IPullMetricExport
         var target = _target;
         if (target is null)
         {
-            return ExportResult.Failure;
+            // A collect no scrape asked for (the provider's ForceFlush at shutdown): a pull exporter has nothing
+            // to send, and the cumulative state it would render stays in the SDK for the next scrape.
+            return ExportResult.Success;
         }
 
         _renderer.Render(in batch, Resource, target);

@@ -28,6 +28,9 @@ public static class Advisor
     /// <summary>Flushes needed before the write-size rules speak.</summary>
     public const int MinFlushes = 100;
 
+    /// <summary>Flushes per second below which row-at-a-time commits cost too little to mention.</summary>
+    public const double MinFlushesPerSecond = 50;
+
     /// <summary>Latency above which log writes are a bottleneck (Microsoft's I/O guide: 10-15 ms consistently).</summary>
     public const double SlowLogWriteSeconds = 0.010;
 
@@ -41,7 +44,9 @@ public static class Advisor
         {
             var single = (double)db.WriteSizes.CountAtMost(512) / n;
             var full = (double)db.WriteSizes[WriteSizeDistribution.SlotOf(WriteSizeDistribution.MaxBlockBytes)] / n;
-            if (single >= 0.8)
+            // A rate needs a time span; without one (a single instant), the shape alone speaks.
+            var busy = db.EventSpanSeconds <= 0 || n / db.EventSpanSeconds >= MinFlushesPerSecond;
+            if (single >= 0.8 && busy)
             {
                 list.Add(new("single-sector-flushes", AdviceLevel.Warning, string.Create(ci,
                     $"{single * 100:0} % of flushes are 512 B: commits are row-at-a-time; batch them into larger transactions or consider delayed durability")));

@@ -166,6 +166,8 @@ internal static class AnalyzeRunner
         }
         finally
         {
+            // What was read before a problem still counts.
+            sink.Flush();
             events = reader?.EventCount ?? 0;
             reader?.Dispose();
         }

@@ -16,6 +16,10 @@ internal sealed class AnalyzeSink(LogFlushAggregator aggregator) : ISampleSink
 
     private readonly LogFlushAggregator _aggregator = aggregator;
 
+    // Events go to the aggregation in batches: one lock per 1,024 events instead of one per event.
+    private readonly EventSample[] _batch = new EventSample[1024];
+    private int _batched;
+
     /// <summary>log_flush_start events of the current file.</summary>
     public long FlushStarts { get; private set; }
 
@@ -31,9 +35,21 @@ internal sealed class AnalyzeSink(LogFlushAggregator aggregator) : ISampleSink
     /// <summary>Completed waits of other types in the current file, by wait type.</summary>
     public Dictionary<string, long> OtherWaits { get; } = new(StringComparer.Ordinal);
 
+    /// <summary>Hands the batched events to the aggregation (call before reading its snapshot).</summary>
+    public void Flush()
+    {
+        if (_batched > 0)
+        {
+            _aggregator.Apply(_batch.AsSpan(0, _batched));
+            Array.Clear(_batch, 0, _batched);
+            _batched = 0;
+        }
+    }
+
     /// <summary>Starts counting a new file.</summary>
     public void BeginFile()
     {
+        Flush();
         FlushStarts = FlushCompletes = WriteLogWaits = Lost = 0;
         OtherWaits.Clear();
     }
@@ -50,7 +66,7 @@ internal sealed class AnalyzeSink(LogFlushAggregator aggregator) : ISampleSink
             FlushStarts++;
         }
 
-        _aggregator.OnLogFlush(flush);
+        Add(EventSample.Of(flush));
     }
 
     /// <inheritdoc />
@@ -59,11 +75,20 @@ internal sealed class AnalyzeSink(LogFlushAggregator aggregator) : ISampleSink
         if (ReferenceEquals(wait.WaitType, WriteLog) || wait.WaitType == WriteLog)
         {
             WriteLogWaits++;
-            _aggregator.OnWait(wait);
+            Add(EventSample.Of(wait));
             return;
         }
 
         OtherWaits[wait.WaitType] = OtherWaits.GetValueOrDefault(wait.WaitType) + 1;
+    }
+
+    private void Add(in EventSample sample)
+    {
+        _batch[_batched++] = sample;
+        if (_batched == _batch.Length)
+        {
+            Flush();
+        }
     }
 
     /// <inheritdoc />

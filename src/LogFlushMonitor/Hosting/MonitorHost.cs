@@ -15,6 +15,16 @@ public static class MonitorHost
     /// <summary>Prefix of environment variables read as configuration (LOGFLUSHMONITOR__Http__Urls).</summary>
     public const string EnvironmentPrefix = "LOGFLUSHMONITOR__";
 
+    /// <summary>The configuration sources every command reads, lowest precedence first.</summary>
+    public static IConfigurationBuilder AddConfigurationSources(IConfigurationBuilder configuration, string environmentName, string[] configArgs) =>
+        configuration
+            .AddJsonFile(Path.Combine(AppContext.BaseDirectory, "appsettings.json"), optional: true)
+            .AddJsonFile(Path.Combine(AppContext.BaseDirectory, $"appsettings.{environmentName}.json"), optional: true)
+            .AddJsonFile(Path.Combine(Environment.CurrentDirectory, "appsettings.json"), optional: true)
+            .AddJsonFile(Path.Combine(Environment.CurrentDirectory, $"appsettings.{environmentName}.json"), optional: true)
+            .AddEnvironmentVariables(EnvironmentPrefix)
+            .AddCommandLine(configArgs);
+
     /// <summary>
     /// Builds the host. Configuration, lowest precedence first: appsettings.json beside the executable and
     /// in the working directory, appsettings.{Environment}.json, environment variables, <paramref name="configArgs"/>
@@ -28,15 +38,7 @@ public static class MonitorHost
             ContentRootPath = AppContext.BaseDirectory,
             EnvironmentName = Environment.GetEnvironmentVariable("DOTNET_ENVIRONMENT") ?? Environments.Production,
         });
-        var env = builder.Environment.EnvironmentName;
-        builder.Configuration
-            .AddJsonFile(Path.Combine(AppContext.BaseDirectory, "appsettings.json"), optional: true)
-            .AddJsonFile(Path.Combine(AppContext.BaseDirectory, $"appsettings.{env}.json"), optional: true)
-            .AddJsonFile(Path.Combine(Environment.CurrentDirectory, "appsettings.json"), optional: true)
-            .AddJsonFile(Path.Combine(Environment.CurrentDirectory, $"appsettings.{env}.json"), optional: true)
-            .AddEnvironmentVariables(EnvironmentPrefix)
-            .AddCommandLine(configArgs)
-            .AddInMemoryCollection(overrides);
+        AddConfigurationSources(builder.Configuration, builder.Environment.EnvironmentName, configArgs).AddInMemoryCollection(overrides);
 
         var logOptions = builder.Configuration.GetSection("Log").Get<LogOptions>() ?? new LogOptions();
         builder.Logging.ClearProviders();

@@ -63,14 +63,7 @@ internal static class CheckCommand
     private static SqlServerSourceOptions LoadOptions(string[] configArgs)
     {
         var env = Environment.GetEnvironmentVariable("DOTNET_ENVIRONMENT") ?? Environments.Production;
-        var configuration = new ConfigurationBuilder()
-            .AddJsonFile(Path.Combine(AppContext.BaseDirectory, "appsettings.json"), optional: true)
-            .AddJsonFile(Path.Combine(AppContext.BaseDirectory, $"appsettings.{env}.json"), optional: true)
-            .AddJsonFile(Path.Combine(Environment.CurrentDirectory, "appsettings.json"), optional: true)
-            .AddJsonFile(Path.Combine(Environment.CurrentDirectory, $"appsettings.{env}.json"), optional: true)
-            .AddEnvironmentVariables(MonitorHost.EnvironmentPrefix)
-            .AddCommandLine(configArgs)
-            .Build();
+        var configuration = MonitorHost.AddConfigurationSources(new ConfigurationBuilder(), env, configArgs).Build();
         return configuration.GetSection(SqlServerOptionsValidator.Section).Get<SqlServerSourceOptions>() ?? new SqlServerSourceOptions();
     }
 }

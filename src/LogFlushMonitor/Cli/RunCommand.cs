@@ -97,7 +97,7 @@ internal static class RunCommand
             catch (IOException e)
             {
                 // Kestrel reports an address in use as an IOException.
-                await Console.Error.WriteLineAsync($"Could not start: {e.Message}. Is another process listening there? Change Http:Urls (--urls).").ConfigureAwait(false);
+                await Console.Error.WriteLineAsync($"Could not start: {e.Message.TrimEnd('.')}. Is another process listening there? Change Http:Urls (--urls).").ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
         }

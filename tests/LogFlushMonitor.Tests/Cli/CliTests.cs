@@ -38,6 +38,18 @@ public class CliTests
     }
 
     [Fact]
+    public async Task A_port_in_use_exits_with_2_and_says_which_setting_to_change()
+    {
+        using var taken = new TcpListener(System.Net.IPAddress.Loopback, 0);
+        taken.Start();
+        var port = ((System.Net.IPEndPoint)taken.LocalEndpoint).Port;
+        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--urls", $"http://127.0.0.1:{port}");
+        Assert.Equal(2, code);
+        Assert.Contains("address already in use", err, StringComparison.Ordinal);
+        Assert.Contains("Http:Urls (--urls)", err, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task An_unknown_argument_is_rejected_with_a_hint()
     {
         var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "stray");

@@ -12,7 +12,7 @@ namespace LogFlushMonitor.SqlServer;
 /// (polled rows go straight to the aggregation) and its events (live stream, or the server-side histogram).
 /// Off when no instance is configured.
 /// </summary>
-internal sealed class SqlServerSourceService : BackgroundService
+internal sealed partial class SqlServerSourceService : BackgroundService
 {
     private const string Component = "source:sqlserver";
     private readonly SqlServerSourceOptions _options;
@@ -69,13 +69,35 @@ internal sealed class SqlServerSourceService : BackgroundService
             return; // the fleet's poller reports the configuration problem for this instance
         }
 
-        try
+        // The event source retries what it expects; anything else it throws is logged and the source restarted,
+        // so one instance's failure never stops the host or the other instances.
+        while (!stoppingToken.IsCancellationRequested)
         {
-            await InstanceEventSource.RunAsync(instance, connectionString, _pipeline, _health, stoppingToken, settings, _time, _logger).ConfigureAwait(false);
-        }
-        catch (Exception) when (stoppingToken.IsCancellationRequested)
-        {
-            // Stopping: SqlClient reports a cancelled command as a SqlException.
+            try
+            {
+                await InstanceEventSource.RunAsync(instance, connectionString, _pipeline, _health, stoppingToken, settings, _time, _logger).ConfigureAwait(false);
+                return;
+            }
+            catch (Exception) when (stoppingToken.IsCancellationRequested)
+            {
+                return; // stopping: SqlClient reports a cancelled command as a SqlException
+            }
+            catch (Exception e)
+            {
+                _health.Failed(instance.Name, "stream", SqlErrorKinds.Classify(e));
+                LogEventSourceFailed(_logger, instance.Name, e.GetType().Name, _options.MaxReconnectDelay);
+                try
+                {
+                    await Task.Delay(_options.MaxReconnectDelay, _time, stoppingToken).ConfigureAwait(false);
+                }
+                catch (OperationCanceledException)
+                {
+                    return;
+                }
+            }
         }
     }
+
+    [LoggerMessage(EventId = 520, Level = LogLevel.Error, Message = "Instance {Instance}: the event source failed unexpectedly ({ExceptionType}); restarting it in {Delay}")]
+    private static partial void LogEventSourceFailed(ILogger logger, string instance, string exceptionType, TimeSpan delay);
 }

@@ -14,9 +14,10 @@ internal static class RunCommand
         var replay = new Option<FileInfo?>("--replay") { Description = "Replay an NDJSON recording (from `simulate --out`)." };
         var speed = new Option<double?>("--speed") { Description = "Pace of --simulate or --replay: 1 = real time, 10 = ten times faster, 0 = as fast as possible (replay only)." };
         var urls = new Option<string?>("--urls") { Description = "HTTP listener for /metrics, /healthz, /readyz (default http://127.0.0.1:9464)." };
+        var shard = new Option<string?>("--shard") { Description = "i/n: this replica watches shard i of n of the SQL Server instances (Sources:SqlServer:Shard), chosen by a stable hash of their names." };
         var command = new Command("run", "Run the monitor until stopped. Any configuration key can also be given as --Section:Key=value.")
         {
-            simulate, replay, speed, urls,
+            simulate, replay, speed, urls, shard,
         };
         command.TreatUnmatchedTokensAsErrors = false;
         command.SetAction(async (parse, _) =>
@@ -44,6 +45,11 @@ internal static class RunCommand
             if (parse.GetValue(urls) is { } u)
             {
                 overrides["Http:Urls"] = u;
+            }
+
+            if (parse.GetValue(shard) is { } sh)
+            {
+                overrides["Sources:SqlServer:Shard"] = sh;
             }
 
             var unmatched = parse.UnmatchedTokens.ToArray();

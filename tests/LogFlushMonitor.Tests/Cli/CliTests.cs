@@ -50,6 +50,15 @@ public class CliTests
     }
 
     [Fact]
+    public async Task A_bad_shard_names_the_setting()
+    {
+        var (code, _, err) = await CliProcess.RunAsync("run", "--shard", "3/2", "--urls", $"http://127.0.0.1:{FreePort()}",
+            "--Sources:SqlServer:Instances:0:Name=prod1", "--Sources:SqlServer:Instances:0:ConnectionString=Server=127.0.0.1,1;User ID=x;Password=y");
+        Assert.Equal(2, code);
+        Assert.Contains("Sources:SqlServer:Shard", err, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task An_unknown_argument_is_rejected_with_a_hint()
     {
         var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "stray");

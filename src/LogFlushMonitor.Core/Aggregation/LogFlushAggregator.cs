@@ -207,6 +207,15 @@ public sealed class LogFlushAggregator : ISampleSink
     }
 
     /// <inheritdoc />
+    public void OnDatabaseName(string instance, int databaseId, string name)
+    {
+        lock (_gate)
+        {
+            Instance(instance).LearnName(databaseId, name);
+        }
+    }
+
+    /// <inheritdoc />
     public void OnSourceLoss(string instance, LossKind kind, long count)
     {
         if (count <= 0)

@@ -86,6 +86,9 @@ public sealed class SamplePipeline : ISampleSink
     public void OnPollCompleted(in PollCompleted completed) => _aggregator.OnPollCompleted(completed);
 
     /// <inheritdoc />
+    public void OnDatabaseName(string instance, int databaseId, string name) => _aggregator.OnDatabaseName(instance, databaseId, name);
+
+    /// <inheritdoc />
     public void OnSourceLoss(string instance, LossKind kind, long count) => _aggregator.OnSourceLoss(instance, kind, count);
 
     /// <summary>No more events will come: <see cref="RunAsync"/> drains the channel and returns.</summary>
@@ -188,6 +191,8 @@ public sealed class SamplePipeline : ISampleSink
         public void OnServerStart(in ServerStartSample start) => pipeline.OnServerStart(start);
 
         public void OnPollCompleted(in PollCompleted completed) => pipeline.OnPollCompleted(completed);
+
+        public void OnDatabaseName(string instance, int databaseId, string name) => pipeline.OnDatabaseName(instance, databaseId, name);
 
         public void OnSourceLoss(string instance, LossKind kind, long count) => pipeline.OnSourceLoss(instance, kind, count);
     }

@@ -28,6 +28,14 @@ public interface ISampleSink
     /// <summary>A poll finished.</summary>
     void OnPollCompleted(in PollCompleted completed);
 
+    /// <summary>
+    /// A database's id and name as the server lists them (sys.databases), so series keyed by database_id get the
+    /// name even when the event session carries no name action. Sinks that have no use for it ignore it.
+    /// </summary>
+    void OnDatabaseName(string instance, int databaseId, string name)
+    {
+    }
+
     /// <summary>Events the source knows it lost (an event_sequence gap, a server-side drop, a malformed line).</summary>
     void OnSourceLoss(string instance, LossKind kind, long count);
 }

@@ -40,6 +40,12 @@ internal sealed class DatabasePoller(PollContext context, DatabaseFilter filter,
             }
         }
 
+        // Names for series keyed by database_id (the event session carries ids only).
+        foreach (var db in rows.Where(d => filter.Watches(d.Name)))
+        {
+            context.Sink.OnDatabaseName(context.Instance, db.Id, db.Name);
+        }
+
         _last = current;
         Databases = rows;
     }

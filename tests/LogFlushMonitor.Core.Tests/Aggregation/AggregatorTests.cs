@@ -61,6 +61,18 @@ public class AggregatorTests
     }
 
     [Fact]
+    public void A_database_seen_only_by_id_takes_its_name_from_the_servers_list()
+    {
+        var agg = new LogFlushAggregator();
+        agg.OnLogFlush(new LogFlushEvent(Sql1, 9, null, 512, 1, T0));
+        ((ISampleSink)agg).OnDatabaseName(Sql1, 9, "billing");
+        agg.OnLogFlush(new LogFlushEvent(Sql1, 10, null, 512, 1, T0));
+        agg.OnDatabaseName(Sql1, 10, "crm");
+
+        Assert.Equal(["billing", "crm"], agg.Snapshot().Select(d => d.Database).Order().ToArray());
+    }
+
+    [Fact]
     public void Flush_durations_and_writelog_waits_give_percentiles()
     {
         var agg = new LogFlushAggregator();

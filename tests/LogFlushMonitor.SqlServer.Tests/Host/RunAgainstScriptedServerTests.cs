@@ -67,7 +67,7 @@ public partial class RunAgainstScriptedServerTests
         Assert.Equal((true, false), server.EventSession("lfm_e2e")); // stopped and left for the next start
     }
 
-    [GeneratedRegex("""sqlserver_log_flush_write_size_bytes_count\{[^}]*sqlserver_instance_name="prod1"[^}]*\} 300\b""")]
+    [GeneratedRegex("""sqlserver_log_flush_write_size_bytes_count\{sqlserver_database_name="sales",sqlserver_instance_name="prod1"[^}]*\} 300\b""")]
     private static partial Regex FlushCount();
 
     [GeneratedRegex("""sqlserver_log_flushes_total\{sqlserver_database_name="sales",sqlserver_instance_name="prod1"[^}]*\} [1-9]""")]

@@ -59,6 +59,8 @@ public sealed class RecordingSink(ISampleSink? next = null) : ISampleSink
         Add(c, s => s.OnPollCompleted(c));
     }
 
+    public void OnDatabaseName(string instance, int databaseId, string name) => next?.OnDatabaseName(instance, databaseId, name);
+
     public void OnSourceLoss(string instance, LossKind kind, long count) =>
         Add(new Loss(instance, kind, count), s => s.OnSourceLoss(instance, kind, count));
 

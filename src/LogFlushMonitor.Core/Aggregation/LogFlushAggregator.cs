@@ -84,15 +84,19 @@ public sealed class LogFlushAggregator : ISampleSink
             {
                 case PerfCounterType.BulkCount:
                     s.Tracker.Update(counter.Value, counter.TimestampUtc, inst.Epoch, inst.StartTimeUtc);
-                    if (s.Export == CounterExport.Flushes && inst.DatabaseByName(counter.CounterInstance) is { } events)
+                    if (s.Export == CounterExport.Flushes)
                     {
-                        // Loss accounting: events received since the counter's baseline against its increase.
+                        // Loss accounting: events received since the counter's baseline against its increase. A
+                        // database with no events yet has received none since the baseline.
+                        var events = inst.DatabaseByName(counter.CounterInstance);
+                        var received = events?.Sizes.Count ?? 0;
                         if (s.EventsAtBaseline < 0)
                         {
-                            s.EventsAtBaseline = events.Sizes.Count;
+                            s.EventsAtBaseline = received;
                         }
 
-                        s.EventsAtLastReading = events.Sizes.Count;
+                        s.EventsAtLastReading = received;
+                        s.HasEvents = events is not null;
                     }
 
                     break;
@@ -402,7 +406,7 @@ public sealed class LogFlushAggregator : ISampleSink
     /// <summary>Share of the flushes the server counted that arrived as no event; null until both sides have data.</summary>
     internal static double? LossRatio(CounterSeries s)
     {
-        if (s.Export != CounterExport.Flushes || s.EventsAtBaseline < 0 || s.Tracker.Total <= 0)
+        if (s.Export != CounterExport.Flushes || !s.HasEvents || s.EventsAtBaseline < 0 || s.Tracker.Total <= 0)
         {
             return null;
         }

@@ -119,6 +119,9 @@ internal sealed class CounterSeries : PolledSeries
     /// <summary>Flush events of the database at the last reading.</summary>
     public long EventsAtLastReading { get; set; }
 
+    /// <summary>Whether any flush event of the database has arrived (no events, no loss figure: pollers alone say nothing about loss).</summary>
+    public bool HasEvents { get; set; }
+
     /// <summary>The current point value after the type's arithmetic (fraction, average), null until computable.</summary>
     public double? Point { get; set; }
 }

@@ -239,6 +239,22 @@ public class AggregatorTests
     }
 
     [Fact]
+    public void Event_loss_counts_from_the_counters_baseline_even_when_the_first_event_comes_later()
+    {
+        var agg = new LogFlushAggregator();
+        agg.OnCounter(Flushes("shop", 5_000, T0));
+        Assert.Null(Assert.Single(agg.Snapshot()).EventLossRatio); // no events at all yet: no loss figure
+        for (var i = 0; i < 950; i++)
+        {
+            agg.OnLogFlush(new LogFlushEvent(Sql1, 5, "shop", 512, (ulong)i, T0.AddMilliseconds(i)));
+        }
+
+        agg.OnCounter(Flushes("shop", 6_000, T0.AddSeconds(15)));
+
+        Assert.Equal(0.05, Assert.Single(agg.Snapshot()).EventLossRatio!.Value, 9);
+    }
+
+    [Fact]
     public void Source_health_is_exported_per_instance_and_component()
     {
         using var h = new LogFlushMonitor.Core.Tests.Metrics.MetricsHarness();

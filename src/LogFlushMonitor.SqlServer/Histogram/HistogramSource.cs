@@ -9,7 +9,6 @@ using Microsoft.Data.SqlClient;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Polly;
-using Polly.Retry;
 
 namespace LogFlushMonitor.SqlServer.Histogram;
 
@@ -60,22 +59,7 @@ public sealed class HistogramSource
         _time = time ?? TimeProvider.System;
         _logger = logger ?? NullLogger.Instance;
         _sessions = new EventSessionManager(instance, _logger) { CommandTimeoutSeconds = _settings.CommandTimeoutSeconds };
-        _retry = new ResiliencePipelineBuilder { TimeProvider = _time }
-            .AddRetry(new RetryStrategyOptions
-            {
-                ShouldHandle = new PredicateBuilder().Handle<Exception>(e => e is not OperationCanceledException),
-                MaxRetryAttempts = int.MaxValue,
-                BackoffType = DelayBackoffType.Exponential,
-                UseJitter = true,
-                Delay = _settings.ReconnectDelay,
-                MaxDelay = _settings.MaxReconnectDelay,
-                OnRetry = args =>
-                {
-                    XeLog.Reconnecting(_logger, _instance.Name, args.RetryDelay, args.AttemptNumber + 1);
-                    return default;
-                },
-            })
-            .Build();
+        _retry = ReconnectPipeline.Build(_settings, _time, (delay, attempt) => XeLog.Reconnecting(_logger, _instance.Name, delay, attempt));
     }
 
     /// <summary>Sessions this source created or used (to stop or drop at shutdown).</summary>

@@ -5,7 +5,6 @@ using Microsoft.Data.SqlClient;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Polly;
-using Polly.Retry;
 
 namespace LogFlushMonitor.SqlServer.Streaming;
 
@@ -47,24 +46,12 @@ public sealed class LiveStreamSource : IDisposable
         _logger = logger ?? NullLogger.Instance;
         _sessions = new EventSessionManager(instance, _logger) { CommandTimeoutSeconds = _settings.CommandTimeoutSeconds };
         Reader = new EventStreamReader(instance.Name, sink, health, _logger) { MaxBufferBytes = _settings.MaxBufferBytes };
-        _retry = new ResiliencePipelineBuilder { TimeProvider = _time }
-            .AddRetry(new RetryStrategyOptions
-            {
-                ShouldHandle = new PredicateBuilder().Handle<Exception>(e => e is not OperationCanceledException),
-                MaxRetryAttempts = int.MaxValue,
-                BackoffType = DelayBackoffType.Exponential,
-                UseJitter = true,
-                Delay = _settings.ReconnectDelay,
-                MaxDelay = _settings.MaxReconnectDelay,
-                OnRetry = args =>
-                {
-                    Reconnects++;
-                    LastReconnectDelay = args.RetryDelay;
-                    XeLog.Reconnecting(_logger, _instance.Name, args.RetryDelay, args.AttemptNumber + 1);
-                    return default;
-                },
-            })
-            .Build();
+        _retry = ReconnectPipeline.Build(_settings, _time, (delay, attempt) =>
+        {
+            Reconnects++;
+            LastReconnectDelay = delay;
+            XeLog.Reconnecting(_logger, _instance.Name, delay, attempt);
+        });
     }
 
     /// <summary>The reader (counters of buffers, events, losses).</summary>

@@ -7,7 +7,7 @@ namespace LogFlushMonitor.XEvent.TestSupport;
 /// Test-only writer of .xel files and live-stream rows, following shared/XEL-FORMAT.md. It declares
 /// sqlserver.log_flush_start / log_flush_complete, sqlos.wait_completed / wait_info and the actions
 /// sqlserver.database_id, sqlserver.database_name, package0.event_sequence. Its output proves the
-/// aggregation paths only; the real files in shared/testdata prove the format.
+/// aggregation paths only; the real files in tests/testdata prove the format.
 /// </summary>
 public sealed class XelWriter : IDisposable
 {

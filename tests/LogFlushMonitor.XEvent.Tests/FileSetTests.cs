@@ -71,12 +71,12 @@ public class FileSetTests : IDisposable
     public void The_real_file_and_a_written_file_read_together()
     {
         var written = Write("written_0_1.xel", Start, 4, 1);
-        using var reader = XelReader.Open([SharedTestData.RealXelFile, written]);
+        using var reader = XelReader.Open([TestData.RealXelFile, written]);
         var names = reader.ReadData().Select(e => e.Name).ToList();
 
         Assert.Equal(153, names.Count);
         Assert.Equal(2, reader.SourcesOpened);
-        Assert.Equal(new FileInfo(SharedTestData.RealXelFile).Length + new FileInfo(written).Length, reader.TotalBytesRead);
+        Assert.Equal(new FileInfo(TestData.RealXelFile).Length + new FileInfo(written).Length, reader.TotalBytesRead);
         Assert.Equal("sql_batch_completed", names[148]);
         Assert.All(names.Skip(149), n => Assert.Equal("log_flush_start", n));
     }

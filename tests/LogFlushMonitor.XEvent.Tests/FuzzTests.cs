@@ -12,7 +12,7 @@ public class FuzzTests
     [Fact]
     public async Task Real_file_mutated_3000_times_either_decodes_or_raises_a_typed_error()
     {
-        var clean = File.ReadAllBytes(SharedTestData.RealXelFile);
+        var clean = File.ReadAllBytes(TestData.RealXelFile);
         var lengthFields = LengthFieldOffsets(clean);
         var cleanTime = Time(() => DecodeEverything(clean));
         // Generous: a mutated run may not take 100x the clean run (or 250 ms on a busy machine).

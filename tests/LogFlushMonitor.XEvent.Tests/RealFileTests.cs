@@ -5,7 +5,7 @@ namespace LogFlushMonitor.XEvent.Tests;
 /// <summary>These tests prove the format: they read a file written by a real SQL Server.</summary>
 public class RealFileTests
 {
-    private static string RealFile => SharedTestData.RealXelFile;
+    private static string RealFile => TestData.RealXelFile;
 
     [Fact]
     public void Real_file_holds_149_events_first_rpc_completed_last_sql_batch_completed()

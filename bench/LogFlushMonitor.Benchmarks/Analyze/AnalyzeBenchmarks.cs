@@ -62,7 +62,7 @@ public class AnalyzeBenchmarks
         _directory = Path.Combine(Path.GetTempPath(), "analyze-bench-" + Environment.ProcessId);
         Directory.CreateDirectory(_directory);
         _logFlushFile = Path.Combine(_directory, "logflush_0_133900000000000000.xel");
-        _realFile = SharedTestData.RealXelFile;
+        _realFile = TestData.RealXelFile;
         var (bytes, events) = Generate(_logFlushFile, TargetBytes);
         Console.WriteLine($"// generated {bytes:N0} bytes, {events:N0} events; real file {new FileInfo(_realFile).Length:N0} bytes");
     }

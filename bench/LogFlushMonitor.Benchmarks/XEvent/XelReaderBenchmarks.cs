@@ -58,7 +58,7 @@ public class XelReaderBenchmarks
         _directory = Path.Combine(Path.GetTempPath(), "xel-bench-" + Environment.ProcessId);
         Directory.CreateDirectory(_directory);
         _logFlushFile = Path.Combine(_directory, "logflush_0_133900000000000000.xel");
-        _realFile = SharedTestData.RealXelFile;
+        _realFile = TestData.RealXelFile;
 
         var start = new DateTime(2026, 11, 22, 8, 0, 0, DateTimeKind.Utc);
         var rng = new Random(1);

@@ -7,7 +7,7 @@ namespace LogFlushMonitor.Core.Tests.XEvents;
 
 /// <summary>
 /// Files here come from the test-only writer: they prove the mapping and the aggregation path. Only the real
-/// file in shared/testdata proves the format itself (XEvent.Tests).
+/// file in tests/testdata proves the format itself (XEvent.Tests).
 /// </summary>
 public class XEventSampleMapperTests
 {
@@ -138,7 +138,7 @@ public class XEventSampleMapperTests
     {
         var agg = new LogFlushAggregator();
         var mapper = new XEventSampleMapper("sql1", agg);
-        using (var reader = XelReader.Open(SharedTestData.RealXelFile))
+        using (var reader = XelReader.Open(TestData.RealXelFile))
         {
             reader.ReadAll(ref mapper);
         }

@@ -23,7 +23,7 @@ public sealed class LiveStreamSourceTests
     public async Task Real_file_buffers_and_log_flush_buffers_become_samples_in_a_real_aggregator()
     {
         await using var server = new XeScriptedServer();
-        var real = StreamRows.SplitXel(SharedTestData.RealXelFile);
+        var real = StreamRows.SplitXel(TestData.RealXelFile);
         var flushes = StreamRows.Flushes(1, 300);
         foreach (var (type, data) in real.Concat(flushes))
         {
@@ -48,7 +48,7 @@ public sealed class LiveStreamSourceTests
         Assert.Equal(300, source.Reader.Flushes);
         Assert.Equal(0, source.Reader.BuffersSkipped);
         var direct = new XEventSampleMapper("direct", new LogFlushAggregator());
-        using (var file = XelReader.Open(SharedTestData.RealXelFile))
+        using (var file = XelReader.Open(TestData.RealXelFile))
         {
             file.ReadAll(ref direct, CancellationToken.None);
         }

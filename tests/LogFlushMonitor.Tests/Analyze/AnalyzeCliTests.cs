@@ -335,20 +335,7 @@ public sealed partial class AnalyzeCliTests : IDisposable
         Assert.Contains("(100 %)", lines[^1], StringComparison.Ordinal);
     }
 
-    private static string RealFile()
-    {
-        string? path = null;
-        try
-        {
-            path = SharedTestData.RealXelFile;
-        }
-        catch (DirectoryNotFoundException)
-        {
-        }
-
-        Skip.If(path is null || !File.Exists(path), "shared/testdata/xel/TestXel_0.xel is not beside the repository");
-        return path!;
-    }
+    private static string RealFile() => TestData.RealXelFile;
 
     /// <summary>The reported percentile is the true one rounded up to its 10 %-wide bucket.</summary>
     private static void AssertQuantile(List<double> values, double q, double reported)

@@ -64,9 +64,11 @@ internal static partial class TdsRowWriter
             case DateTime v: Header(b, 0x2A, 1); b.Byte(7); WriteTimeAndDate(b, v); break;
             case decimal v: Header(b, 0x6A, 2); b.Byte(38); b.Byte((byte)v.Scale); WriteDecimal(b, v, (byte)v.Scale); break;
             case string v:
+                // [MS-TDS] 2.2.5.5.4 (sql_variant values): for a string base type the property bytes are the
+                // 5-byte COLLATION first, then the 2-byte maximum length.
                 Header(b, 0xE7, 7);
-                b.UInt16(8000);
                 b.Bytes(TdsTokens.Collation);
+                b.UInt16(8000);
                 b.Bytes(Encoding.Unicode.GetBytes(v.Length > 4000 ? v[..4000] : v));
                 break;
             case byte[] v:

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using LogFlushMonitor.TdsTestServer.Tls;
 using Xunit.Abstractions;
 
 namespace LogFlushMonitor.TdsTestServer.Tests;
@@ -34,7 +35,58 @@ public sealed class FreeTdsTests(ITestOutputHelper output)
         Assert.Contains(server.Requests, r => r.Text.Contains("select * from log_flushes", StringComparison.Ordinal));
     }
 
-    private static async Task<(int Exit, string Output)> RunTsqlAsync(int port, string tdsVersion, string input)
+    /// <summary>
+    /// A second client's view of the TLS negotiation: FreeTDS (GnuTLS) with its own reading of [MS-TDS]. "off" asks
+    /// for ENCRYPT_NOT_SUP, "request" for ENCRYPT_OFF (login-only TLS unless the server requires more), "require" for
+    /// ENCRYPT_ON; a server that requires encryption refuses "off" (the last case, expected null).
+    /// </summary>
+    [SkippableTheory]
+    [InlineData(TdsEncryption.NotSupported, "off", TdsSessionSecurity.None)]
+    [InlineData(TdsEncryption.Optional, "off", TdsSessionSecurity.None)]
+    [InlineData(TdsEncryption.Optional, "request", TdsSessionSecurity.LoginOnly)]
+    [InlineData(TdsEncryption.Required, "request", TdsSessionSecurity.Full)]
+    [InlineData(TdsEncryption.Optional, "require", TdsSessionSecurity.Full)]
+    [InlineData(TdsEncryption.Required, "require", TdsSessionSecurity.Full)]
+    [InlineData(TdsEncryption.Required, "off", null)]
+    public async Task FreeTDS_tsql_logs_in_with_the_encryption_the_server_and_its_configuration_agree_on(
+        TdsEncryption serverSetting, string freeTdsEncryption, TdsSessionSecurity? expected)
+    {
+        Skip.IfNot(File.Exists(Tsql), $"FreeTDS tsql is not installed at {Tsql} (Debian package freetds-bin).");
+        using var certificate = TdsTestCertificates.CreateSelfSigned();
+        await using var server = new TdsTestServer(new TdsTestServerOptions
+        {
+            Authenticate = l => l.Password == "tsql-pw",
+            Encryption = serverSetting,
+            Certificate = serverSetting == TdsEncryption.NotSupported ? null : certificate,
+            OnEvent = e => output.WriteLine($"server: [{e.ConnectionId}] {e.Message}"),
+        });
+        server.When("tls_probe", TdsResponse.Rows([TdsColumn.NVarChar("answer")], ["probe-answer-31"]));
+        // FreeTDS reads its settings from the file FREETDSCONF names; [global] applies to a -H/-p connection.
+        var conf = Path.Combine(Path.GetTempPath(), $"freetds-{Guid.NewGuid():N}.conf");
+        await File.WriteAllTextAsync(conf, $"[global]\n\ttds version = 7.4\n\tencryption = {freeTdsEncryption}\n");
+        try
+        {
+            var (exit, text) = await RunTsqlAsync(server.Port, "7.4", "select * from tls_probe\ngo\nexit\n", conf);
+            output.WriteLine(text);
+            if (expected is null)
+            {
+                Assert.NotEqual(0, exit);
+                Assert.Empty(server.Logins);
+                Assert.Contains(server.Events, e => e.Message.Contains("requires encryption: connection closed", StringComparison.Ordinal));
+                return;
+            }
+
+            Assert.True(exit == 0, text);
+            Assert.Contains("probe-answer-31", text, StringComparison.Ordinal);
+            Assert.Equal(expected, Assert.Single(server.Logins).Security);
+        }
+        finally
+        {
+            File.Delete(conf);
+        }
+    }
+
+    private static async Task<(int Exit, string Output)> RunTsqlAsync(int port, string tdsVersion, string input, string? freeTdsConf = null)
     {
         var start = new ProcessStartInfo(Tsql, ["-H", "127.0.0.1", "-p", port.ToString(System.Globalization.CultureInfo.InvariantCulture), "-U", "monitor", "-P", "tsql-pw"])
         {
@@ -43,6 +95,11 @@ public sealed class FreeTdsTests(ITestOutputHelper output)
             RedirectStandardError = true,
         };
         start.Environment["TDSVER"] = tdsVersion;
+        if (freeTdsConf is not null)
+        {
+            start.Environment["FREETDSCONF"] = freeTdsConf;
+        }
+
         using var process = Process.Start(start)!;
         await process.StandardInput.WriteAsync(input);
         process.StandardInput.Close();

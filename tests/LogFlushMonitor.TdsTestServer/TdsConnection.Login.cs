@@ -1,5 +1,6 @@
 using System.Globalization;
 using LogFlushMonitor.TdsTestServer.Protocol;
+using LogFlushMonitor.TdsTestServer.Tls;
 
 namespace LogFlushMonitor.TdsTestServer;
 
@@ -7,17 +8,15 @@ internal sealed partial class TdsConnection
 {
     private const uint Tds74 = 0x74000004;
 
-    private async Task<TdsLogin?> LoginAsync(TdsPacketReader reader, TdsMessageSender sender, CancellationToken token)
+    private async Task<TdsLogin?> LoginAsync(TransportStream transport, TdsPacketReader reader, TdsMessageSender sender, CancellationToken token)
     {
-        var message = await reader.ReadMessageAsync(token);
-        if (message?.Type == TdsPacketType.PreLogin)
+        var security = await SecureAsync(transport, reader, sender, token);
+        if (security is null)
         {
-            PreLogin.ReadEncryption(message.Payload);
-            PreLogin.WriteResponse(sender.Tokens);
-            await sender.FlushAsync(endOfMessage: true, partial: true, token);
-            message = await reader.ReadMessageAsync(token);
+            return null;
         }
 
+        var message = security.Value.PendingMessage;
         if (message is null)
         {
             server.Log(Id, "client closed the connection before logging in");
@@ -29,7 +28,20 @@ internal sealed partial class TdsConnection
             throw new TdsProtocolException($"Expected LOGIN7, got packet type 0x{message.Type:X2}.");
         }
 
-        var (login, wantsFeatureExt) = Login7Parser.Parse(Id, message.Payload);
+        var (parsed, wantsFeatureExt) = Login7Parser.Parse(Id, message.Payload);
+        var login = parsed with
+        {
+            Security = security.Value.Security,
+            ClientEncryption = security.Value.ClientEncryption,
+            TlsProtocol = _tls?.SslProtocol ?? System.Security.Authentication.SslProtocols.None,
+            ApplicationProtocol = security.Value.Security == TdsSessionSecurity.Strict ? _tls!.NegotiatedApplicationProtocol.ToString() : null,
+        };
+        if (login.Security == TdsSessionSecurity.LoginOnly)
+        {
+            // Login-only encryption ([MS-TDS] 2.2.6.5): TLS ends with the LOGIN7 message; the answer is in clear text.
+            transport.Current = transport.Socket;
+        }
+
         server.RecordLogin(login);
         var b = sender.Tokens;
         if (server.Options.LoginDelay > TimeSpan.Zero)
@@ -55,7 +67,8 @@ internal sealed partial class TdsConnection
         TdsTokens.WriteMessage(b, false, 5701, 2, 0, $"Changed database context to '{database}'.", server.Options.ServerName);
         TdsTokens.WriteCollationChange(b);
         TdsTokens.WriteEnvChange(b, 2, "us_english", string.Empty);
-        // Answer with the client's own version when it is 7.4 or older; this server speaks nothing newer.
+        // Answer with the client's own version when it is 7.4 or older; this server speaks nothing newer
+        // (a TDS 8 client's 0x08000000 gets 7.4 too: TDS 8 changes how the connection is secured, not the tokens).
         TdsTokens.WriteLoginAck(b, login.TdsVersion is > 0 and <= Tds74 ? login.TdsVersion : Tds74, "Microsoft SQL Server");
         if (wantsFeatureExt)
         {
@@ -66,7 +79,70 @@ internal sealed partial class TdsConnection
         TdsTokens.WriteDone(b, TdsTokens.Done, TdsTokens.DoneFinal, 0);
         await sender.FlushAsync(endOfMessage: true, partial: true, token);
         sender.PacketSize = packetSize;
-        server.Log(Id, $"logged in as '{login.UserName}' to '{database}' (TDS 0x{login.TdsVersion:X8})");
+        server.Log(Id, $"logged in as '{login.UserName}' to '{database}' (TDS 0x{login.TdsVersion:X8}, {login.Security})");
         return login;
+    }
+
+    /// <summary>
+    /// Everything before LOGIN7: TDS 8's TLS first, then PRELOGIN and, when negotiated, the TLS handshake inside it.
+    /// Returns the next message (LOGIN7, or null when the client closed) and the security settled on; null when the
+    /// connection is to be closed (logged).
+    /// </summary>
+    private async Task<(TdsMessage? PendingMessage, TdsSessionSecurity Security, byte? ClientEncryption)?> SecureAsync(
+        TransportStream transport, TdsPacketReader reader, TdsMessageSender sender, CancellationToken token)
+    {
+        var setting = server.Options.Encryption;
+        var first = await PeekFirstByteAsync(token);
+        if (first is null)
+        {
+            return (null, TdsSessionSecurity.None, null);
+        }
+
+        var strict = first == TlsHandshakeRecord;
+        if (strict && setting == TdsEncryption.NotSupported)
+        {
+            server.Log(Id, "a TDS 8 client (Encrypt=Strict) started TLS, but this server has no certificate: connection closed");
+            return null;
+        }
+
+        if (!strict && setting == TdsEncryption.Strict)
+        {
+            server.Log(Id, "clear-text PRELOGIN refused: this server accepts only TDS 8 (Encrypt=Strict) connections");
+            return null;
+        }
+
+        if (strict && !await StartStrictTlsAsync(transport, token))
+        {
+            return null;
+        }
+
+        var message = await reader.ReadMessageAsync(token);
+        if (message?.Type != TdsPacketType.PreLogin)
+        {
+            return (message, strict ? TdsSessionSecurity.Strict : TdsSessionSecurity.None, null);
+        }
+
+        var clientEncryption = PreLogin.ReadEncryption(message.Payload);
+        // In TDS 8 the TLS session is already up and the client ignores the ENCRYPTION answer ([MS-TDS] 2.2.6.5).
+        var (answer, security) = strict ? (PreLogin.EncryptOn, TdsSessionSecurity.Strict) : PreLogin.Negotiate(setting, clientEncryption);
+        if (security is null)
+        {
+            // Logged before the answer goes out: the client may hang up as soon as it reads ENCRYPT_REQ.
+            server.Log(Id, "the client cannot encrypt (ENCRYPT_NOT_SUP) and this server requires encryption: connection closed");
+        }
+
+        PreLogin.WriteResponse(sender.Tokens, answer);
+        await sender.FlushAsync(endOfMessage: true, partial: true, token);
+        if (security is null)
+        {
+            return null;
+        }
+
+        if (security is TdsSessionSecurity.LoginOnly or TdsSessionSecurity.Full && !await StartTlsInPreLoginAsync(transport, token))
+        {
+            return null;
+        }
+
+        return (await reader.ReadMessageAsync(token), security.Value, clientEncryption);
     }
 }

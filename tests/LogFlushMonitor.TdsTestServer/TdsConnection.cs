@@ -1,6 +1,8 @@
 using System.Net.Sockets;
 using System.Threading.Channels;
+using System.Security.Authentication;
 using LogFlushMonitor.TdsTestServer.Protocol;
+using LogFlushMonitor.TdsTestServer.Tls;
 
 namespace LogFlushMonitor.TdsTestServer;
 
@@ -48,13 +50,14 @@ internal sealed partial class TdsConnection(TdsTestServer server, Socket socket,
 
     public async Task RunAsync()
     {
-        using var stream = new NetworkStream(socket, ownsSocket: false);
-        var reader = new TdsPacketReader(stream);
-        var sender = new TdsMessageSender(stream, (ushort)(50 + Id), CutOnDemand);
+        using var network = new NetworkStream(socket, ownsSocket: false);
+        var transport = new TransportStream(network);
+        var reader = new TdsPacketReader(transport);
+        var sender = new TdsMessageSender(transport, (ushort)(50 + Id), CutOnDemand);
         var token = _lifetime.Token;
         try
         {
-            var login = await LoginAsync(reader, sender, token);
+            var login = await LoginAsync(transport, reader, sender, token);
             if (login is not null)
             {
                 await ServeAsync(reader, sender, login, token);
@@ -67,6 +70,7 @@ internal sealed partial class TdsConnection(TdsTestServer server, Socket socket,
         finally
         {
             Abort();
+            _tls?.Dispose();
             _lifetime.Dispose();
         }
     }
@@ -89,6 +93,7 @@ internal sealed partial class TdsConnection(TdsTestServer server, Socket socket,
     private string Describe(Exception ex) => ex switch
     {
         TdsProtocolException => $"malformed request, connection closed: {ex.Message}",
+        AuthenticationException => $"TLS handshake failed, connection closed: {ex.Message}{(ex.InnerException is { } inner ? " (" + inner.Message + ")" : string.Empty)}",
         IOException or SocketException or ObjectDisposedException or OperationCanceledException when Volatile.Read(ref _aborted) == 1 => "connection closed by the server",
         IOException or SocketException or ObjectDisposedException or OperationCanceledException => $"connection lost: {ex.Message}",
         _ => $"unexpected failure, connection closed: {ex}",

@@ -19,7 +19,19 @@ public sealed record TdsLogin(
     string HostName,
     int PacketSize)
 {
+    /// <summary>How the connection was protected up to and after this login.</summary>
+    public TdsSessionSecurity Security { get; init; }
+
+    /// <summary>The ENCRYPTION byte of the client's PRELOGIN (0 OFF, 1 ON, 2 NOT_SUP, 3 REQ), or null when it sent none.</summary>
+    public byte? ClientEncryption { get; init; }
+
+    /// <summary>The TLS version agreed, or <see cref="System.Security.Authentication.SslProtocols.None"/> without TLS.</summary>
+    public System.Security.Authentication.SslProtocols TlsProtocol { get; init; }
+
+    /// <summary>The ALPN protocol agreed in TDS 8 ("tds/8.0"), or null.</summary>
+    public string? ApplicationProtocol { get; init; }
+
     /// <summary>Keeps the password out of test output.</summary>
     public override string ToString() =>
-        $"TdsLogin {{ ConnectionId = {ConnectionId}, UserName = {UserName}, Database = {Database}, AppName = {AppName} }}";
+        $"TdsLogin {{ ConnectionId = {ConnectionId}, UserName = {UserName}, Database = {Database}, AppName = {AppName}, Security = {Security} }}";
 }

@@ -27,6 +27,12 @@ public sealed partial class TdsTestServer : IAsyncDisposable
     public TdsTestServer(TdsTestServerOptions? options = null)
     {
         Options = options ?? new TdsTestServerOptions();
+        if (Options.Encryption != TdsEncryption.NotSupported && Options.Certificate is not { HasPrivateKey: true })
+        {
+            throw new ArgumentException(
+                $"Encryption {Options.Encryption} needs a Certificate with its private key (TdsTestCertificates.CreateSelfSigned()).", nameof(options));
+        }
+
         _listener = new TcpListener(IPAddress.Loopback, Options.Port);
         // Lets a restarted server take its predecessor's port at once.
         _listener.Server.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
@@ -53,9 +59,14 @@ public sealed partial class TdsTestServer : IAsyncDisposable
     /// <summary>Connections currently open.</summary>
     public int OpenConnections => _connections.Count;
 
-    /// <summary>A SqlClient connection string for this server.</summary>
-    public string ConnectionString(string user = "monitor", string password = DefaultPassword, bool pooling = false) =>
-        $"Server=127.0.0.1,{Port};User ID={user};Password={password};Encrypt=False;TrustServerCertificate=True;" +
+    /// <summary>
+    /// A SqlClient connection string for this server: <c>Encrypt=False</c> (SqlClient's Optional) unless
+    /// <paramref name="encrypt"/> says otherwise (Mandatory, Strict), trusting the server's certificate unless
+    /// <paramref name="trustServerCertificate"/> is false.
+    /// </summary>
+    public string ConnectionString(string user = "monitor", string password = DefaultPassword, bool pooling = false,
+        string encrypt = "False", bool trustServerCertificate = true) =>
+        $"Server=127.0.0.1,{Port};User ID={user};Password={password};Encrypt={encrypt};TrustServerCertificate={trustServerCertificate};" +
         $"Pooling={pooling};Connect Timeout=10";
 
     /// <summary>Closes every open connection at once, as a server restart or a network fault would.</summary>

@@ -27,6 +27,12 @@ public sealed class TdsTestServerOptions
     /// </summary>
     public Func<TdsLogin, TdsErrorException?>? RejectLogin { get; init; }
 
+    /// <summary>Encryption setting ([MS-TDS] PRELOGIN ENCRYPTION and TDS 8); anything but NotSupported needs <see cref="Certificate"/>.</summary>
+    public TdsEncryption Encryption { get; init; }
+
+    /// <summary>The server's TLS certificate with its private key (e.g. <see cref="Tls.TdsTestCertificates.CreateSelfSigned"/>).</summary>
+    public System.Security.Cryptography.X509Certificates.X509Certificate2? Certificate { get; init; }
+
     /// <summary>Wait before answering LOGIN7 (on <see cref="TimeProvider"/>), to exercise connect timeouts.</summary>
     public TimeSpan LoginDelay { get; init; }
 }

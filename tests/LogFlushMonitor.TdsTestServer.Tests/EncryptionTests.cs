@@ -95,6 +95,7 @@ public sealed class EncryptionTests(ITestOutputHelper output) : IDisposable
         var login = Assert.Single(server.Logins);
         Assert.Equal(TdsSessionSecurity.Strict, login.Security);
         Assert.Equal("tds/8.0", login.ApplicationProtocol);
+        Assert.Equal(0x08000000u, login.TdsVersion); // TDS 8's LOGIN7 version; the server acknowledges 7.4
         Assert.Equal(0x16, tap.ClientBytes[0]); // the first byte on the wire is a TLS handshake record, not PRELOGIN (0x12)
         Assert.False(tap.SawInClear("wire-marker-7f3a"));
     }

@@ -8,6 +8,14 @@ internal sealed partial class TdsConnection
 {
     private const uint Tds74 = 0x74000004;
 
+    /// <summary>
+    /// The version this server acknowledges: the client's own when it is 7.x up to 7.4, else 7.4. TDS 8's
+    /// 0x08000000 sorts below 7.x as a number but is newer: it changes how the connection is secured, not the
+    /// tokens, so it gets 7.4 too.
+    /// </summary>
+    private static uint Acknowledged(uint clientVersion) =>
+        (clientVersion >> 24) is >= 0x70 and <= 0x74 && clientVersion <= Tds74 ? clientVersion : Tds74;
+
     private async Task<TdsLogin?> LoginAsync(TransportStream transport, TdsPacketReader reader, TdsMessageSender sender, CancellationToken token)
     {
         var security = await SecureAsync(transport, reader, sender, token);
@@ -67,9 +75,7 @@ internal sealed partial class TdsConnection
         TdsTokens.WriteMessage(b, false, 5701, 2, 0, $"Changed database context to '{database}'.", server.Options.ServerName);
         TdsTokens.WriteCollationChange(b);
         TdsTokens.WriteEnvChange(b, 2, "us_english", string.Empty);
-        // Answer with the client's own version when it is 7.4 or older; this server speaks nothing newer
-        // (a TDS 8 client's 0x08000000 gets 7.4 too: TDS 8 changes how the connection is secured, not the tokens).
-        TdsTokens.WriteLoginAck(b, login.TdsVersion is > 0 and <= Tds74 ? login.TdsVersion : Tds74, "Microsoft SQL Server");
+        TdsTokens.WriteLoginAck(b, Acknowledged(login.TdsVersion), "Microsoft SQL Server");
         if (wantsFeatureExt)
         {
             TdsTokens.WriteEmptyFeatureExtAck(b);

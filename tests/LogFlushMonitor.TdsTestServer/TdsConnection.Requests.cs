@@ -7,7 +7,7 @@ internal sealed partial class TdsConnection
 {
     private async Task ProcessAsync(ChannelReader<TdsMessage> queue, TdsMessageSender sender, TdsLogin login, CancellationToken token)
     {
-        var hasAllHeaders = (login.TdsVersion >> 24) >= 0x72;
+        var hasAllHeaders = (Acknowledged(login.TdsVersion) >> 24) >= 0x72;
         await foreach (var message in queue.ReadAllAsync(token))
         {
             switch (message.Type)

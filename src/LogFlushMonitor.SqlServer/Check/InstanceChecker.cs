@@ -37,6 +37,10 @@ public static class InstanceChecker
         {
             await connection.OpenAsync(cancellationToken).ConfigureAwait(false);
         }
+        catch (SqlException e) when (ConnectionSecurity.IsTlsFailure(e))
+        {
+            return new InstanceCheckResult { Instance = instance.Name, Target = target, Problems = [$"cannot connect ({SqlErrorKinds.Tls}): {ConnectionSecurity.ExplainTlsFailure(e, connectionString)}"] };
+        }
         catch (SqlException e)
         {
             return new InstanceCheckResult { Instance = instance.Name, Target = target, Problems = [$"cannot connect ({SqlErrorKinds.Classify(e)}): {SqlServerLog.Safe(e)}"] };
@@ -44,7 +48,7 @@ public static class InstanceChecker
 
         try
         {
-            return await CheckConnectedAsync(instance, connection, target, timeout, cancellationToken).ConfigureAwait(false);
+            return await CheckConnectedAsync(instance, connection, connectionString, target, timeout, cancellationToken).ConfigureAwait(false);
         }
         catch (SqlException e)
         {
@@ -52,7 +56,7 @@ public static class InstanceChecker
         }
     }
 
-    private static async Task<InstanceCheckResult> CheckConnectedAsync(SqlServerInstanceOptions instance, SqlConnection connection, string target, int timeout, CancellationToken ct)
+    private static async Task<InstanceCheckResult> CheckConnectedAsync(SqlServerInstanceOptions instance, SqlConnection connection, string connectionString, string target, int timeout, CancellationToken ct)
     {
         var props = await connection.QuerySingleAsync<Properties>(new CommandDefinition(CheckSql.ServerProperties, commandTimeout: timeout, cancellationToken: ct)).ConfigureAwait(false);
         var encrypt = await connection.QuerySingleOrDefaultAsync<string?>(new CommandDefinition(CheckSql.ConnectionEncryption, commandTimeout: timeout, cancellationToken: ct)).ConfigureAwait(false);
@@ -135,10 +139,7 @@ public static class InstanceChecker
         }
 
         var encrypted = encrypt is null ? (bool?)null : string.Equals(encrypt, "TRUE", StringComparison.OrdinalIgnoreCase);
-        if (encrypted == false)
-        {
-            warnings.Add("the connection is not encrypted: set Encrypt=True with a trusted certificate (SqlClient 2.1.4 advisory, SECURITY.md).");
-        }
+        warnings.AddRange(ConnectionSecurity.Warnings(connectionString, encrypted));
 
         var collect = new List<string>();
         if (stateOk)

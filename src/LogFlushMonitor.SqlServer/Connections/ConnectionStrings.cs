@@ -68,6 +68,12 @@ public static class ConnectionStrings
     {
         var b = new SqlConnectionStringBuilder(connectionString);
         var user = b.IntegratedSecurity ? "integrated security" : $"user {b.UserID}";
-        return $"server {b.DataSource}, database {(string.IsNullOrEmpty(b.InitialCatalog) ? "(default)" : b.InitialCatalog)}, {user}, encrypt {b.Encrypt}, trust server certificate {b.TrustServerCertificate}";
+        return $"server {b.DataSource}, database {(string.IsNullOrEmpty(b.InitialCatalog) ? "(default)" : b.InitialCatalog)}, {user}, encrypt {EncryptName(b.Encrypt)}, trust server certificate {b.TrustServerCertificate}";
     }
+
+    /// <summary>The Encrypt setting by the name SqlClient documents (Optional, Mandatory, Strict); its ToString says True/False.</summary>
+    public static string EncryptName(SqlConnectionEncryptOption encrypt) =>
+        encrypt == SqlConnectionEncryptOption.Strict ? "Strict"
+        : encrypt == SqlConnectionEncryptOption.Mandatory ? "Mandatory"
+        : "Optional";
 }

@@ -23,6 +23,9 @@ public static class SqlErrorKinds
     /// <summary>The event session is missing or stopped.</summary>
     public const string SessionMissing = "session_missing";
 
+    /// <summary>TLS failed: the server's certificate was rejected, or the server cannot encrypt and the client must.</summary>
+    public const string Tls = "tls";
+
     /// <summary>Bad configuration (connection string, options).</summary>
     public const string Configuration = "configuration";
 
@@ -41,7 +44,7 @@ public static class SqlErrorKinds
     };
 
     /// <summary>The kind of a SqlException by its first error number.</summary>
-    public static string Classify(SqlException e) => e.Number switch
+    public static string Classify(SqlException e) => ConnectionSecurity.IsTlsFailure(e) ? Tls : e.Number switch
     {
         18456 or 4060 or 18452 or 18470 or 18486 or 18487 or 18488 => LoginFailed,
         229 or 230 or 262 or 297 or 300 or 15247 => Permission,

@@ -10,7 +10,7 @@ public sealed partial class ScriptedSqlServer
             [TdsColumn.NVarChar("ProductVersion"), TdsColumn.NVarChar("Edition"), TdsColumn.Int("EngineEdition")],
             [[ProductVersion, Edition, EngineEdition]]));
         Server.When("sys.dm_exec_connections", r => Begin(r).ResultSet(
-            [TdsColumn.NVarChar("EncryptOption")], [[Encrypted ? "TRUE" : "FALSE"]]));
+            [TdsColumn.NVarChar("EncryptOption")], [[Encrypted || r.Login.Security is TdsSessionSecurity.Full or TdsSessionSecurity.Strict ? "TRUE" : "FALSE"]]));
         Server.When("HAS_PERMS_BY_NAME", r =>
         {
             var permission = (string)r.Parameter("permission")!;

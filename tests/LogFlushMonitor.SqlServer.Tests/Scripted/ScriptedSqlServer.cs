@@ -20,8 +20,12 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
     private DateTime _startLocal;
     private volatile bool _rejectLogins;
 
-    /// <summary>Starts a server with master, tempdb, model, msdb and one user database named "sales".</summary>
-    public ScriptedSqlServer(TimeProvider? time = null, int port = 0, Action<TdsServerEvent>? onEvent = null)
+    /// <summary>
+    /// Starts a server with master, tempdb, model, msdb and one user database named "sales"; with a
+    /// <paramref name="certificate"/> it speaks TLS as <paramref name="encryption"/> says.
+    /// </summary>
+    public ScriptedSqlServer(TimeProvider? time = null, int port = 0, Action<TdsServerEvent>? onEvent = null,
+        TdsEncryption encryption = TdsEncryption.NotSupported, System.Security.Cryptography.X509Certificates.X509Certificate2? certificate = null)
     {
         Server = new TdsTestServer.TdsTestServer(new TdsTestServerOptions
         {
@@ -29,6 +33,8 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
             TimeProvider = time ?? TimeProvider.System,
             OnEvent = onEvent,
             Authenticate = _ => !_rejectLogins,
+            Encryption = encryption,
+            Certificate = certificate,
         });
         _startLocal = new DateTime(2026, 11, 1, 6, 0, 0, DateTimeKind.Unspecified);
         foreach (var (id, name) in new[] { (1, "master"), (2, "tempdb"), (3, "model"), (4, "msdb"), (5, "sales") })
@@ -82,7 +88,7 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
     /// <summary>SERVERPROPERTY('EngineEdition').</summary>
     public int EngineEdition { get; set; } = 3;
 
-    /// <summary>sys.dm_exec_connections.encrypt_option of every connection.</summary>
+    /// <summary>Answers TRUE for sys.dm_exec_connections.encrypt_option of every connection; otherwise the truth (TLS after login).</summary>
     public bool Encrypted { get; set; }
 
     /// <summary>Permissions HAS_PERMS_BY_NAME grants (unless denied); others answer 0, names not in <see cref="KnownPermissions"/> NULL.</summary>

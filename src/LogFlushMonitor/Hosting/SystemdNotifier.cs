@@ -5,8 +5,9 @@ namespace LogFlushMonitor.Hosting;
 
 /// <summary>
 /// Tells systemd (Type=notify) that the service is ready or stopping, by a datagram to <c>$NOTIFY_SOCKET</c>.
-/// Microsoft.Extensions.Hosting.Systemd is not served here; the protocol is one datagram of
-/// newline-separated assignments. A socket name starting with '@' is in the abstract namespace.
+/// Kept rather than Microsoft.Extensions.Hosting.Systemd, which acts only when the parent process is systemd and
+/// sends bare READY=1/STOPPING=1 (no STATUS=); this one is tested over a real unix socket. The protocol is one
+/// datagram of newline-separated assignments. A socket name starting with '@' is in the abstract namespace.
 /// </summary>
 public sealed class SystemdNotifier
 {

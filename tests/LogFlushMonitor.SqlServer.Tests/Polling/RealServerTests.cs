@@ -3,21 +3,16 @@ using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Check;
 using LogFlushMonitor.SqlServer.Polling;
+using LogFlushMonitor.SqlServer.Tests.RealServer;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 
 namespace LogFlushMonitor.SqlServer.Tests.Polling;
 
-/// <summary>The pollers and check against a real SQL Server, when LOGFLUSHMONITOR_TEST_SQLSERVER gives one (docker-compose.yml has it).</summary>
-public class RealServerTests
+/// <summary>The pollers and check against a real SQL Server: the one LOGFLUSHMONITOR_TEST_SQLSERVER names, else one in Docker.</summary>
+[Collection(RealSqlServerCollection.Name)]
+public class RealServerTests(RealSqlServerFixture server)
 {
-    private const string Variable = "LOGFLUSHMONITOR_TEST_SQLSERVER";
-
-    private static string ConnectionString()
-    {
-        var cs = Environment.GetEnvironmentVariable(Variable);
-        Skip.If(string.IsNullOrEmpty(cs), $"{Variable} is not set: no SQL Server to poll (set it to a connection string, e.g. the docker-compose service).");
-        return cs!;
-    }
+    private string ConnectionString() => server.Require();
 
     [SkippableFact]
     public async Task Pollers_read_counters_waits_files_and_start_time_from_a_real_server()

@@ -3,24 +3,23 @@ using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.SqlServer.Streaming;
+using LogFlushMonitor.SqlServer.Tests.RealServer;
 using Microsoft.Data.SqlClient;
 
 namespace LogFlushMonitor.SqlServer.Tests.Streaming;
 
-/// <summary>The live stream against a real SQL Server, given by LOGFLUSHMONITOR_TEST_SQLSERVER (a connection string).</summary>
-public sealed class RealSqlServerTests
+/// <summary>The live stream against a real SQL Server: the one LOGFLUSHMONITOR_TEST_SQLSERVER names, else one in Docker.</summary>
+[Collection(RealSqlServerCollection.Name)]
+public sealed class RealSqlServerTests(RealSqlServerFixture server)
 {
-    private const string Variable = "LOGFLUSHMONITOR_TEST_SQLSERVER";
-    private const string RestartableVariable = "LOGFLUSHMONITOR_TEST_SQLSERVER_RESTARTABLE";
-    private static readonly string? ConnectionString = Environment.GetEnvironmentVariable(Variable);
 
     [SkippableFact]
     public async Task Single_row_commits_flush_512_bytes_a_big_transaction_flushes_large_blocks_and_WRITELOG_lands_on_the_database()
     {
-        Skip.If(string.IsNullOrWhiteSpace(ConnectionString), $"{Variable} is not set: no real SQL Server to run the workload against.");
+        var connectionString = server.Require();
         var suffix = Guid.NewGuid().ToString("N")[..8];
         var database = "lfm_workload_" + suffix;
-        await using var admin = new SqlConnection(ConnectionString);
+        await using var admin = new SqlConnection(connectionString);
         await admin.OpenAsync();
         await admin.ExecuteAsync($"CREATE DATABASE [{database}]; ALTER DATABASE [{database}] SET RECOVERY FULL;");
         try
@@ -36,12 +35,12 @@ public sealed class RealSqlServerTests
             };
             using var cts = new CancellationTokenSource();
             var consume = pipeline.RunAsync(cts.Token);
-            var source = new InstanceEventSource(options, ConnectionString!, pipeline, health, pipeline.Waiting, new EventSourceSettings());
+            var source = new InstanceEventSource(options, connectionString, pipeline, health, pipeline.Waiting, new EventSourceSettings());
             var run = source.RunAsync(cts.Token);
             await StreamRows.Eventually(() => health.IsUp("real", "stream") || source.Stream?.Reader.Connections > 0, "the stream to connect", 60);
             await Task.Delay(2000); // the session dispatches its first buffers
 
-            await using var work = new SqlConnection(ConnectionString);
+            await using var work = new SqlConnection(connectionString);
             await work.OpenAsync();
             await work.ChangeDatabaseAsync(database);
             await work.ExecuteAsync("CREATE TABLE dbo.t (id int IDENTITY PRIMARY KEY, v char(200) NOT NULL);");
@@ -92,15 +91,14 @@ public sealed class RealSqlServerTests
     }
 
     /// <summary>
-    /// Restarts the server with SHUTDOWN WITH NOWAIT (the login needs the SHUTDOWN permission, e.g. sa), so it runs
-    /// only where the server comes back by itself: docker-compose.yml's sqlserver service restarts unless stopped.
+    /// Restarts the server under a running stream: the container through Testcontainers (stop, start on the same
+    /// port), or an external server with SHUTDOWN WITH NOWAIT when LOGFLUSHMONITOR_TEST_SQLSERVER_RESTARTABLE=1.
     /// </summary>
     [SkippableFact]
     public async Task The_stream_recovers_after_a_server_restart()
     {
-        Skip.If(string.IsNullOrWhiteSpace(ConnectionString), $"{Variable} is not set: no real SQL Server to restart.");
-        Skip.IfNot(Environment.GetEnvironmentVariable(RestartableVariable) == "1",
-            $"{RestartableVariable} is not 1: restarting the server needs a server that comes back by itself (docker compose's sqlserver service) and a login with SHUTDOWN permission.");
+        var connectionString = server.Require();
+        Skip.If(server.RestartSkipReason is not null, server.RestartSkipReason);
         var suffix = Guid.NewGuid().ToString("N")[..8];
         var aggregator = new LogFlushAggregator();
         var pipeline = new SamplePipeline(aggregator);
@@ -108,27 +106,16 @@ public sealed class RealSqlServerTests
         var options = new SqlServerInstanceOptions { Name = "real", SessionName = "lfm_restart_" + suffix, Mode = CollectionMode.Stream, DropSessionOnStop = true, MaxDispatchLatencySeconds = 1 };
         using var cts = new CancellationTokenSource();
         var consume = pipeline.RunAsync(cts.Token);
-        var source = new InstanceEventSource(options, ConnectionString!, pipeline, health, pipeline.Waiting,
+        var source = new InstanceEventSource(options, connectionString, pipeline, health, pipeline.Waiting,
             new EventSourceSettings { ReconnectDelay = TimeSpan.FromSeconds(1), MaxReconnectDelay = TimeSpan.FromSeconds(5) });
         var run = source.RunAsync(cts.Token);
         await StreamRows.Eventually(() => source.Stream?.Reader.Connections > 0, "the stream to connect", 60);
 
-        await using (var admin = new SqlConnection(ConnectionString))
-        {
-            await admin.OpenAsync();
-            try
-            {
-                await admin.ExecuteAsync("SHUTDOWN WITH NOWAIT;");
-            }
-            catch (SqlException)
-            {
-                // The server closes this connection as it goes down.
-            }
-        }
+        await server.RestartAsync();
 
         await StreamRows.Eventually(() => source.Stream?.Reader.Connections >= 2, "the stream to reconnect after the restart", 180);
         var flushesBefore = source.Stream!.Reader.Flushes;
-        await using (var work = new SqlConnection(ConnectionString))
+        await using (var work = new SqlConnection(connectionString))
         {
             await work.OpenAsync();
             await work.ExecuteAsync("CREATE TABLE #t (v int); DECLARE @i int = 0; WHILE @i < 200 BEGIN INSERT #t VALUES (@i); SET @i += 1; END;");

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Diagnostics.Metrics;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Samples;
@@ -211,12 +212,35 @@ public sealed class LogFlushAggregator : ISampleSink
     }
 
     /// <inheritdoc />
-    public void OnDatabaseName(string instance, int databaseId, string name)
+    public void OnDatabaseName(in DatabaseNameSample database)
     {
         lock (_gate)
         {
-            Instance(instance).LearnName(databaseId, name);
+            Instance(database.Instance).LearnName(database.DatabaseId, database.Name);
         }
+    }
+
+    /// <inheritdoc />
+    public void OnFlushBucket(in FlushBucketSample bucket)
+    {
+        if (bucket.Count <= 0)
+        {
+            return;
+        }
+
+        TagList tags;
+        lock (_gate)
+        {
+            var inst = Instance(bucket.Instance);
+            inst.EventsReceived += bucket.Count;
+            var db = inst.Database(bucket.DatabaseId, bucket.DatabaseName);
+            db.Touch(bucket.TimestampUtc);
+            db.Sizes.Add(bucket.WriteSize, bucket.Count);
+            tags = db.Tags;
+        }
+
+        // Outside the lock: the SDK is thread-safe, and a large count must not hold up collection or other sources.
+        _metrics?.RecordWriteSizes(bucket.WriteSize, bucket.Count, tags);
     }
 
     /// <inheritdoc />

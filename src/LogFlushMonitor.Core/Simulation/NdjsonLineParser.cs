@@ -58,6 +58,8 @@ internal sealed class NdjsonLineParser
         ServerStart,
         PollCompleted,
         Loss,
+        DatabaseName,
+        FlushBucket,
     }
 
     [Flags]
@@ -180,6 +182,12 @@ internal sealed class NdjsonLineParser
                 break;
             case RecordType.Loss:
                 sink.OnSourceLoss(instance, LossKindOf(_kind!)!.Value, _count);
+                break;
+            case RecordType.DatabaseName:
+                sink.OnDatabaseName(new DatabaseNameSample(instance, t, _dbId, _db!));
+                break;
+            case RecordType.FlushBucket:
+                sink.OnFlushBucket(new FlushBucketSample(instance, t, _dbId, _db, _writeSize, _count));
                 break;
         }
     }
@@ -369,6 +377,8 @@ internal sealed class NdjsonLineParser
             RecordType.FileStats => (Field.T | Field.Instance | Field.DbId | Field.Db | Field.FileId | Field.Writes | Field.Bytes | Field.Stall, "t, instance, db_id, db, file_id, num_of_writes, num_of_bytes_written, io_stall_write_ms"),
             RecordType.ServerStart => (Field.T | Field.Instance | Field.StartTime, "t, instance, start_time"),
             RecordType.PollCompleted => (Field.T | Field.Instance | Field.Kind, "t, instance, kind"),
+            RecordType.DatabaseName => (Field.T | Field.Instance | Field.DbId | Field.Db, "t, instance, db_id, db"),
+            RecordType.FlushBucket => (Field.T | Field.Instance | Field.DbId | Field.WriteSize | Field.Count, "t, instance, db_id, write_size, count"),
             _ => (Field.Instance | Field.Kind | Field.Count, "instance, kind, count"),
         };
 
@@ -378,9 +388,14 @@ internal sealed class NdjsonLineParser
             return $"missing field(s) for type {TypeName()}: {Missing(missing)} (required: {names})";
         }
 
-        if (_type == RecordType.FileStats && _db is null)
+        if (_type is RecordType.FileStats or RecordType.DatabaseName && _db is null)
         {
             return "invalid field 'db': expected a string";
+        }
+
+        if (_type == RecordType.FlushBucket && _count <= 0)
+        {
+            return "invalid field 'count': expected a positive integer";
         }
 
         if (_type == RecordType.PollCompleted && PollKindOf(_kind!) is null)
@@ -406,6 +421,8 @@ internal sealed class NdjsonLineParser
         RecordType.FileStats => "file_stats",
         RecordType.ServerStart => "server_start",
         RecordType.PollCompleted => "poll_completed",
+        RecordType.DatabaseName => "database",
+        RecordType.FlushBucket => "flush_bucket",
         _ => "loss",
     };
 
@@ -449,6 +466,8 @@ internal sealed class NdjsonLineParser
         : reader.ValueTextEquals("server_start"u8) ? RecordType.ServerStart
         : reader.ValueTextEquals("poll_completed"u8) ? RecordType.PollCompleted
         : reader.ValueTextEquals("loss"u8) ? RecordType.Loss
+        : reader.ValueTextEquals("database"u8) ? RecordType.DatabaseName
+        : reader.ValueTextEquals("flush_bucket"u8) ? RecordType.FlushBucket
         : RecordType.None;
 
     private static PollKind? PollKindOf(string kind) => kind switch

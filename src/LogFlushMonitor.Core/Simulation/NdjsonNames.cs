@@ -43,6 +43,8 @@ internal static class NdjsonNames
     public static readonly JsonEncodedText ServerStart = JsonEncodedText.Encode("server_start");
     public static readonly JsonEncodedText PollCompleted = JsonEncodedText.Encode("poll_completed");
     public static readonly JsonEncodedText Loss = JsonEncodedText.Encode("loss");
+    public static readonly JsonEncodedText Database = JsonEncodedText.Encode("database");
+    public static readonly JsonEncodedText FlushBucket = JsonEncodedText.Encode("flush_bucket");
 
     public static readonly JsonEncodedText Counters = JsonEncodedText.Encode("counters");
     public static readonly JsonEncodedText WaitStatsKind = JsonEncodedText.Encode("wait_stats");

@@ -39,7 +39,7 @@ public sealed record NdjsonReplaySummary(long Lines, long Samples, long Errors);
 
 /// <summary>
 /// Replays an NDJSON recording (<see cref="NdjsonSampleWriter"/> describes the format) into an
-/// <see cref="ISampleSink"/>, as fast as possible or paced by the recorded times. A malformed line is
+/// <see cref="IPacedSampleSink"/>, as fast as possible or paced by the recorded times (and by room in the sink). A malformed line is
 /// reported with its source and 1-based line number, counted through
 /// <c>sink.OnSourceLoss(instance or "replay", LossKind.Malformed, 1)</c>, and skipped.
 /// </summary>
@@ -55,7 +55,7 @@ public static class NdjsonReplay
 
     /// <summary>Replays the file at <paramref name="path"/>.</summary>
     /// <exception cref="OperationCanceledException">When <paramref name="cancellationToken"/> is cancelled.</exception>
-    public static async Task<NdjsonReplaySummary> ReplayFileAsync(string path, ISampleSink sink, NdjsonReplayOptions? options = null, CancellationToken cancellationToken = default)
+    public static async Task<NdjsonReplaySummary> ReplayFileAsync(string path, IPacedSampleSink sink, NdjsonReplayOptions? options = null, CancellationToken cancellationToken = default)
     {
         await using var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1 << 16, FileOptions.Asynchronous | FileOptions.SequentialScan);
         return await ReplayAsync(stream, path, sink, options, cancellationToken).ConfigureAwait(false);
@@ -63,7 +63,7 @@ public static class NdjsonReplay
 
     /// <summary>Replays <paramref name="stream"/>; <paramref name="sourceName"/> names it in errors.</summary>
     /// <exception cref="OperationCanceledException">When <paramref name="cancellationToken"/> is cancelled.</exception>
-    public static async Task<NdjsonReplaySummary> ReplayAsync(Stream stream, string sourceName, ISampleSink sink, NdjsonReplayOptions? options = null, CancellationToken cancellationToken = default)
+    public static async Task<NdjsonReplaySummary> ReplayAsync(Stream stream, string sourceName, IPacedSampleSink sink, NdjsonReplayOptions? options = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(stream);
         ArgumentNullException.ThrowIfNull(sink);
@@ -168,6 +168,7 @@ public static class NdjsonReplay
 
             parser.Deliver(sink, shiftTicks);
             samples++;
+            await sink.WaitForRoomAsync(cancellationToken).ConfigureAwait(false);
         }
 
         return new NdjsonReplaySummary(lines, samples, errors);

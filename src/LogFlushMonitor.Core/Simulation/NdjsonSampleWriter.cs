@@ -27,6 +27,9 @@ namespace LogFlushMonitor.Core.Simulation;
 /// file_id, num_of_writes, num_of_bytes_written, io_stall_write_ms</c>.</description></item>
 /// <item><term>server_start</term><description><c>t, instance, start_time</c> (sqlserver_start_time).</description></item>
 /// <item><term>poll_completed</term><description><c>t, instance, kind</c>: <c>counters</c>, <c>wait_stats</c> or <c>file_stats</c>.</description></item>
+/// <item><term>database</term><description>a database's name as sys.databases lists it: <c>t, instance, db_id, db</c>.</description></item>
+/// <item><term>flush_bucket</term><description><c>count</c> flushes of <c>write_size</c> bytes counted by a server-side
+/// histogram: <c>t, instance, db_id, db</c> (opt), <c>write_size, count</c>.</description></item>
 /// <item><term>loss</term><description>events a source knew it lost: <c>t</c> (opt: the time of the previous line),
 /// <c>instance, kind</c> (<c>sequence_gap</c>, <c>channel_full</c>, <c>server_dropped</c>, <c>malformed</c>), <c>count</c>.</description></item>
 /// </list>
@@ -172,6 +175,36 @@ public sealed class NdjsonSampleWriter : ISampleSink, IDisposable
         {
             Begin(NdjsonNames.PollCompleted, completed.TimestampUtc, completed.Instance);
             _json.WriteString(NdjsonNames.Kind, NdjsonNames.Of(completed.Kind));
+            End();
+        }
+    }
+
+    /// <inheritdoc />
+    public void OnDatabaseName(in DatabaseNameSample database)
+    {
+        lock (_gate)
+        {
+            Begin(NdjsonNames.Database, database.TimestampUtc, database.Instance);
+            _json.WriteNumber(NdjsonNames.DbId, database.DatabaseId);
+            _json.WriteString(NdjsonNames.Db, database.Name);
+            End();
+        }
+    }
+
+    /// <inheritdoc />
+    public void OnFlushBucket(in FlushBucketSample bucket)
+    {
+        lock (_gate)
+        {
+            Begin(NdjsonNames.FlushBucket, bucket.TimestampUtc, bucket.Instance);
+            _json.WriteNumber(NdjsonNames.DbId, bucket.DatabaseId);
+            if (bucket.DatabaseName is { } db)
+            {
+                _json.WriteString(NdjsonNames.Db, db);
+            }
+
+            _json.WriteNumber(NdjsonNames.WriteSize, bucket.WriteSize);
+            _json.WriteNumber(NdjsonNames.Count, bucket.Count);
             End();
         }
     }

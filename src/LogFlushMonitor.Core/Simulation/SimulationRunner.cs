@@ -13,12 +13,13 @@ public static class SimulationRunner
     /// <summary>
     /// Advances <paramref name="simulation"/> to "now" every tick: its virtual time runs <paramref name="speed"/>
     /// times as fast as <paramref name="time"/>, from where it stands (an unstarted simulation starts at the
-    /// clock's now). Stops after <paramref name="duration"/> of virtual time, or never when null; cancellation
+    /// clock's now). After each step it waits for room in <paramref name="sink"/>, so a pipeline that is behind
+    /// slows the simulation down instead of losing its events. Stops after <paramref name="duration"/> of virtual time, or never when null; cancellation
     /// ends it cleanly (the task completes without throwing). <see cref="double.PositiveInfinity"/> runs as fast as
     /// possible and then needs a duration.
     /// </summary>
     /// <exception cref="ArgumentOutOfRangeException">Speed is not positive, or infinite without a duration.</exception>
-    public static async Task RunAsync(WorkloadSimulation simulation, ISampleSink sink, TimeProvider time, double speed = 1, TimeSpan? duration = null, CancellationToken cancellationToken = default)
+    public static async Task RunAsync(WorkloadSimulation simulation, IPacedSampleSink sink, TimeProvider time, double speed = 1, TimeSpan? duration = null, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(simulation);
         ArgumentNullException.ThrowIfNull(sink);
@@ -52,6 +53,7 @@ public static class SimulationRunner
                 var virtualElapsed = (time.GetUtcNow() - wallStart).Ticks * speed;
                 var target = virtualElapsed >= (end - origin).Ticks ? end : origin.AddTicks((long)virtualElapsed);
                 simulation.Advance(target, sink);
+                await sink.WaitForRoomAsync(cancellationToken).ConfigureAwait(false);
                 if (target >= end)
                 {
                     return;
@@ -66,13 +68,14 @@ public static class SimulationRunner
         }
     }
 
-    private static async Task RunFlatOutAsync(WorkloadSimulation simulation, ISampleSink sink, DateTime end, CancellationToken cancellationToken)
+    private static async Task RunFlatOutAsync(WorkloadSimulation simulation, IPacedSampleSink sink, DateTime end, CancellationToken cancellationToken)
     {
         while (simulation.NowUtc < end)
         {
             cancellationToken.ThrowIfCancellationRequested();
             var next = simulation.NowUtc.AddSeconds(1);
             simulation.Advance(next < end ? next : end, sink);
+            await sink.WaitForRoomAsync(cancellationToken).ConfigureAwait(false);
             // Let the host's other work run between virtual seconds.
             await Task.Yield();
         }

@@ -34,8 +34,8 @@ public sealed class LiveStreamSource : IDisposable
     private readonly Queue<DateTimeOffset> _tooSlow = new();
     private readonly ResiliencePipeline _retry;
 
-    /// <summary>Creates the source; <paramref name="sink"/> must never wait (the pipeline itself, not its waiting view).</summary>
-    public LiveStreamSource(SqlServerInstanceOptions instance, string connectionString, ISampleSink sink, SourceHealth health,
+    /// <summary>Creates the source; <paramref name="sink"/> must never wait (the pipeline's dropping writer).</summary>
+    public LiveStreamSource(SqlServerInstanceOptions instance, string connectionString, IEventSink sink, SourceHealth health,
         EventSourceSettings? settings = null, TimeProvider? time = null, ILogger? logger = null)
     {
         _instance = instance;

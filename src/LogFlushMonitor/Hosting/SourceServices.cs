@@ -6,7 +6,7 @@ namespace LogFlushMonitor.Hosting;
 
 /// <summary>
 /// A source that runs only when configured: it holds readiness back from construction until it runs, and
-/// delivers through the pipeline's waiting sink (a paced source may wait for room; it never loses samples).
+/// delivers through a waiting writer of the pipeline (a paced source may wait for room; it never loses samples).
 /// </summary>
 internal abstract class OptionalSourceService : BackgroundService
 {
@@ -18,7 +18,7 @@ internal abstract class OptionalSourceService : BackgroundService
         _component = component;
         _readiness = readiness;
         IsConfigured = configured;
-        Sink = pipeline.Waiting;
+        Sink = pipeline.CreateWaitingWriter();
         if (configured)
         {
             readiness.NotReady(component, "starting");
@@ -27,7 +27,7 @@ internal abstract class OptionalSourceService : BackgroundService
 
     protected bool IsConfigured { get; }
 
-    protected Core.Samples.ISampleSink Sink { get; }
+    protected Core.Samples.IPacedSampleSink Sink { get; }
 
     protected sealed override Task ExecuteAsync(CancellationToken stoppingToken)
     {

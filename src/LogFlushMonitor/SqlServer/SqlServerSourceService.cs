@@ -45,13 +45,13 @@ internal sealed partial class SqlServerSourceService : BackgroundService
             return;
         }
 
-        var fleet = new SqlServerFleet(_options, _pipeline, _health, _logger, _time);
+        var fleet = new SqlServerFleet(_options, _pipeline.Polls, _health, _logger, _time);
         // Ready once the loops run: an unreachable instance is a health metric, not a reason to stay unready.
         _readiness.Ready(Component);
 
         // Beside each instance's pollers, its events: the live stream (or the server-side histogram), each in its
-        // own task so one instance never stalls another. The stream delivers to the pipeline itself (it must never
-        // wait: drops are counted); histogram deliveries may wait.
+        // own task so one instance never stalls another. The stream writes through the pipeline's dropping writer (it
+        // must never wait: drops are counted); histogram buckets are polled rows and go straight to the aggregation.
         var settings = new EventSourceSettings { MaxReconnectDelay = _options.MaxReconnectDelay, CommandTimeoutSeconds = (int)_options.CommandTimeout.TotalSeconds };
         var events = fleet.Selected.Select(instance => Task.Run(() => RunEventsAsync(instance, settings, stoppingToken), CancellationToken.None));
         await Task.WhenAll(events.Append(fleet.RunAsync(stoppingToken))).ConfigureAwait(false);
@@ -75,7 +75,8 @@ internal sealed partial class SqlServerSourceService : BackgroundService
         {
             try
             {
-                await InstanceEventSource.RunAsync(instance, connectionString, _pipeline, _health, stoppingToken, settings, _time, _logger).ConfigureAwait(false);
+                var source = new InstanceEventSource(instance, connectionString, _pipeline.DroppingWriter, _pipeline.Polls, _health, settings, _time, _logger);
+                await source.RunAsync(stoppingToken).ConfigureAwait(false);
                 return;
             }
             catch (Exception) when (stoppingToken.IsCancellationRequested)

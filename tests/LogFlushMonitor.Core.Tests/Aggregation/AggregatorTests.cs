@@ -65,9 +65,9 @@ public class AggregatorTests
     {
         var agg = new LogFlushAggregator();
         agg.OnLogFlush(new LogFlushEvent(Sql1, 9, null, 512, 1, T0));
-        ((ISampleSink)agg).OnDatabaseName(Sql1, 9, "billing");
+        agg.OnDatabaseName(new DatabaseNameSample(Sql1, T0, 9, "billing"));
         agg.OnLogFlush(new LogFlushEvent(Sql1, 10, null, 512, 1, T0));
-        agg.OnDatabaseName(Sql1, 10, "crm");
+        agg.OnDatabaseName(new DatabaseNameSample(Sql1, T0, 10, "crm"));
 
         Assert.Equal(["billing", "crm"], agg.Snapshot().Select(d => d.Database).Order().ToArray());
     }

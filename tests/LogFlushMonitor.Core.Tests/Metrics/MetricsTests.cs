@@ -36,6 +36,28 @@ public class MetricsTests
     }
 
     [Fact]
+    public void A_histogram_mode_bucket_is_exported_exactly_as_that_many_flushes_through_the_real_SDK()
+    {
+        using var h = new MetricsHarness();
+        h.Aggregator.OnLogFlush(new LogFlushEvent("sql1", 5, "shop", 1024, 1, T0)); // a streamed flush first: one series
+        h.Aggregator.OnFlushBucket(new FlushBucketSample("sql1", T0, 5, "shop", 512, 250_000));
+        h.Aggregator.OnFlushBucket(new FlushBucketSample("sql1", T0, 5, "shop", 61440, 3));
+        h.Aggregator.OnFlushBucket(new FlushBucketSample("sql1", T0, 5, "shop", 4096, 0)); // nothing new: nothing recorded
+
+        var p = Point(h.Collect(), "sqlserver.log.flush.write_size", ("sqlserver.database.name", "shop"));
+        Assert.Equal(250_004, p.Count);
+        Assert.Equal((250_000.0 * 512) + 1024 + (3 * 61440), p.Sum);
+        Assert.Equal(
+            [(512, 250_000), (1024, 1), (2048, 0), (4096, 0), (8192, 0), (16384, 0), (32768, 0), (49152, 0), (61440, 3), (double.PositiveInfinity, 0)],
+            p.Buckets.Select(b => (b.Bound, b.Count)).ToArray());
+
+        var exact = Assert.Single(h.Aggregator.Snapshot()).WriteSizes;
+        Assert.Equal(250_004, exact.Count);
+        Assert.Equal(250_000, exact.CountAtMost(512));
+        Assert.Equal(250_004, Point(h.Collect(), "sqlserver.monitor.events").Value);
+    }
+
+    [Fact]
     public void Flush_and_wait_durations_are_histograms_in_seconds_with_the_wait_type()
     {
         using var h = new MetricsHarness();

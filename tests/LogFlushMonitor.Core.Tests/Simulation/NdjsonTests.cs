@@ -57,16 +57,44 @@ public class NdjsonTests
     }
 
     [Fact]
+    public async Task Database_names_and_histogram_buckets_are_recorded_and_replayed_as_themselves()
+    {
+        DatabaseNameSample name = new("sql1", T0, 7, "billing");
+        FlushBucketSample bucket = new("sql1", T0.AddSeconds(15), 7, "billing", 4096, 1_234);
+        FlushBucketSample allDatabases = new("sql1", T0.AddSeconds(15), 0, null, 512, 9);
+        var text = Write(w =>
+        {
+            w.OnDatabaseName(name);
+            w.OnFlushBucket(bucket);
+            w.OnFlushBucket(allDatabases);
+        });
+
+        Assert.Equal(
+            """
+            {"type":"database","t":"2026-11-22T12:00:00.0000000Z","instance":"sql1","db_id":7,"db":"billing"}
+            {"type":"flush_bucket","t":"2026-11-22T12:00:15.0000000Z","instance":"sql1","db_id":7,"db":"billing","write_size":4096,"count":1234}
+            {"type":"flush_bucket","t":"2026-11-22T12:00:15.0000000Z","instance":"sql1","db_id":0,"write_size":512,"count":9}
+
+            """.Replace("\r\n", "\n"),
+            text);
+        var (sink, summary, errors) = await Replay(text + """{"type":"flush_bucket","t":"2026-11-22T12:00:15Z","instance":"sql1","db_id":7,"write_size":512,"count":0}""");
+        Assert.Equal([name, bucket, allDatabases, new RecordedLoss("sql1", LossKind.Malformed, 1)], sink.All);
+        Assert.Equal(3, summary.Samples);
+        Assert.Contains("'count'", Assert.Single(errors).Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task Simulate_write_replay_equals_the_direct_simulation()
     {
         // Restart and event loss make every sample kind appear, loss lines included.
         var options = new SimulationOptions { EventLossRate = 0.002 };
-        var direct = new RecordingSink();
         using var stream = new MemoryStream();
         long lines;
+        RecordingSink direct;
         using (var writer = new NdjsonSampleWriter(stream, leaveOpen: true))
         {
-            SimulationScenarios.Create("restart", options).Run(T0, TimeSpan.FromSeconds(45), new TeeSink(direct, writer));
+            direct = new RecordingSink(writer);
+            SimulationScenarios.Create("restart", options).Run(T0, TimeSpan.FromSeconds(45), direct);
             lines = writer.Lines;
         }
 
@@ -75,10 +103,10 @@ public class NdjsonTests
         var summary = await NdjsonReplay.ReplayAsync(stream, "memory", replayed);
 
         Assert.Equal(new NdjsonReplaySummary(lines, lines, 0), summary);
-        Assert.Contains(direct.Samples, s => s is RecordedLoss);
-        Assert.Contains(direct.Samples, s => s is LogFlushEvent { IsComplete: true });
-        Assert.Equal(direct.Samples.Count, replayed.Samples.Count);
-        Assert.Equal(direct.Samples, replayed.Samples);
+        Assert.Contains(direct.All, s => s is RecordedLoss);
+        Assert.Contains(direct.All, s => s is LogFlushEvent { IsComplete: true });
+        Assert.Equal(direct.All.Count, replayed.All.Count);
+        Assert.Equal(direct.All, replayed.All);
     }
 
     [Fact]
@@ -90,11 +118,14 @@ public class NdjsonTests
             var direct = new LogFlushAggregator();
             using (var writer = new NdjsonSampleWriter(path))
             {
-                SimulationScenarios.Create("mixed").Run(T0, TimeSpan.FromSeconds(12), new TeeSink(direct, writer));
+                SimulationScenarios.Create("mixed").Run(T0, TimeSpan.FromSeconds(12), new RecordingSink(writer) { Keep = false });
             }
 
+            // The simulation is deterministic: a second run is the direct one.
+            SimulationScenarios.Create("mixed").Run(T0, TimeSpan.FromSeconds(12), direct);
+
             var replayed = new LogFlushAggregator();
-            var summary = await NdjsonReplay.ReplayFileAsync(path, replayed);
+            var summary = await NdjsonReplay.ReplayFileAsync(path, new RecordingSink(replayed) { Keep = false });
             Assert.Equal(0, summary.Errors);
             static object Key(DatabaseSnapshot d) => (d.Instance, d.Database, d.WriteSizes.Count, d.WriteSizes.TotalBytes, d.CounterFlushesTotal, d.LogWriteLatencySeconds, d.FlushDurations.SumSeconds, d.Waits.Sum(w => w.Count));
             Assert.Equal(direct.Snapshot().Select(Key), replayed.Snapshot().Select(Key));
@@ -140,10 +171,10 @@ public class NdjsonTests
             Assert.Contains("expected a JSON object", errors[5].Message);
 
             // The rest was processed: BOM and CR stripped, an unknown field skipped, the last line without a newline read.
-            Assert.Equal(new DateTime(2026, 11, 20, 0, 0, 0, DateTimeKind.Utc), Assert.Single(sink.Samples.OfType<ServerStartSample>()).StartTimeUtc);
+            Assert.Equal(new DateTime(2026, 11, 20, 0, 0, 0, DateTimeKind.Utc), Assert.Single(sink.All.OfType<ServerStartSample>()).StartTimeUtc);
             Assert.Equal(1024u, Assert.Single(sink.FlushStarts).WriteSize);
-            Assert.Single(sink.Samples.OfType<PollCompleted>());
-            var losses = sink.Samples.OfType<RecordedLoss>().ToList();
+            Assert.Single(sink.All.OfType<PollCompleted>());
+            var losses = sink.All.OfType<RecordedLoss>().ToList();
             Assert.All(losses, l => Assert.Equal(LossKind.Malformed, l.Kind));
             Assert.Equal(["replay", "sql1", "sql1", "sql2", "sql1", "replay"], losses.Select(l => l.Instance));
         }
@@ -158,7 +189,7 @@ public class NdjsonTests
     {
         var text = Write(w => SimulationScenarios.Create("autocommit").Run(T0, TimeSpan.FromSeconds(1), w));
         var (sink, _, _) = await Replay(text);
-        var flushes = sink.Samples.OfType<LogFlushEvent>().ToList();
+        var flushes = sink.All.OfType<LogFlushEvent>().ToList();
         Assert.True(flushes.Count > 1000);
         Assert.All(flushes, f => Assert.Same(flushes[0].Instance, f.Instance));
         Assert.All(flushes, f => Assert.Same(flushes[0].DatabaseName, f.DatabaseName));
@@ -175,10 +206,10 @@ public class NdjsonTests
         var (rebased, _, _) = await Replay(text, new NdjsonReplayOptions { RebaseToNow = true, Time = new ManualTimeProvider(now) });
 
         var shift = now.UtcDateTime - T0;
-        Assert.Equal(now.UtcDateTime, rebased.Samples.OfType<ServerStartSample>().First().TimestampUtc);
+        Assert.Equal(now.UtcDateTime, rebased.All.OfType<ServerStartSample>().First().TimestampUtc);
         Assert.Equal(
-            original.Samples.OfType<ServerStartSample>().Select(s => (s.TimestampUtc + shift, s.StartTimeUtc + shift)),
-            rebased.Samples.OfType<ServerStartSample>().Select(s => (s.TimestampUtc, s.StartTimeUtc)));
+            original.All.OfType<ServerStartSample>().Select(s => (s.TimestampUtc + shift, s.StartTimeUtc + shift)),
+            rebased.All.OfType<ServerStartSample>().Select(s => (s.TimestampUtc, s.StartTimeUtc)));
         Assert.Equal(original.FlushStarts.Select(f => f.TimestampUtc + shift), rebased.FlushStarts.Select(f => f.TimestampUtc));
         Assert.All(rebased.FlushStarts, f => Assert.Equal(DateTimeKind.Utc, f.TimestampUtc.Kind));
     }
@@ -200,14 +231,14 @@ public class NdjsonTests
 
         // At speed 2 the samples 10 s apart come 5 s apart.
         await Until(() => time.PendingTimers == 1);
-        Assert.Single(sink.Samples);
+        Assert.Single(sink.All);
         time.Advance(TimeSpan.FromSeconds(4.9));
         await Task.Delay(20);
-        Assert.Single(sink.Samples);
+        Assert.Single(sink.All);
         time.Advance(TimeSpan.FromSeconds(0.1));
-        await Until(() => sink.Samples.Count == 2 && time.PendingTimers == 1);
+        await Until(() => sink.All.Count == 2 && time.PendingTimers == 1);
         time.Advance(TimeSpan.FromSeconds(5));
-        await Until(() => sink.Samples.Count == 3 && time.PendingTimers == 1);
+        await Until(() => sink.All.Count == 3 && time.PendingTimers == 1);
         time.Advance(TimeSpan.FromSeconds(5));
         var summary = await replay.WaitAsync(TimeSpan.FromSeconds(10));
         Assert.Equal(4, summary.Samples);
@@ -230,7 +261,7 @@ public class NdjsonTests
         await Until(() => time.PendingTimers == 1);
         await cts.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => replay.WaitAsync(TimeSpan.FromSeconds(5)));
-        Assert.Single(sink.Samples);
+        Assert.Single(sink.All);
     }
 
     [Fact]
@@ -250,7 +281,7 @@ public class NdjsonTests
         });
         var (sink, summary, errors) = await Replay(text);
         Assert.Empty(errors);
-        Assert.Equal(flushes.Cast<object>(), sink.Samples);
+        Assert.Equal(flushes.Cast<object>(), sink.All);
     }
 
     internal static async Task Until(Func<bool> condition)

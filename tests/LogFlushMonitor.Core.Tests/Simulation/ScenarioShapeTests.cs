@@ -116,8 +116,8 @@ public class ScenarioShapeTests
     {
         var sim = SimulationScenarios.Create("restart");
         var aggregator = new LogFlushAggregator();
-        var recording = new RecordingSink();
-        var sink = new TeeSink(aggregator, recording);
+        var recording = new RecordingSink(aggregator);
+        var sink = recording;
         sim.Start(T0);
         long lastCounterTotal = 0, lastEvents = 0;
         for (var s = 5; s <= 60; s += 5)
@@ -134,7 +134,7 @@ public class ScenarioShapeTests
         var instance = Assert.Single(aggregator.SnapshotInstances());
         Assert.Equal(1, instance.Restarts);
         Assert.Equal(restartedAt, instance.StartTimeUtc);
-        Assert.Equal(2, recording.Samples.OfType<Samples.ServerStartSample>().Select(s => s.StartTimeUtc).Distinct().Count());
+        Assert.Equal(2, recording.All.OfType<Samples.ServerStartSample>().Select(s => s.StartTimeUtc).Distinct().Count());
 
         // The server's counter really went back to zero...
         var shopFlushCounter = recording.Counters.Where(c => c.CounterInstance == "shop" && c.CounterName == "Log Flushes/sec").ToList();
@@ -157,8 +157,8 @@ public class ScenarioShapeTests
     {
         var sim = SimulationScenarios.Create("drop-database");
         var aggregator = new LogFlushAggregator();
-        var recording = new RecordingSink();
-        var sink = new TeeSink(aggregator, recording);
+        var recording = new RecordingSink(aggregator);
+        var sink = recording;
         sim.Start(T0);
         sim.Advance(T0.AddSeconds(30), sink);
         Assert.Contains(aggregator.Snapshot(), d => d.Database == "scratch");
@@ -172,7 +172,7 @@ public class ScenarioShapeTests
         Assert.Contains(recording.FlushStarts, f => f.DatabaseName == "scratch");
         Assert.DoesNotContain(recording.FlushStarts, f => f.DatabaseName == "scratch" && f.TimestampUtc >= dropped);
         Assert.DoesNotContain(recording.Counters, c => c.CounterInstance == "scratch" && c.TimestampUtc >= dropped);
-        Assert.DoesNotContain(recording.Samples.OfType<Samples.FileStatsSample>(), f => f.DatabaseName == "scratch" && f.TimestampUtc >= dropped);
+        Assert.DoesNotContain(recording.All.OfType<Samples.FileStatsSample>(), f => f.DatabaseName == "scratch" && f.TimestampUtc >= dropped);
     }
 
     [Fact]

@@ -49,7 +49,7 @@ public class SimulationConsistencyTests
             lastSequence = sequence;
         }
 
-        foreach (var sample in recording.Samples)
+        foreach (var sample in recording.All)
         {
             switch (sample)
             {
@@ -122,7 +122,7 @@ public class SimulationConsistencyTests
     public void Every_poll_delivers_start_time_counters_wait_stats_and_file_stats_then_completes_each_kind()
     {
         var recording = Record("autocommit", TimeSpan.FromSeconds(10));
-        var polls = recording.Samples.OfType<PollCompleted>().ToList();
+        var polls = recording.All.OfType<PollCompleted>().ToList();
         Assert.Equal(3 * 3, polls.Count); // at 0, 5 and 10 s
         Assert.Equal([T0, T0.AddSeconds(5), T0.AddSeconds(10)], polls.Select(p => p.TimestampUtc).Distinct());
         var names = recording.Counters.Where(c => c.TimestampUtc == T0.AddSeconds(5)).Select(c => (c.CounterInstance, c.CounterName, c.CounterType)).ToList();
@@ -140,9 +140,9 @@ public class SimulationConsistencyTests
 
         var hitRatio = recording.Counters.Last(c => c.CounterName == "Log Cache Hit Ratio" && c.CounterInstance == "shop");
         Assert.InRange((double)hitRatio.Value / hitRatio.BaseValue, 0.9, 1.0);
-        Assert.Equal(["WRITELOG", "LOGBUFFER"], recording.Samples.OfType<WaitStatsSample>().Select(w => w.WaitType).Distinct());
+        Assert.Equal(["WRITELOG", "LOGBUFFER"], recording.All.OfType<WaitStatsSample>().Select(w => w.WaitType).Distinct());
         // Events of a database are numbered contiguously per instance, and log blocks grow.
-        var seqs = recording.Samples.OfType<LogFlushEvent>().Select(f => f.Sequence).Concat(recording.Waits.Select(w => w.Sequence)).Order().ToList();
+        var seqs = recording.All.OfType<LogFlushEvent>().Select(f => f.Sequence).Concat(recording.Waits.Select(w => w.Sequence)).Order().ToList();
         Assert.Equal(Enumerable.Range(1, seqs.Count).Select(i => (long)i), seqs);
         var blocks = recording.FlushStarts.Select(f => f.LogBlockId).ToList();
         Assert.Equal(blocks.Order(), blocks);
@@ -156,9 +156,9 @@ public class SimulationConsistencyTests
         var aggregator = new LogFlushAggregator();
         SimulationScenarios.Create("autocommit", new SimulationOptions { EventLossRate = 0.01 }).Run(T0, TimeSpan.FromSeconds(10), aggregator);
 
-        var delivered = recording.Samples.OfType<LogFlushEvent>().Count() + recording.Waits.Count();
-        var lost = recording.Samples.OfType<RecordedLoss>().Where(l => l.Kind == LossKind.SequenceGap).Sum(l => l.Count);
-        var generated = recording.Samples.OfType<LogFlushEvent>().Select(f => f.Sequence).Concat(recording.Waits.Select(w => w.Sequence)).Max();
+        var delivered = recording.All.OfType<LogFlushEvent>().Count() + recording.Waits.Count();
+        var lost = recording.All.OfType<RecordedLoss>().Where(l => l.Kind == LossKind.SequenceGap).Sum(l => l.Count);
+        var generated = recording.All.OfType<LogFlushEvent>().Select(f => f.Sequence).Concat(recording.Waits.Select(w => w.Sequence)).Max();
         Assert.Equal(generated, delivered + lost);
         Assert.InRange((double)lost / generated, 0.005, 0.015);
 
@@ -173,8 +173,8 @@ public class SimulationConsistencyTests
         var a = Record("mixed", TimeSpan.FromSeconds(3), new SimulationOptions { Seed = 7 });
         var b = Record("mixed", TimeSpan.FromSeconds(3), new SimulationOptions { Seed = 7 });
         var c = Record("mixed", TimeSpan.FromSeconds(3), new SimulationOptions { Seed = 8 });
-        Assert.Equal(a.Samples, b.Samples);
-        Assert.NotEqual(a.Samples, c.Samples);
+        Assert.Equal(a.All, b.All);
+        Assert.NotEqual(a.All, c.All);
     }
 
     [Fact]
@@ -221,14 +221,14 @@ public class SimulationConsistencyTests
         {
             var recording = Record(name, TimeSpan.FromSeconds(2));
             Assert.True(recording.FlushStarts.Any(), name);
-            Assert.Contains(recording.Samples, s => s is PollCompleted);
+            Assert.Contains(recording.All, s => s is PollCompleted);
         }
     }
 
     [Fact]
     public void Advancing_allocates_nothing_per_event()
     {
-        var sink = new CountingSink();
+        var sink = new RecordingSink { Keep = false };
         var sim = SimulationScenarios.Create("writelog-spike");
         sim.Start(T0);
         sim.Advance(T0.AddSeconds(1), sink);
@@ -239,38 +239,5 @@ public class SimulationConsistencyTests
         var events = sink.Events - eventsBefore;
         Assert.True(events > 100_000, $"{events} events");
         Assert.True(allocated < 16 * 1024, $"{allocated} bytes for {events} events");
-    }
-
-    private sealed class CountingSink : ISampleSink
-    {
-        public long Events { get; private set; }
-
-        public void OnLogFlush(in LogFlushEvent flush) => Events++;
-
-        public void OnWait(in WaitEvent wait) => Events++;
-
-        public void OnCounter(in CounterSample counter)
-        {
-        }
-
-        public void OnWaitStats(in WaitStatsSample waitStats)
-        {
-        }
-
-        public void OnFileStats(in FileStatsSample fileStats)
-        {
-        }
-
-        public void OnServerStart(in ServerStartSample start)
-        {
-        }
-
-        public void OnPollCompleted(in PollCompleted completed)
-        {
-        }
-
-        public void OnSourceLoss(string instance, LossKind kind, long count)
-        {
-        }
     }
 }

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.Diagnostics;
-using LogFlushMonitor.Core.Simulation;
+using LogFlushMonitor.Simulation;
+using LogFlushMonitor.Simulation.Ndjson;
 
 namespace LogFlushMonitor.Cli;
 

@@ -1,7 +1,7 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Pipeline;
-using LogFlushMonitor.Core.Simulation;
+using LogFlushMonitor.Simulation;
 using LogFlushMonitor.SqlServer;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Options;

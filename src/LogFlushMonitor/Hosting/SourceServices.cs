@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Pipeline;
-using LogFlushMonitor.Core.Simulation;
+using LogFlushMonitor.Simulation;
+using LogFlushMonitor.Simulation.Ndjson;
 using Microsoft.Extensions.Options;
 
 namespace LogFlushMonitor.Hosting;

@@ -1,6 +1,5 @@
-using LogFlushMonitor.Core.Simulation;
 
-namespace LogFlushMonitor.Core.Tests.Simulation;
+namespace LogFlushMonitor.Simulation.Tests;
 
 public class SimulationRunnerTests
 {
@@ -11,7 +10,7 @@ public class SimulationRunnerTests
     {
         for (var walked = TimeSpan.Zero; walked < total; walked += step)
         {
-            await NdjsonTests.Until(() => time.PendingTimers == 1 || runner.IsCompleted);
+            await Eventually.Until(() => time.PendingTimers == 1 || runner.IsCompleted);
             if (runner.IsCompleted)
             {
                 return;
@@ -20,7 +19,7 @@ public class SimulationRunnerTests
             time.Advance(step);
         }
 
-        await NdjsonTests.Until(() => time.PendingTimers == 1 || runner.IsCompleted);
+        await Eventually.Until(() => time.PendingTimers == 1 || runner.IsCompleted);
     }
 
     [Theory]

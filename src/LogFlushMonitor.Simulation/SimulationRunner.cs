@@ -1,6 +1,6 @@
 using LogFlushMonitor.Core.Samples;
 
-namespace LogFlushMonitor.Core.Simulation;
+namespace LogFlushMonitor.Simulation;
 
 /// <summary>Runs a <see cref="WorkloadSimulation"/> in step with a clock, so a host sees a live workload.</summary>
 public static class SimulationRunner

@@ -1,7 +1,7 @@
 using System.Text.Json;
 using LogFlushMonitor.Core.Samples;
 
-namespace LogFlushMonitor.Core.Simulation;
+namespace LogFlushMonitor.Simulation.Ndjson;
 
 /// <summary>
 /// Parses one NDJSON line into its fields (held here, so nothing large is copied), then delivers the sample.

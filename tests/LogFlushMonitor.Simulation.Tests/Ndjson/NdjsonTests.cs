@@ -1,9 +1,9 @@
 using System.Text;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
-using LogFlushMonitor.Core.Simulation;
+using LogFlushMonitor.Simulation.Ndjson;
 
-namespace LogFlushMonitor.Core.Tests.Simulation;
+namespace LogFlushMonitor.Simulation.Tests.Ndjson;
 
 public class NdjsonTests
 {
@@ -230,15 +230,15 @@ public class NdjsonTests
         var replay = NdjsonReplay.ReplayAsync(stream, "paced", sink, new NdjsonReplayOptions { Speed = 2, Time = time });
 
         // At speed 2 the samples 10 s apart come 5 s apart.
-        await Until(() => time.PendingTimers == 1);
+        await Eventually.Until(() => time.PendingTimers == 1);
         Assert.Single(sink.All);
         time.Advance(TimeSpan.FromSeconds(4.9));
         await Task.Delay(20);
         Assert.Single(sink.All);
         time.Advance(TimeSpan.FromSeconds(0.1));
-        await Until(() => sink.All.Count == 2 && time.PendingTimers == 1);
+        await Eventually.Until(() => sink.All.Count == 2 && time.PendingTimers == 1);
         time.Advance(TimeSpan.FromSeconds(5));
-        await Until(() => sink.All.Count == 3 && time.PendingTimers == 1);
+        await Eventually.Until(() => sink.All.Count == 3 && time.PendingTimers == 1);
         time.Advance(TimeSpan.FromSeconds(5));
         var summary = await replay.WaitAsync(TimeSpan.FromSeconds(10));
         Assert.Equal(4, summary.Samples);
@@ -258,7 +258,7 @@ public class NdjsonTests
         var sink = new RecordingSink();
         using var stream = new MemoryStream(Encoding.UTF8.GetBytes(text));
         var replay = NdjsonReplay.ReplayAsync(stream, "slow", sink, new NdjsonReplayOptions { Speed = 1, Time = time }, cts.Token);
-        await Until(() => time.PendingTimers == 1);
+        await Eventually.Until(() => time.PendingTimers == 1);
         await cts.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => replay.WaitAsync(TimeSpan.FromSeconds(5)));
         Assert.Single(sink.All);
@@ -282,15 +282,5 @@ public class NdjsonTests
         var (sink, summary, errors) = await Replay(text);
         Assert.Empty(errors);
         Assert.Equal(flushes.Cast<object>(), sink.All);
-    }
-
-    internal static async Task Until(Func<bool> condition)
-    {
-        var deadline = DateTime.UtcNow.AddSeconds(10);
-        while (!condition())
-        {
-            Assert.True(DateTime.UtcNow < deadline, "condition not met within 10 s");
-            await Task.Delay(1);
-        }
     }
 }

@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.Core.Simulation;
+namespace LogFlushMonitor.Simulation;
 
 /// <summary>
 /// One simulated database: its workload and the cumulative values the server would report for it. Every

@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.Core.Simulation;
+namespace LogFlushMonitor.Simulation;
 
 /// <summary>
 /// The named simulated workloads (the names are command-line arguments). Each reproduces a shape from the

@@ -1,7 +1,6 @@
 using LogFlushMonitor.Core.Aggregation;
-using LogFlushMonitor.Core.Simulation;
 
-namespace LogFlushMonitor.Core.Tests.Simulation;
+namespace LogFlushMonitor.Simulation.Tests;
 
 public class ScenarioShapeTests
 {
@@ -134,7 +133,7 @@ public class ScenarioShapeTests
         var instance = Assert.Single(aggregator.SnapshotInstances());
         Assert.Equal(1, instance.Restarts);
         Assert.Equal(restartedAt, instance.StartTimeUtc);
-        Assert.Equal(2, recording.All.OfType<Samples.ServerStartSample>().Select(s => s.StartTimeUtc).Distinct().Count());
+        Assert.Equal(2, recording.All.OfType<Core.Samples.ServerStartSample>().Select(s => s.StartTimeUtc).Distinct().Count());
 
         // The server's counter really went back to zero...
         var shopFlushCounter = recording.Counters.Where(c => c.CounterInstance == "shop" && c.CounterName == "Log Flushes/sec").ToList();
@@ -172,7 +171,7 @@ public class ScenarioShapeTests
         Assert.Contains(recording.FlushStarts, f => f.DatabaseName == "scratch");
         Assert.DoesNotContain(recording.FlushStarts, f => f.DatabaseName == "scratch" && f.TimestampUtc >= dropped);
         Assert.DoesNotContain(recording.Counters, c => c.CounterInstance == "scratch" && c.TimestampUtc >= dropped);
-        Assert.DoesNotContain(recording.All.OfType<Samples.FileStatsSample>(), f => f.DatabaseName == "scratch" && f.TimestampUtc >= dropped);
+        Assert.DoesNotContain(recording.All.OfType<Core.Samples.FileStatsSample>(), f => f.DatabaseName == "scratch" && f.TimestampUtc >= dropped);
     }
 
     [Fact]

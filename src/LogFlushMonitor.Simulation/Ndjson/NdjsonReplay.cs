@@ -1,6 +1,6 @@
 using LogFlushMonitor.Core.Samples;
 
-namespace LogFlushMonitor.Core.Simulation;
+namespace LogFlushMonitor.Simulation.Ndjson;
 
 /// <summary>How <see cref="NdjsonReplay"/> delivers a recording.</summary>
 public sealed record NdjsonReplayOptions

@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.Core.Simulation;
+namespace LogFlushMonitor.Simulation;
 
 /// <summary>
 /// A small deterministic generator (xorshift128+ seeded by splitmix64). Our own rather than

@@ -2,7 +2,7 @@ using System.Buffers;
 using System.Text.Json;
 using LogFlushMonitor.Core.Samples;
 
-namespace LogFlushMonitor.Core.Simulation;
+namespace LogFlushMonitor.Simulation.Ndjson;
 
 /// <summary>
 /// Records samples as NDJSON: one JSON object per line, UTF-8, <c>"type"</c> first. <see cref="NdjsonReplay"/>

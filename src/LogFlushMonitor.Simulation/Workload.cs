@@ -1,6 +1,6 @@
 using LogFlushMonitor.Core.Samples;
 
-namespace LogFlushMonitor.Core.Simulation;
+namespace LogFlushMonitor.Simulation;
 
 /// <summary>A database's transaction pattern: decides when flushes happen, how large, and who waits.</summary>
 internal abstract class Workload(SimRandom rng, LatencyModel latency, int sessions, double rateScale)

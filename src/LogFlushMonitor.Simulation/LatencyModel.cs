@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.Core.Simulation;
+namespace LogFlushMonitor.Simulation;
 
 /// <summary>
 /// A recurring window in which log write latency rises from the baseline to <see cref="PeakMicroseconds"/> and

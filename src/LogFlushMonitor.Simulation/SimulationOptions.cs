@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.Core.Simulation;
+namespace LogFlushMonitor.Simulation;
 
 /// <summary>
 /// Settings of a simulated workload. Every scenario reads the same options; the defaults reproduce the

@@ -1,8 +1,7 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
-using LogFlushMonitor.Core.Simulation;
 
-namespace LogFlushMonitor.Core.Tests.Simulation;
+namespace LogFlushMonitor.Simulation.Tests;
 
 public class SimulationConsistencyTests
 {

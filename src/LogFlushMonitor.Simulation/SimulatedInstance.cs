@@ -1,7 +1,7 @@
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Core.Samples;
 
-namespace LogFlushMonitor.Core.Simulation;
+namespace LogFlushMonitor.Simulation;
 
 /// <summary>An instance restart: down at <paramref name="After"/> from the simulation start for <paramref name="Downtime"/>.</summary>
 internal sealed record RestartPlan(TimeSpan After, TimeSpan Downtime);

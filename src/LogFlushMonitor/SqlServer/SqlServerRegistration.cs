@@ -1,7 +1,4 @@
-using LogFlushMonitor.Core.Health;
-using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.SqlServer.Fleet;
-using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Options;
 
 namespace LogFlushMonitor.SqlServer;
@@ -14,7 +11,6 @@ internal static class SqlServerRegistration
     {
         services.AddOptions<SqlServerSourceOptions>().BindConfiguration(SqlServerOptionsValidator.Section).ValidateOnStart();
         services.AddSingleton<IValidateOptions<SqlServerSourceOptions>, SqlServerOptionsValidation>();
-        services.TryAddSingleton(sp => new SourceHealth(sp.GetService<TimeProvider>(), sp.GetService<LogFlushMetrics>()));
         services.AddHostedService<SqlServerSourceService>();
         return services;
     }

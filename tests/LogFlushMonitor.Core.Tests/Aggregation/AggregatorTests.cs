@@ -253,23 +253,4 @@ public class AggregatorTests
 
         Assert.Equal(0.05, Assert.Single(agg.Snapshot()).EventLossRatio!.Value, 9);
     }
-
-    [Fact]
-    public void Source_health_is_exported_per_instance_and_component()
-    {
-        using var h = new LogFlushMonitor.Core.Tests.Metrics.MetricsHarness();
-        var health = new LogFlushMonitor.Core.Health.SourceHealth(TimeProvider.System, h.Metrics);
-        health.Succeeded(Sql1, "poller");
-        health.Failed(Sql1, "stream", "disconnected");
-        health.Failed(Sql1, "stream", "disconnected");
-        health.SetMode(Sql1, "stream");
-
-        var points = h.Collect();
-        Assert.Equal(1, Assert.Single(points, p => p.Name == "sqlserver.monitor.up" && Equals(p.Tags["component"], "poller")).Value);
-        Assert.Equal(0, Assert.Single(points, p => p.Name == "sqlserver.monitor.up" && Equals(p.Tags["component"], "stream")).Value);
-        Assert.Equal(2, Assert.Single(points, p => p.Name == "sqlserver.monitor.errors").Value);
-        Assert.Equal("disconnected", Assert.Single(points, p => p.Name == "sqlserver.monitor.errors").Tags["error.type"]);
-        Assert.Equal("stream", Assert.Single(points, p => p.Name == "sqlserver.monitor.collection.mode").Tags["mode"]);
-        Assert.InRange(Assert.Single(points, p => p.Name == "sqlserver.monitor.last_success").Value, 1.7e9, 4e9);
-    }
 }

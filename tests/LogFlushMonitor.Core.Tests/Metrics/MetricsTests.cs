@@ -168,4 +168,23 @@ public class MetricsTests
             Assert.False(string.IsNullOrEmpty(p.Unit));
         });
     }
+
+    [Fact]
+    public void Source_health_is_exported_per_instance_and_component()
+    {
+        using var h = new MetricsHarness();
+        var health = h.Health;
+        health.Succeeded("sql1", "poller");
+        health.Failed("sql1", "stream", "disconnected");
+        health.Failed("sql1", "stream", "disconnected");
+        health.SetMode("sql1", "stream");
+
+        var points = h.Collect();
+        Assert.Equal(1, Assert.Single(points, p => p.Name == "sqlserver.monitor.up" && Equals(p.Tags["component"], "poller")).Value);
+        Assert.Equal(0, Assert.Single(points, p => p.Name == "sqlserver.monitor.up" && Equals(p.Tags["component"], "stream")).Value);
+        Assert.Equal(2, Assert.Single(points, p => p.Name == "sqlserver.monitor.errors").Value);
+        Assert.Equal("disconnected", Assert.Single(points, p => p.Name == "sqlserver.monitor.errors").Tags["error.type"]);
+        Assert.Equal("stream", Assert.Single(points, p => p.Name == "sqlserver.monitor.collection.mode").Tags["mode"]);
+        Assert.InRange(Assert.Single(points, p => p.Name == "sqlserver.monitor.last_success").Value, 1.7e9, 4e9);
+    }
 }

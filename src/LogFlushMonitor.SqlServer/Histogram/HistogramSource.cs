@@ -31,7 +31,7 @@ public sealed record HistogramTarget(string SessionName, int? DatabaseId, string
 public sealed class HistogramSource
 {
     /// <summary>The SourceHealth component of histogram polls.</summary>
-    public const string Component = "histogram";
+    public const string Component = SourceComponents.Histogram;
 
     private readonly SqlServerInstanceOptions _instance;
     private readonly string _connectionString;

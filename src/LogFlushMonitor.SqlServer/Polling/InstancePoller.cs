@@ -15,7 +15,7 @@ namespace LogFlushMonitor.SqlServer.Polling;
 public sealed class InstancePoller : IAsyncDisposable
 {
     /// <summary>The component name reported to <see cref="SourceHealth"/>.</summary>
-    public const string Component = "poller";
+    public const string Component = SourceComponents.Poller;
 
     private readonly string _connectionString;
     private readonly SourceHealth _health;

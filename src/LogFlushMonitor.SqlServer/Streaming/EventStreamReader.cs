@@ -142,7 +142,7 @@ public sealed class EventStreamReader : IDisposable
                     BuffersRead++;
                     BytesRead += length;
                     Decode(length);
-                    _health?.Succeeded(_instance, "stream");
+                    _health?.Succeeded(_instance, SourceComponents.Stream);
                 }
 
                 finished = true;

@@ -62,7 +62,7 @@ public sealed class InstanceEventSource
         {
             if (_instance.Mode != CollectionMode.Histogram)
             {
-                _health.SetMode(_instance.Name, "stream");
+                _health.SetMode(_instance.Name, CollectionModes.Stream);
                 using var stream = new LiveStreamSource(_instance, _connectionString, _streamSink, _health, _settings, _time, _logger);
                 Stream = stream;
                 used.Add(stream.Sessions.SessionName);
@@ -78,7 +78,7 @@ public sealed class InstanceEventSource
                 used.Clear();
             }
 
-            _health.SetMode(_instance.Name, "histogram");
+            _health.SetMode(_instance.Name, CollectionModes.Histogram);
             var histogram = new HistogramSource(_instance, _connectionString, _histogramSink, _health, _settings, _time, _logger);
             Histogram = histogram;
             try

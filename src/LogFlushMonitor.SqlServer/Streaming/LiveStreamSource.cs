@@ -19,10 +19,10 @@ namespace LogFlushMonitor.SqlServer.Streaming;
 public sealed class LiveStreamSource : IDisposable
 {
     /// <summary>The SourceHealth component of the stream.</summary>
-    public const string StreamComponent = "stream";
+    public const string StreamComponent = SourceComponents.Stream;
 
     /// <summary>The SourceHealth component of session checks and DDL.</summary>
-    public const string SessionComponent = "session";
+    public const string SessionComponent = SourceComponents.Session;
 
     private readonly SqlServerInstanceOptions _instance;
     private readonly string _connectionString;

@@ -3,7 +3,7 @@ using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Simulation;
-using LogFlushMonitor.SqlServer;
+using LogFlushMonitor.Sources;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Options;
 using Serilog.Extensions.Logging;

@@ -1,7 +1,7 @@
 using System.CommandLine;
 using LogFlushMonitor.Analyze;
 
-namespace LogFlushMonitor.Cli;
+namespace LogFlushMonitor.Commands;
 
 /// <summary><c>logflushmonitor analyze</c>: offline analysis of .xel files (docs/analyze.md).</summary>
 internal static class AnalyzeCommand

@@ -1,11 +1,12 @@
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Hosting;
+using LogFlushMonitor.SqlServer;
 using LogFlushMonitor.SqlServer.Fleet;
 using LogFlushMonitor.SqlServer.Streaming;
 using Microsoft.Extensions.Options;
 
-namespace LogFlushMonitor.SqlServer;
+namespace LogFlushMonitor.Sources;
 
 /// <summary>
 /// Runs every configured instance of this replica's shard (Sources:SqlServer) into the pipeline: its DMV pollers
@@ -14,7 +15,6 @@ namespace LogFlushMonitor.SqlServer;
 /// </summary>
 internal sealed partial class SqlServerSourceService : BackgroundService
 {
-    private const string Component = "source:sqlserver";
     private readonly SqlServerSourceOptions _options;
     private readonly SamplePipeline _pipeline;
     private readonly SourceHealth _health;
@@ -32,7 +32,7 @@ internal sealed partial class SqlServerSourceService : BackgroundService
         _logger = logger;
         if (IsConfigured)
         {
-            readiness.NotReady(Component, "starting");
+            readiness.NotReady(ReadinessComponents.SqlServerSource, "starting");
         }
     }
 
@@ -47,7 +47,7 @@ internal sealed partial class SqlServerSourceService : BackgroundService
 
         var fleet = new SqlServerFleet(_options, _pipeline.Polls, _health, _logger, _time);
         // Ready once the loops run: an unreachable instance is a health metric, not a reason to stay unready.
-        _readiness.Ready(Component);
+        _readiness.Ready(ReadinessComponents.SqlServerSource);
 
         // Beside each instance's pollers, its events: the live stream (or the server-side histogram), each in its
         // own task so one instance never stalls another. The stream writes through the pipeline's dropping writer (it
@@ -85,7 +85,7 @@ internal sealed partial class SqlServerSourceService : BackgroundService
             }
             catch (Exception e)
             {
-                _health.Failed(instance.Name, "stream", SqlErrorKinds.Classify(e));
+                _health.Failed(instance.Name, SourceComponents.Stream, SqlErrorKinds.Classify(e));
                 LogEventSourceFailed(_logger, instance.Name, e.GetType().Name, _options.MaxReconnectDelay);
                 try
                 {

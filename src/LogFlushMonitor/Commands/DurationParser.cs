@@ -1,6 +1,6 @@
 using System.Globalization;
 
-namespace LogFlushMonitor.Cli;
+namespace LogFlushMonitor.Commands;
 
 /// <summary>Parses durations as a person types them: 90s, 5m, 1h, 500ms, or 00:05:00.</summary>
 public static class DurationParser

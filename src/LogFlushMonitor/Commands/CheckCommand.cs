@@ -1,11 +1,11 @@
 using System.CommandLine;
-using LogFlushMonitor.Cli;
 using LogFlushMonitor.Hosting;
+using LogFlushMonitor.SqlServer;
 using LogFlushMonitor.SqlServer.Check;
 using LogFlushMonitor.SqlServer.Fleet;
 using Microsoft.Extensions.Configuration;
 
-namespace LogFlushMonitor.SqlServer;
+namespace LogFlushMonitor.Commands;
 
 /// <summary>
 /// <c>logflushmonitor check</c>: connects to every configured instance (Sources:SqlServer, same configuration

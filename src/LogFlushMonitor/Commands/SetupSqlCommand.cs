@@ -1,8 +1,7 @@
 using System.CommandLine;
-using LogFlushMonitor.Cli;
 using LogFlushMonitor.SqlServer.Setup;
 
-namespace LogFlushMonitor.SqlServer;
+namespace LogFlushMonitor.Commands;
 
 /// <summary><c>logflushmonitor setup-sql [--azure] [--version 2019|2022] [--login name]</c>: prints the least-privilege script.</summary>
 internal static class SetupSqlCommand

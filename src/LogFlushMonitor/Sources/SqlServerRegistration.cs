@@ -1,7 +1,8 @@
+using LogFlushMonitor.SqlServer;
 using LogFlushMonitor.SqlServer.Fleet;
 using Microsoft.Extensions.Options;
 
-namespace LogFlushMonitor.SqlServer;
+namespace LogFlushMonitor.Sources;
 
 /// <summary>Registers the SQL Server source (Sources:SqlServer) in the host.</summary>
 internal static class SqlServerRegistration

@@ -3,7 +3,7 @@ using System.Diagnostics;
 using LogFlushMonitor.Simulation;
 using LogFlushMonitor.Simulation.Ndjson;
 
-namespace LogFlushMonitor.Cli;
+namespace LogFlushMonitor.Commands;
 
 /// <summary><c>logflushmonitor simulate</c>: writes a simulated workload as NDJSON samples.</summary>
 internal static class SimulateCommand

@@ -3,7 +3,7 @@ using System.Globalization;
 using LogFlushMonitor.Hosting;
 using Microsoft.Extensions.Options;
 
-namespace LogFlushMonitor.Cli;
+namespace LogFlushMonitor.Commands;
 
 /// <summary><c>logflushmonitor run</c>: the monitoring service.</summary>
 internal static class RunCommand

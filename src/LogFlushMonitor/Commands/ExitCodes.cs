@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.Cli;
+namespace LogFlushMonitor.Commands;
 
 /// <summary>Process exit codes, documented in docs/operations.md.</summary>
 public static class ExitCodes

@@ -19,7 +19,7 @@ public sealed class InstanceEventSource
     private readonly SqlServerInstanceOptions _instance;
     private readonly string _connectionString;
     private readonly IEventSink _streamSink;
-    private readonly IPollSink _histogramSink;
+    private readonly IPollSink _pollSink;
     private readonly SourceHealth _health;
     private readonly EventSourceSettings _settings;
     private readonly TimeProvider _time;
@@ -29,18 +29,18 @@ public sealed class InstanceEventSource
     /// <param name="instance">The instance's options.</param>
     /// <param name="connectionString">The resolved connection string (never logged).</param>
     /// <param name="streamSink">Receives the live stream's events; must never wait (the pipeline's dropping writer).</param>
-    /// <param name="histogramSink">Receives histogram mode's buckets, polled rows that go straight to the aggregation.</param>
+    /// <param name="pollSink">Receives what goes straight to the aggregation: histogram mode's buckets and the names of the databases the stream covers.</param>
     /// <param name="health">Counts successes and errors by kind.</param>
     /// <param name="settings">Backoff, fallback and histogram settings.</param>
     /// <param name="time">Clock for backoff and polling.</param>
     /// <param name="logger">Lines name the instance, never its connection string.</param>
-    public InstanceEventSource(SqlServerInstanceOptions instance, string connectionString, IEventSink streamSink, IPollSink histogramSink, SourceHealth health,
+    public InstanceEventSource(SqlServerInstanceOptions instance, string connectionString, IEventSink streamSink, IPollSink pollSink, SourceHealth health,
         EventSourceSettings? settings = null, TimeProvider? time = null, ILogger? logger = null)
     {
         _instance = instance;
         _connectionString = connectionString;
         _streamSink = streamSink;
-        _histogramSink = histogramSink;
+        _pollSink = pollSink;
         _health = health;
         _settings = settings ?? new EventSourceSettings();
         _time = time ?? TimeProvider.System;
@@ -63,7 +63,7 @@ public sealed class InstanceEventSource
             if (_instance.Mode != CollectionMode.Histogram)
             {
                 _health.SetMode(_instance.Name, CollectionModes.Stream);
-                using var stream = new LiveStreamSource(_instance, _connectionString, _streamSink, _health, _settings, _time, _logger);
+                using var stream = new LiveStreamSource(_instance, _connectionString, _streamSink, _health, _settings, _time, _logger, names: _pollSink);
                 Stream = stream;
                 used.Add(stream.Sessions.SessionName);
                 var fallBack = await stream.RunAsync(cancellationToken).ConfigureAwait(false);
@@ -79,7 +79,7 @@ public sealed class InstanceEventSource
             }
 
             _health.SetMode(_instance.Name, CollectionModes.Histogram);
-            var histogram = new HistogramSource(_instance, _connectionString, _histogramSink, _health, _settings, _time, _logger);
+            var histogram = new HistogramSource(_instance, _connectionString, _pollSink, _health, _settings, _time, _logger);
             Histogram = histogram;
             try
             {

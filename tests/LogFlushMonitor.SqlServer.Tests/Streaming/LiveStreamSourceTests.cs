@@ -239,8 +239,7 @@ public sealed class LiveStreamSourceTests
         using var source = new LiveStreamSource(Options(), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()).DroppingWriter, new SourceHealth(), Fast);
         using var cts = new CancellationTokenSource();
         var run = source.RunAsync(cts.Token);
-        await StreamRows.Eventually(() => source.Reader.Flushes == 10, "the first events");
-        await Task.Delay(200); // the read now blocks inside the server's stream
+        await StreamRows.Eventually(() => source.Reader.Flushes == 10 && server.StreamWaits > 0, "the first events, then a stream with nothing more to send");
 
         var clock = Stopwatch.StartNew();
         await cts.CancelAsync();

@@ -113,7 +113,7 @@ public class ScenarioShapeTests
     [Fact]
     public void Restart_resets_server_values_yet_totals_never_decrease_and_nothing_is_counted_twice()
     {
-        var sim = SimulationScenarios.Create("restart");
+        var sim = SimulationScenarios.Create("restart", LightWorkload.Options);
         var aggregator = new LogFlushAggregator();
         var recording = new RecordingSink(aggregator);
         var sink = recording;
@@ -154,7 +154,7 @@ public class ScenarioShapeTests
     [Fact]
     public void Dropped_database_disappears_from_the_snapshot_once_its_rows_vanish()
     {
-        var sim = SimulationScenarios.Create("drop-database");
+        var sim = SimulationScenarios.Create("drop-database", LightWorkload.Options);
         var aggregator = new LogFlushAggregator();
         var recording = new RecordingSink(aggregator);
         var sink = recording;

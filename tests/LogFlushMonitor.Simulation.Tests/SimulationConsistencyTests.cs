@@ -27,7 +27,7 @@ public class SimulationConsistencyTests
     [InlineData("drop-database")]
     public void Every_polled_value_agrees_with_the_events_delivered_before_it(string scenario)
     {
-        var recording = Record(scenario, TimeSpan.FromSeconds(45));
+        var recording = Record(scenario, TimeSpan.FromSeconds(45), LightWorkload.Options);
         var perDb = new Dictionary<string, (long Flushes, long Bytes, long Waits, long WaitTicks, long StallTicks)>();
         var polledNow = new HashSet<string>();
         long writelogTasks = 0, writelogTicks = 0, lastSequence = 0;
@@ -114,7 +114,7 @@ public class SimulationConsistencyTests
         Assert.Equal(scenario == "restart" ? 1 : 0, restarts);
         Assert.Equal(restarts, startTimeChanges);
         Assert.True(checkedRows >= 40, $"only {checkedRows} rows checked");
-        Assert.Contains(recording.Counters, c => c.CounterName == "Log Flushes/sec" && c.Value > 1000);
+        Assert.Contains(recording.Counters, c => c.CounterName == "Log Flushes/sec" && c.Value > 100); // the counters really moved
     }
 
     [Fact]
@@ -179,9 +179,9 @@ public class SimulationConsistencyTests
     [Fact]
     public void Advancing_in_small_pieces_gives_the_same_flushes_as_one_run()
     {
-        var whole = Record("drop-database", TimeSpan.FromSeconds(40));
+        var whole = Record("drop-database", TimeSpan.FromSeconds(40), LightWorkload.Options);
         var pieces = new RecordingSink();
-        var sim = SimulationScenarios.Create("drop-database");
+        var sim = SimulationScenarios.Create("drop-database", LightWorkload.Options);
         sim.Start(T0);
         for (var ms = 0; ms <= 40_000; ms += 1_234)
         {

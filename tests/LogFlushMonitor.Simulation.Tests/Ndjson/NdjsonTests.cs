@@ -87,7 +87,7 @@ public class NdjsonTests
     public async Task Simulate_write_replay_equals_the_direct_simulation()
     {
         // Restart and event loss make every sample kind appear, loss lines included.
-        var options = new SimulationOptions { EventLossRate = 0.002 };
+        var options = LightWorkload.Options with { EventLossRate = 0.002 };
         using var stream = new MemoryStream();
         long lines;
         RecordingSink direct;
@@ -118,11 +118,11 @@ public class NdjsonTests
             var direct = new LogFlushAggregator();
             using (var writer = new NdjsonSampleWriter(path))
             {
-                SimulationScenarios.Create("mixed").Run(T0, TimeSpan.FromSeconds(12), new RecordingSink(writer) { Keep = false });
+                SimulationScenarios.Create("mixed", LightWorkload.Options).Run(T0, TimeSpan.FromSeconds(12), new RecordingSink(writer) { Keep = false });
             }
 
             // The simulation is deterministic: a second run is the direct one.
-            SimulationScenarios.Create("mixed").Run(T0, TimeSpan.FromSeconds(12), direct);
+            SimulationScenarios.Create("mixed", LightWorkload.Options).Run(T0, TimeSpan.FromSeconds(12), direct);
 
             var replayed = new LogFlushAggregator();
             var summary = await NdjsonReplay.ReplayFileAsync(path, new RecordingSink(replayed) { Keep = false });
@@ -193,14 +193,15 @@ public class NdjsonTests
         Assert.True(flushes.Count > 1000);
         Assert.All(flushes, f => Assert.Same(flushes[0].Instance, f.Instance));
         Assert.All(flushes, f => Assert.Same(flushes[0].DatabaseName, f.DatabaseName));
-        Assert.All(sink.Waits, w => Assert.Same(sink.Waits.First().WaitType, w.WaitType));
+        var waits = sink.Waits;
+        Assert.All(waits, w => Assert.Same(waits[0].WaitType, w.WaitType));
         Assert.All(sink.Counters, c => Assert.Same(flushes[0].Instance, c.Instance));
     }
 
     [Fact]
     public async Task Rebase_shifts_every_time_so_the_recording_starts_now()
     {
-        var text = Write(w => SimulationScenarios.Create("autocommit").Run(T0, TimeSpan.FromSeconds(6), w));
+        var text = Write(w => SimulationScenarios.Create("autocommit", LightWorkload.Options).Run(T0, TimeSpan.FromSeconds(6), w));
         var now = new DateTimeOffset(2030, 1, 2, 3, 4, 5, TimeSpan.Zero);
         var (original, _, _) = await Replay(text);
         var (rebased, _, _) = await Replay(text, new NdjsonReplayOptions { RebaseToNow = true, Time = new ManualTimeProvider(now) });
@@ -233,7 +234,7 @@ public class NdjsonTests
         await Eventually.Until(() => time.PendingTimers == 1);
         Assert.Single(sink.All);
         time.Advance(TimeSpan.FromSeconds(4.9));
-        await Task.Delay(20);
+        Assert.Equal(1, time.PendingTimers); // timers fire inside Advance: not due yet, so nothing went out early
         Assert.Single(sink.All);
         time.Advance(TimeSpan.FromSeconds(0.1));
         await Eventually.Until(() => sink.All.Count == 2 && time.PendingTimers == 1);

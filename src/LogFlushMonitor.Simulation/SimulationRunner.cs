@@ -10,6 +10,9 @@ public static class SimulationRunner
 
     private static readonly TimeSpan MinTick = TimeSpan.FromMilliseconds(10);
 
+    // Virtual time generated between two waits for room: bounds what a waiting writer holds when the pipeline is behind.
+    private static readonly TimeSpan MaxSlice = TimeSpan.FromMilliseconds(100);
+
     /// <summary>
     /// Advances <paramref name="simulation"/> to "now" every tick: its virtual time runs <paramref name="speed"/>
     /// times as fast as <paramref name="time"/>, from where it stands (an unstarted simulation starts at the
@@ -52,8 +55,7 @@ public static class SimulationRunner
                 // From the clock, not by adding ticks: a slow advance or a late timer does not make virtual time drift.
                 var virtualElapsed = (time.GetUtcNow() - wallStart).Ticks * speed;
                 var target = virtualElapsed >= (end - origin).Ticks ? end : origin.AddTicks((long)virtualElapsed);
-                simulation.Advance(target, sink);
-                await sink.WaitForRoomAsync(cancellationToken).ConfigureAwait(false);
+                await AdvanceInSlicesAsync(simulation, target, sink, cancellationToken).ConfigureAwait(false);
                 if (target >= end)
                 {
                     return;
@@ -74,10 +76,25 @@ public static class SimulationRunner
         {
             cancellationToken.ThrowIfCancellationRequested();
             var next = simulation.NowUtc.AddSeconds(1);
-            simulation.Advance(next < end ? next : end, sink);
-            await sink.WaitForRoomAsync(cancellationToken).ConfigureAwait(false);
+            await AdvanceInSlicesAsync(simulation, next < end ? next : end, sink, cancellationToken).ConfigureAwait(false);
             // Let the host's other work run between virtual seconds.
             await Task.Yield();
         }
+    }
+
+    /// <summary>
+    /// Advances to <paramref name="target"/> in slices of at most <see cref="MaxSlice"/>, waiting for room after each:
+    /// the samples are the same as one Advance, and a pipeline that is behind holds back the simulation (whose virtual
+    /// time then lags) instead of a backlog growing with the catch-up.
+    /// </summary>
+    private static async Task AdvanceInSlicesAsync(WorkloadSimulation simulation, DateTime target, IPacedSampleSink sink, CancellationToken cancellationToken)
+    {
+        do
+        {
+            var next = simulation.NowUtc + MaxSlice;
+            simulation.Advance(next < target ? next : target, sink);
+            await sink.WaitForRoomAsync(cancellationToken).ConfigureAwait(false);
+        }
+        while (simulation.NowUtc < target);
     }
 }

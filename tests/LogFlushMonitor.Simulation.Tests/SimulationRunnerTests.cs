@@ -1,3 +1,5 @@
+using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Pipeline;
 
 namespace LogFlushMonitor.Simulation.Tests;
 
@@ -71,6 +73,26 @@ public class SimulationRunnerTests
 
         await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => SimulationRunner.RunAsync(SimulationScenarios.Create("mixed"), sink, TimeProvider.System, double.PositiveInfinity, null));
         await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => SimulationRunner.RunAsync(SimulationScenarios.Create("mixed"), sink, TimeProvider.System, 0, null));
+    }
+
+    [Fact]
+    public async Task A_simulation_faster_than_the_pipeline_is_held_back_and_loses_nothing()
+    {
+        // A channel of 256 events in front of a real aggregation: flat out, the simulation outruns the consumer at once.
+        var aggregator = new LogFlushAggregator();
+        var pipeline = new SamplePipeline(aggregator, capacity: 256);
+        var consumer = pipeline.RunAsync(CancellationToken.None);
+        var counted = new RecordingSink { Keep = false };
+        SimulationScenarios.Create("autocommit", LightWorkload.Options).Run(Wall.UtcDateTime, TimeSpan.FromSeconds(20), counted);
+
+        await SimulationRunner.RunAsync(SimulationScenarios.Create("autocommit", LightWorkload.Options), pipeline.CreateWaitingWriter(),
+            new ManualTimeProvider(Wall), double.PositiveInfinity, TimeSpan.FromSeconds(20));
+        pipeline.Complete();
+        await consumer.WaitAsync(TimeSpan.FromSeconds(30));
+
+        Assert.Equal(0, pipeline.Dropped);
+        Assert.Equal(counted.Events, pipeline.Applied); // every event the same simulation makes, in the aggregation
+        Assert.Equal(counted.Flushes, aggregator.Snapshot().Single(d => d.Database == "shop").WriteSizes.Count);
     }
 
     [Fact]

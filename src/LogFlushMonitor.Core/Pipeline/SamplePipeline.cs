@@ -222,10 +222,14 @@ public sealed class SamplePipeline
             }
             catch (OperationCanceledException)
             {
-                // The source stops while the consumer is behind: what it still holds never reaches the aggregation.
+                // The source stops while the consumer is behind: what fits now still goes in; the rest never reaches
+                // the aggregation and is counted as lost.
                 while (_held.TryDequeue(out var sample))
                 {
-                    pipeline.Drop(sample);
+                    if (!pipeline.TryAccept(sample))
+                    {
+                        pipeline.Drop(sample);
+                    }
                 }
 
                 throw;

@@ -1,5 +1,5 @@
 using System.CommandLine;
-using LogFlushMonitor.Cli;
+using LogFlushMonitor.Commands;
 
 namespace LogFlushMonitor;
 
@@ -14,8 +14,8 @@ public static class Program
             RunCommand.Create(),
             SimulateCommand.Create(),
             AnalyzeCommand.Create(),
-            SqlServer.CheckCommand.Create(),
-            SqlServer.SetupSqlCommand.Create(),
+            CheckCommand.Create(),
+            SetupSqlCommand.Create(),
         };
 
         var parse = root.Parse(args);

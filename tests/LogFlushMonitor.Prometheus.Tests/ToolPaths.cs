@@ -1,9 +1,7 @@
 namespace LogFlushMonitor.Prometheus.Tests;
 
-/// <summary>The Debian prometheus package's binaries; CI installs them, tests skip without them.</summary>
+/// <summary>The Debian prometheus package's promtool; CI installs it, tests skip without it (the server: Testing's RealPrometheus).</summary>
 internal static class ToolPaths
 {
     public static string Promtool => Environment.GetEnvironmentVariable("PROMTOOL") ?? "/usr/bin/promtool";
-
-    public static string Prometheus => Environment.GetEnvironmentVariable("PROMETHEUS") ?? "/usr/bin/prometheus";
 }

@@ -75,27 +75,39 @@ public sealed class ManualTimeProvider(DateTimeOffset? start = null) : TimeProvi
     }
 
     /// <summary>
-    /// Advances in <paramref name="step"/>s, letting real I/O run between steps, until <paramref name="done"/> or
-    /// <paramref name="limit"/> of virtual time.
+    /// Advances in <paramref name="step"/>s until <paramref name="done"/> or <paramref name="limit"/> of virtual time.
+    /// Each step is taken only once the code under test waits on a timer of this clock (at least
+    /// <paramref name="waiters"/> pending), never while its real I/O is in flight: the virtual times it stamps and the
+    /// delays it schedules are exact, however slow the machine is.
     /// </summary>
-    public async Task<bool> AdvanceUntilAsync(Func<bool> done, TimeSpan step, TimeSpan limit)
+    public async Task<bool> AdvanceUntilAsync(Func<bool> done, TimeSpan step, TimeSpan limit, int waiters = 1)
     {
-        for (var elapsed = TimeSpan.Zero; elapsed <= limit; elapsed += step)
+        ArgumentNullException.ThrowIfNull(done);
+        for (var elapsed = TimeSpan.Zero; elapsed <= limit;)
         {
-            for (var i = 0; i < 4 && !done(); i++)
-            {
-                await Task.Delay(5);
-            }
-
+            await Eventually.Until(() => done() || PendingTimers >= waiters, "the code under test to wait on the manual clock").ConfigureAwait(false);
             if (done())
             {
                 return true;
             }
 
-            Advance(step);
+            // Stop at the next timer's due time: what its callback starts then runs at that time, not at the step's end.
+            var by = NextDueIn() is { } next && next < step ? next : step;
+            Advance(by);
+            elapsed += by;
         }
 
         return done();
+    }
+
+    /// <summary>Virtual time until the earliest pending timer is due, or null when none is pending.</summary>
+    public TimeSpan? NextDueIn()
+    {
+        lock (_gate)
+        {
+            var due = _timers.Where(t => t.Due is not null).Select(t => t.Due!.Value).DefaultIfEmpty().Min();
+            return due == default ? null : due - _now;
+        }
     }
 
     private sealed class ManualTimer(ManualTimeProvider owner, TimerCallback callback, object? state) : ITimer

@@ -4,9 +4,11 @@
 
 using BenchmarkDotNet.Attributes;
 using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.Prometheus;
+using Microsoft.Extensions.DependencyInjection;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
 
@@ -39,15 +41,16 @@ public class ScrapeBenchmarks
 /// <summary>The service's metric stack populated as a fleet of instances and databases.</summary>
 public sealed class Fleet : IDisposable
 {
-    private Fleet(LogFlushMetrics metrics, LogFlushAggregator aggregator, MeterProvider provider, PrometheusScrapeHandler handler)
+    private Fleet(ServiceProvider services, LogFlushAggregator aggregator, MeterProvider provider, PrometheusScrapeHandler handler)
     {
-        Metrics = metrics;
+        Services = services;
         Aggregator = aggregator;
         Provider = provider;
         Handler = handler;
     }
 
-    public LogFlushMetrics Metrics { get; }
+    /// <summary>The container that owns the Meter (IMeterFactory) and the metric stack, as in the host.</summary>
+    public ServiceProvider Services { get; }
 
     public LogFlushAggregator Aggregator { get; }
 
@@ -57,8 +60,15 @@ public sealed class Fleet : IDisposable
 
     public static Fleet Create(int instances, int databases, bool scopeLabels = true)
     {
-        var metrics = new LogFlushMetrics();
-        var aggregator = new LogFlushAggregator(metrics);
+        var services = new ServiceCollection().AddMetrics()
+            .AddSingleton<EventHistograms>()
+            .AddSingleton(sp => new LogFlushAggregator(sp.GetRequiredService<EventHistograms>()))
+            .AddSingleton<IAggregationReadings>(sp => sp.GetRequiredService<LogFlushAggregator>())
+            .AddSingleton(_ => new SourceHealth())
+            .AddSingleton<LogFlushMetrics>()
+            .BuildServiceProvider();
+        _ = services.GetRequiredService<LogFlushMetrics>();
+        var aggregator = services.GetRequiredService<LogFlushAggregator>();
         var provider = Sdk.CreateMeterProviderBuilder()
             .AddMeter(LogFlushMetrics.MeterName)
             .AddPrometheusPullExporter(out var handler, o =>
@@ -101,7 +111,7 @@ public sealed class Fleet : IDisposable
             }
         }
 
-        return new Fleet(metrics, aggregator, provider!, handler);
+        return new Fleet(services, aggregator, provider!, handler);
     }
 
     private static readonly (string Name, int Type)[] Counters =
@@ -120,6 +130,6 @@ public sealed class Fleet : IDisposable
     {
         Handler.Dispose();
         Provider.Dispose();
-        Metrics.Dispose();
+        Services.Dispose();
     }
 }

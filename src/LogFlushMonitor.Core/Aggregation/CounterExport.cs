@@ -2,7 +2,7 @@ using LogFlushMonitor.Core.Samples;
 
 namespace LogFlushMonitor.Core.Aggregation;
 
-/// <summary>Which exported instrument a series feeds.</summary>
+/// <summary>Which exported instrument a counter series feeds.</summary>
 internal enum CounterExport
 {
     None,
@@ -17,24 +17,6 @@ internal enum CounterExport
     GenericValue,
     GenericFraction,
     GenericAverage,
-    InstanceStart,
-    InstanceRestarts,
-    EventsReceived,
-    EventsLost,
-    EventLossRatio,
-}
-
-internal enum WaitStatsField
-{
-    Tasks,
-    WaitTime,
-    SignalTime,
-}
-
-internal enum FileStatsField
-{
-    Writes,
-    Bytes,
 }
 
 /// <summary>
@@ -43,14 +25,26 @@ internal enum FileStatsField
 /// </summary>
 internal static class CounterCatalog
 {
+    /// <summary>The performance-counter object whose instances are databases.</summary>
+    public const string DatabasesObject = "Databases";
+
+    /// <summary>The counter of log flushes (cumulative): the server's count the event loss is measured against.</summary>
+    public const string LogFlushesCounter = "Log Flushes/sec";
+
+    /// <summary>The counter of bytes flushed (cumulative).</summary>
+    public const string LogBytesFlushedCounter = "Log Bytes Flushed/sec";
+
+    /// <summary>The counter instance that sums all databases.</summary>
+    public const string TotalInstance = "_Total";
+
     public static CounterExport Classify(string objectName, string counterName, int counterType)
     {
-        if (objectName == "Databases")
+        if (objectName == DatabasesObject)
         {
             var known = (counterName, counterType) switch
             {
-                ("Log Flushes/sec", PerfCounterType.BulkCount) => CounterExport.Flushes,
-                ("Log Bytes Flushed/sec", PerfCounterType.BulkCount) => CounterExport.FlushedBytes,
+                (LogFlushesCounter, PerfCounterType.BulkCount) => CounterExport.Flushes,
+                (LogBytesFlushedCounter, PerfCounterType.BulkCount) => CounterExport.FlushedBytes,
                 ("Log Flush Waits/sec", PerfCounterType.BulkCount) => CounterExport.FlushWaits,
                 ("Log Flush Wait Time", PerfCounterType.BulkCount) => CounterExport.FlushWaitTime,
                 ("Percent Log Used", PerfCounterType.LargeRawCount or PerfCounterType.RawCount) => CounterExport.LogUsedRatio,
@@ -73,6 +67,23 @@ internal static class CounterCatalog
             _ => CounterExport.None,
         };
     }
+
+    /// <summary>The counter series an instrument reads.</summary>
+    public static CounterExport ExportOf(AggregationReading reading) => reading switch
+    {
+        AggregationReading.LogFlushes => CounterExport.Flushes,
+        AggregationReading.LogFlushedBytes => CounterExport.FlushedBytes,
+        AggregationReading.LogFlushWaits => CounterExport.FlushWaits,
+        AggregationReading.LogFlushWaitTime => CounterExport.FlushWaitTime,
+        AggregationReading.LogUsage => CounterExport.LogUsedRatio,
+        AggregationReading.LogUsedSize => CounterExport.LogUsedBytes,
+        AggregationReading.LogSize => CounterExport.LogSizeBytes,
+        AggregationReading.PerformanceTotal => CounterExport.GenericTotal,
+        AggregationReading.PerformanceValue => CounterExport.GenericValue,
+        AggregationReading.PerformanceFraction => CounterExport.GenericFraction,
+        AggregationReading.PerformanceAverage => CounterExport.GenericAverage,
+        _ => CounterExport.None,
+    };
 
     /// <summary>True when the series is cumulative on the server (tracked restart-safe).</summary>
     public static bool IsCumulative(int counterType) => counterType == PerfCounterType.BulkCount;

@@ -17,12 +17,8 @@ public sealed class SourceHealth
     private readonly ConcurrentDictionary<string, long> _fallbacks = new(StringComparer.Ordinal);
     private readonly TimeProvider _time;
 
-    /// <summary>Creates a registry; exported when <paramref name="metrics"/> is given.</summary>
-    public SourceHealth(TimeProvider? time = null, LogFlushMetrics? metrics = null)
-    {
-        _time = time ?? TimeProvider.System;
-        metrics?.Attach(this);
-    }
+    /// <summary>Creates a registry; <see cref="LogFlushMetrics"/> reads and exports it.</summary>
+    public SourceHealth(TimeProvider? time = null) => _time = time ?? TimeProvider.System;
 
     /// <summary>A component of an instance's source succeeded (a poll, a buffer read, a session check).</summary>
     public void Succeeded(string instance, string component)

@@ -5,55 +5,59 @@ using LogFlushMonitor.Core.Samples;
 namespace LogFlushMonitor.Core.Pipeline;
 
 /// <summary>
-/// The seam between sources and the aggregation. High-rate events go through a bounded channel that never
-/// blocks the source: when it is full the event is dropped and counted (loss.kind=channel_full). Polled rows
-/// are few and go straight to the aggregation.
+/// The seam between sources and the aggregation. High-rate events go through one bounded channel; polled rows and
+/// loss reports are few and go straight to the aggregation (<see cref="Polls"/>). What happens to an event when the
+/// channel is full is the choice of the source, made by the writer it asks for: the live stream takes the
+/// <see cref="DroppingWriter"/> (it must never wait: the server disconnects a reader that stalls), a paced source
+/// takes a <see cref="CreateWaitingWriter">waiting writer</see> (it never loses an event and waits asynchronously).
 /// </summary>
 /// <remarks>
-/// Any number of source threads may call the <see cref="ISampleSink"/> members. Exactly one task runs
-/// <see cref="RunAsync"/>, which drains the channel in batches into the aggregation; it drains what is left
-/// after <see cref="Complete"/> before returning.
+/// Any number of source threads may write. Exactly one task runs <see cref="RunAsync"/>, which drains the channel in
+/// batches into the aggregation; after <see cref="Complete"/> it drains what is left before returning.
 /// </remarks>
-public sealed class SamplePipeline : ISampleSink
+public sealed class SamplePipeline
 {
     private const int BatchSize = 1024;
     private readonly Channel<EventSample> _channel;
-    private readonly ISampleSink _aggregator;
+    private readonly ILossSink _losses;
     private readonly Action<ReadOnlySpan<EventSample>> _applyBatch;
+    private readonly DrainSignal _drained = new();
     private long _dropped;
     private long _accepted;
     private long _applied;
-    private volatile bool _completed;
 
     /// <summary>Creates a pipeline in front of <paramref name="aggregator"/>.</summary>
     /// <param name="aggregator">The aggregation the consumer feeds.</param>
-    /// <param name="capacity">Events the channel holds before it drops.</param>
+    /// <param name="capacity">Events the channel holds before writers drop or wait.</param>
     public SamplePipeline(LogFlushAggregator aggregator, int capacity = 65536)
-        : this(aggregator, aggregator.Apply, capacity)
+        : this(aggregator, aggregator, aggregator.Apply, capacity)
     {
     }
 
-    internal SamplePipeline(ISampleSink sink, Action<ReadOnlySpan<EventSample>> applyBatch, int capacity)
+    internal SamplePipeline(IPollSink polls, ILossSink losses, Action<ReadOnlySpan<EventSample>> applyBatch, int capacity)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(capacity, 1);
-        _aggregator = sink;
+        Polls = polls;
+        _losses = losses;
         _applyBatch = applyBatch;
-        Waiting = new WaitingSink(this);
+        DroppingWriter = new DroppingEventWriter(this);
         _channel = Channel.CreateBounded<EventSample>(new BoundedChannelOptions(capacity)
         {
             SingleReader = true,
             SingleWriter = false,
-            FullMode = BoundedChannelFullMode.Wait, // with TryWrite only: false when full, never waits
+            FullMode = BoundedChannelFullMode.Wait, // TryWrite returns false when full; WriteAsync waits for room
             AllowSynchronousContinuations = false,
         });
     }
 
+    /// <summary>Polled rows and loss reports: straight to the aggregation, thread-safe, never dropped.</summary>
+    public IPollSink Polls { get; }
+
     /// <summary>
-    /// The same pipeline for sources that may wait (replay, simulation): when the channel is full they wait
-    /// for room instead of dropping. A live stream must never wait (the server would disconnect it): it uses
-    /// the pipeline itself.
+    /// The writer for sources that must never wait (the live stream): when the channel is full the event is dropped
+    /// and counted (sqlserver.monitor.events.lost, loss.kind=channel_full). Thread-safe; shared by every such source.
     /// </summary>
-    public ISampleSink Waiting { get; }
+    public IEventSink DroppingWriter { get; }
 
     /// <summary>Events dropped because the channel was full.</summary>
     public long Dropped => Interlocked.Read(ref _dropped);
@@ -61,42 +65,19 @@ public sealed class SamplePipeline : ISampleSink
     /// <summary>Events accepted into the channel.</summary>
     public long Accepted => Interlocked.Read(ref _accepted);
 
-    /// <summary>Events waiting in the channel.</summary>
-    public int Pending => _channel.Reader.CanCount ? _channel.Reader.Count : 0;
+    /// <summary>Events the consumer has applied to the aggregation.</summary>
+    public long Applied => Interlocked.Read(ref _applied);
 
-    /// <inheritdoc />
-    public void OnLogFlush(in LogFlushEvent flush) => Enqueue(EventSample.Of(flush));
-
-    /// <inheritdoc />
-    public void OnWait(in WaitEvent wait) => Enqueue(EventSample.Of(wait));
-
-    /// <inheritdoc />
-    public void OnCounter(in CounterSample counter) => _aggregator.OnCounter(counter);
-
-    /// <inheritdoc />
-    public void OnWaitStats(in WaitStatsSample waitStats) => _aggregator.OnWaitStats(waitStats);
-
-    /// <inheritdoc />
-    public void OnFileStats(in FileStatsSample fileStats) => _aggregator.OnFileStats(fileStats);
-
-    /// <inheritdoc />
-    public void OnServerStart(in ServerStartSample start) => _aggregator.OnServerStart(start);
-
-    /// <inheritdoc />
-    public void OnPollCompleted(in PollCompleted completed) => _aggregator.OnPollCompleted(completed);
-
-    /// <inheritdoc />
-    public void OnDatabaseName(string instance, int databaseId, string name) => _aggregator.OnDatabaseName(instance, databaseId, name);
-
-    /// <inheritdoc />
-    public void OnSourceLoss(string instance, LossKind kind, long count) => _aggregator.OnSourceLoss(instance, kind, count);
+    /// <summary>
+    /// A writer for one source that may wait for room (replay, simulation): it never drops. Its calls never block:
+    /// when the channel is full it holds events, in order, until the source awaits
+    /// <see cref="IPacedSampleSink.WaitForRoomAsync"/>. Polled rows go straight to the aggregation. Not thread-safe:
+    /// one writer per source.
+    /// </summary>
+    public IPacedSampleSink CreateWaitingWriter() => new WaitingSampleWriter(this);
 
     /// <summary>No more events will come: <see cref="RunAsync"/> drains the channel and returns.</summary>
-    public void Complete()
-    {
-        _completed = true;
-        _channel.Writer.TryComplete();
-    }
+    public void Complete() => _channel.Writer.TryComplete();
 
     /// <summary>Consumes the channel until <see cref="Complete"/> (then drains) or cancellation (then stops at once).</summary>
     public async Task RunAsync(CancellationToken cancellationToken)
@@ -114,7 +95,7 @@ public sealed class SamplePipeline : ISampleSink
                 }
 
                 _applyBatch(batch.AsSpan(0, n));
-                Interlocked.Add(ref _applied, n);
+                _drained.Reached(Interlocked.Add(ref _applied, n));
                 Array.Clear(batch, 0, n); // release string references held by the batch
             }
         }
@@ -123,77 +104,136 @@ public sealed class SamplePipeline : ISampleSink
         }
     }
 
-    /// <summary>Events the consumer has applied to the aggregation.</summary>
-    public long Applied => Interlocked.Read(ref _applied);
-
-    /// <summary>Waits until every event accepted so far has been applied to the aggregation (for tests and orderly stops).</summary>
+    /// <summary>
+    /// Completes when every event accepted so far has been applied to the aggregation (for tests and orderly stops).
+    /// The consumer signals it after each batch: nothing polls.
+    /// </summary>
+    /// <exception cref="TimeoutException">When the events are not applied within <paramref name="timeout"/>.</exception>
     public async Task WaitForDrainAsync(TimeSpan timeout, TimeProvider? time = null)
     {
-        time ??= TimeProvider.System;
-        var deadline = time.GetUtcNow() + timeout;
-        while (Applied < Accepted)
+        var target = Accepted;
+        try
         {
-            if (time.GetUtcNow() > deadline)
-            {
-                throw new TimeoutException($"The pipeline still had {Accepted - Applied} events to apply after {timeout}.");
-            }
-
-            await Task.Delay(5).ConfigureAwait(false);
+            await _drained.WaitAsync(target, () => Applied).WaitAsync(timeout, time ?? TimeProvider.System).ConfigureAwait(false);
+        }
+        catch (TimeoutException)
+        {
+            throw new TimeoutException($"The pipeline still had {target - Applied} events to apply after {timeout}.");
         }
     }
 
-    private void EnqueueWaiting(in EventSample sample)
+    private bool TryAccept(in EventSample sample)
     {
-        var spinner = default(SpinWait);
-        while (!_channel.Writer.TryWrite(sample))
+        if (!_channel.Writer.TryWrite(sample))
         {
-            if (_completed)
-            {
-                Drop(sample);
-                return;
-            }
-
-            spinner.SpinOnce(sleep1Threshold: 10);
+            return false;
         }
 
         Interlocked.Increment(ref _accepted);
+        return true;
+    }
+
+    /// <summary>Waits for room and writes; false when the pipeline completed first (the event is then dropped and counted).</summary>
+    private async ValueTask<bool> AcceptWhenRoomAsync(EventSample sample, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await _channel.Writer.WriteAsync(sample, cancellationToken).ConfigureAwait(false);
+        }
+        catch (ChannelClosedException)
+        {
+            Drop(sample);
+            return false;
+        }
+
+        Interlocked.Increment(ref _accepted);
+        return true;
     }
 
     private void Drop(in EventSample sample)
     {
         Interlocked.Increment(ref _dropped);
-        _aggregator.OnSourceLoss(sample.Instance, LossKind.ChannelFull, 1);
+        _losses.OnSourceLoss(sample.Instance, LossKind.ChannelFull, 1);
     }
 
-    private void Enqueue(in EventSample sample)
+    private sealed class DroppingEventWriter(SamplePipeline pipeline) : IEventSink
     {
-        if (_channel.Writer.TryWrite(sample))
+        public void OnLogFlush(in LogFlushEvent flush) => Write(EventSample.Of(flush));
+
+        public void OnWait(in WaitEvent wait) => Write(EventSample.Of(wait));
+
+        public void OnSourceLoss(string instance, LossKind kind, long count) => pipeline._losses.OnSourceLoss(instance, kind, count);
+
+        private void Write(in EventSample sample)
         {
-            Interlocked.Increment(ref _accepted);
-            return;
+            if (!pipeline.TryAccept(sample))
+            {
+                pipeline.Drop(sample);
+            }
+        }
+    }
+
+    /// <summary>Holds events while the channel is full; the source moves them in by awaiting <see cref="WaitForRoomAsync"/>.</summary>
+    private sealed class WaitingSampleWriter(SamplePipeline pipeline) : IPacedSampleSink
+    {
+        private readonly Queue<EventSample> _held = new();
+
+        public void OnLogFlush(in LogFlushEvent flush) => Write(EventSample.Of(flush));
+
+        public void OnWait(in WaitEvent wait) => Write(EventSample.Of(wait));
+
+        public void OnSourceLoss(string instance, LossKind kind, long count) => pipeline._losses.OnSourceLoss(instance, kind, count);
+
+        public void OnCounter(in CounterSample counter) => pipeline.Polls.OnCounter(counter);
+
+        public void OnWaitStats(in WaitStatsSample waitStats) => pipeline.Polls.OnWaitStats(waitStats);
+
+        public void OnFileStats(in FileStatsSample fileStats) => pipeline.Polls.OnFileStats(fileStats);
+
+        public void OnServerStart(in ServerStartSample start) => pipeline.Polls.OnServerStart(start);
+
+        public void OnPollCompleted(in PollCompleted completed) => pipeline.Polls.OnPollCompleted(completed);
+
+        public void OnDatabaseName(in DatabaseNameSample database) => pipeline.Polls.OnDatabaseName(database);
+
+        public void OnFlushBucket(in FlushBucketSample bucket) => pipeline.Polls.OnFlushBucket(bucket);
+
+        public ValueTask WaitForRoomAsync(CancellationToken cancellationToken) =>
+            _held.Count == 0 ? ValueTask.CompletedTask : MoveHeldAsync(cancellationToken);
+
+        private void Write(in EventSample sample)
+        {
+            // Once something is held, later events queue behind it so the order is kept.
+            if (_held.Count > 0 || !pipeline.TryAccept(sample))
+            {
+                _held.Enqueue(sample);
+            }
         }
 
-        Drop(sample);
-    }
+        private async ValueTask MoveHeldAsync(CancellationToken cancellationToken)
+        {
+            try
+            {
+                while (_held.TryPeek(out var sample))
+                {
+                    await pipeline.AcceptWhenRoomAsync(sample, cancellationToken).ConfigureAwait(false);
+                    _held.Dequeue();
+                }
+            }
+            catch (OperationCanceledException)
+            {
+                // The source stops while the consumer is behind: what fits now still goes in; the rest never reaches
+                // the aggregation and is counted as lost.
+                while (_held.TryDequeue(out var sample))
+                {
+                    if (!pipeline.TryAccept(sample))
+                    {
+                        pipeline.Drop(sample);
+                    }
+                }
 
-    private sealed class WaitingSink(SamplePipeline pipeline) : ISampleSink
-    {
-        public void OnLogFlush(in LogFlushEvent flush) => pipeline.EnqueueWaiting(EventSample.Of(flush));
-
-        public void OnWait(in WaitEvent wait) => pipeline.EnqueueWaiting(EventSample.Of(wait));
-
-        public void OnCounter(in CounterSample counter) => pipeline.OnCounter(counter);
-
-        public void OnWaitStats(in WaitStatsSample waitStats) => pipeline.OnWaitStats(waitStats);
-
-        public void OnFileStats(in FileStatsSample fileStats) => pipeline.OnFileStats(fileStats);
-
-        public void OnServerStart(in ServerStartSample start) => pipeline.OnServerStart(start);
-
-        public void OnPollCompleted(in PollCompleted completed) => pipeline.OnPollCompleted(completed);
-
-        public void OnDatabaseName(string instance, int databaseId, string name) => pipeline.OnDatabaseName(instance, databaseId, name);
-
-        public void OnSourceLoss(string instance, LossKind kind, long count) => pipeline.OnSourceLoss(instance, kind, count);
+                throw;
+            }
+        }
     }
 }

@@ -70,7 +70,7 @@ public struct SequenceGapTracker
     }
 
     /// <summary>Observes and reports a gap to <paramref name="sink"/>.</summary>
-    public void Observe(long sequence, string instance, ISampleSink sink)
+    public void Observe(long sequence, string instance, ILossSink sink)
     {
         var gap = Observe(sequence);
         if (gap > 0)

@@ -42,3 +42,24 @@ public enum PollKind
 
 /// <summary>Marks the end of one poll of <see cref="Kind"/>: series the poll did not refresh are retired.</summary>
 public readonly record struct PollCompleted(string Instance, DateTime TimestampUtc, PollKind Kind);
+
+/// <summary>A database's id and name as sys.databases lists them, read at <see cref="TimestampUtc"/>.</summary>
+public readonly record struct DatabaseNameSample(string Instance, DateTime TimestampUtc, int DatabaseId, string Name);
+
+/// <summary>
+/// <see cref="Count"/> log flushes of <see cref="WriteSize"/> bytes each, counted by a server-side histogram target
+/// (package0.histogram on log_flush_start.write_size) since the previous reading.
+/// </summary>
+/// <param name="Instance">The SQL Server instance name.</param>
+/// <param name="TimestampUtc">When the target was read.</param>
+/// <param name="DatabaseId">database_id the target covers, 0 for an instance-wide target.</param>
+/// <param name="DatabaseName">The database name, "(all)" for an instance-wide target.</param>
+/// <param name="WriteSize">The slot's write size in bytes.</param>
+/// <param name="Count">Flushes of that size since the previous reading (positive).</param>
+public readonly record struct FlushBucketSample(
+    string Instance,
+    DateTime TimestampUtc,
+    int DatabaseId,
+    string? DatabaseName,
+    uint WriteSize,
+    long Count);

@@ -40,7 +40,7 @@ public sealed record XEventUnits
 public sealed class XEventSampleMapper : IXEventHandler
 {
     private readonly string _instance;
-    private readonly ISampleSink _sink;
+    private readonly IEventSink _sink;
     private readonly XEventUnits _units;
     private readonly Dictionary<int, string> _names = [];
     private readonly Dictionary<string, long> _otherEvents = new(StringComparer.Ordinal);
@@ -51,7 +51,7 @@ public sealed class XEventSampleMapper : IXEventHandler
     private Handles _h;
 
     /// <summary>Creates a mapper delivering samples of <paramref name="instance"/> to <paramref name="sink"/>.</summary>
-    public XEventSampleMapper(string instance, ISampleSink sink, XEventUnits? units = null)
+    public XEventSampleMapper(string instance, IEventSink sink, XEventUnits? units = null)
     {
         _instance = instance;
         _sink = sink;

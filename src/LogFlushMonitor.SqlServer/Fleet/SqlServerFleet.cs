@@ -15,7 +15,7 @@ namespace LogFlushMonitor.SqlServer.Fleet;
 public sealed class SqlServerFleet
 {
     private readonly SqlServerSourceOptions _options;
-    private readonly ISampleSink _sink;
+    private readonly IPollSink _sink;
     private readonly SourceHealth _health;
     private readonly ILogger _logger;
     private readonly TimeProvider _time;
@@ -25,12 +25,12 @@ public sealed class SqlServerFleet
 
     /// <summary>Creates a fleet; <see cref="SqlServerOptionsValidator"/> must have passed.</summary>
     /// <param name="options">The Sources:SqlServer options.</param>
-    /// <param name="sink">Where every poller delivers (the pipeline).</param>
+    /// <param name="sink">Where every poller delivers (the pipeline's polled side).</param>
     /// <param name="health">Counts successes and errors by kind.</param>
     /// <param name="logger">Lines name the instance, never its connection string.</param>
     /// <param name="time">Clock for intervals, backoff and timestamps.</param>
     /// <param name="environment">Environment lookup for ConnectionStringEnvironmentVariable (tests replace it).</param>
-    public SqlServerFleet(SqlServerSourceOptions options, ISampleSink sink, SourceHealth health, ILogger logger, TimeProvider? time = null, Func<string, string?>? environment = null)
+    public SqlServerFleet(SqlServerSourceOptions options, IPollSink sink, SourceHealth health, ILogger logger, TimeProvider? time = null, Func<string, string?>? environment = null)
     {
         _options = options;
         _sink = sink;

@@ -23,18 +23,19 @@ public sealed record HistogramTarget(string SessionName, int? DatabaseId, string
 /// Histogram mode: package0.histogram targets on log_flush_start.write_size, bucketed by the server and polled.
 /// Per database (one small session each, <c>database_id = N</c>) while the watched databases number at most
 /// <see cref="EventSourceSettings.MaxHistogramSessions"/>; otherwise, and on Azure SQL Database, one instance-wide
-/// session reported under the database "(all)". Each poll's increase of each slot is delivered as that many
-/// <see cref="LogFlushEvent"/>s (WriteSize = the slot's value, timestamp = poll time, Sequence 0), so the exact
-/// distribution and the SDK histogram work unchanged.
+/// session reported under the database "(all)". Each poll's increase of each slot is delivered once, as a
+/// <see cref="FlushBucketSample"/> (write size = the slot's value, count = its increase, timestamp = poll time): a
+/// polled row that goes straight to the aggregation, which adds it to the exact distribution and the exported
+/// histogram with its weight.
 /// </summary>
 public sealed class HistogramSource
 {
     /// <summary>The SourceHealth component of histogram polls.</summary>
-    public const string Component = "histogram";
+    public const string Component = SourceComponents.Histogram;
 
     private readonly SqlServerInstanceOptions _instance;
     private readonly string _connectionString;
-    private readonly ISampleSink _sink;
+    private readonly IPollSink _sink;
     private readonly SourceHealth _health;
     private readonly EventSourceSettings _settings;
     private readonly TimeProvider _time;
@@ -44,11 +45,8 @@ public sealed class HistogramSource
     private readonly HashSet<string> _used = new(StringComparer.Ordinal);
     private readonly ResiliencePipeline _retry;
 
-    /// <summary>
-    /// Creates the source. <paramref name="sink"/> may wait (a poll can deliver many events at once and is not
-    /// time-critical): pass the pipeline's <c>Waiting</c> view so nothing is dropped.
-    /// </summary>
-    public HistogramSource(SqlServerInstanceOptions instance, string connectionString, ISampleSink sink, SourceHealth health,
+    /// <summary>Creates the source; <paramref name="sink"/> receives one bucket per slot that grew, per poll.</summary>
+    public HistogramSource(SqlServerInstanceOptions instance, string connectionString, IPollSink sink, SourceHealth health,
         EventSourceSettings? settings = null, TimeProvider? time = null, ILogger? logger = null)
     {
         _instance = instance;
@@ -171,13 +169,7 @@ public sealed class HistogramSource
         var now = _time.GetUtcNow().UtcDateTime;
         var dbId = target.DatabaseId ?? 0;
         FlushesDelivered += Deltas(target.SessionName).Apply(content, (value, increase) =>
-        {
-            var flush = new LogFlushEvent(_instance.Name, dbId, target.DatabaseName, (uint)Math.Clamp(value, 0, uint.MaxValue), 0, now);
-            for (long i = 0; i < increase; i++)
-            {
-                _sink.OnLogFlush(flush);
-            }
-        });
+            _sink.OnFlushBucket(new FlushBucketSample(_instance.Name, now, dbId, target.DatabaseName, (uint)Math.Clamp(value, 0, uint.MaxValue), increase)));
     }
 
     private HistogramDeltas Deltas(string session)

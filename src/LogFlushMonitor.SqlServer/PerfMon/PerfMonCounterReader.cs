@@ -32,7 +32,7 @@ public sealed class PerfMonCounterReader
     private static readonly Dictionary<string, string> CanonicalCounters = LogCounters.ToDictionary(c => c, StringComparer.OrdinalIgnoreCase);
 
     private readonly string _instance;
-    private readonly ISampleSink _sink;
+    private readonly IPollSink _sink;
     private readonly TimeProvider _time;
     private readonly DatabaseFilter _filter;
 
@@ -47,7 +47,7 @@ public sealed class PerfMonCounterReader
     public PerfMonCounterReader(
         string instance,
         string? sqlInstanceName,
-        ISampleSink sink,
+        IPollSink sink,
         TimeProvider time,
         IEnumerable<string>? include = null,
         IEnumerable<string>? exclude = null)

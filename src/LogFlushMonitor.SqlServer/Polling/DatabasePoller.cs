@@ -1,4 +1,5 @@
 using System.Data.Common;
+using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Sql;
 using Microsoft.Extensions.Logging;
 
@@ -43,7 +44,7 @@ internal sealed class DatabasePoller(PollContext context, DatabaseFilter filter,
         // Names for series keyed by database_id (the event session carries ids only).
         foreach (var db in rows.Where(d => filter.Watches(d.Name)))
         {
-            context.Sink.OnDatabaseName(context.Instance, db.Id, db.Name);
+            context.Sink.OnDatabaseName(new DatabaseNameSample(context.Instance, context.UtcNow, db.Id, db.Name));
         }
 
         _last = current;

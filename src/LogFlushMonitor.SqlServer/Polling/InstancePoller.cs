@@ -7,7 +7,7 @@ using Microsoft.Extensions.Logging;
 namespace LogFlushMonitor.SqlServer.Polling;
 
 /// <summary>
-/// Polls one instance's DMVs into an <see cref="ISampleSink"/> over one connection, reused between polls and
+/// Polls one instance's DMVs into an <see cref="IPollSink"/> over one connection, reused between polls and
 /// opened again when broken. A poll reads, in order: the start time (so Core sees a restart before the rows),
 /// sys.databases, the counters, the log waits, the log files, the event session's drops.
 /// </summary>
@@ -15,7 +15,7 @@ namespace LogFlushMonitor.SqlServer.Polling;
 public sealed class InstancePoller : IAsyncDisposable
 {
     /// <summary>The component name reported to <see cref="SourceHealth"/>.</summary>
-    public const string Component = "poller";
+    public const string Component = SourceComponents.Poller;
 
     private readonly string _connectionString;
     private readonly SourceHealth _health;
@@ -34,7 +34,7 @@ public sealed class InstancePoller : IAsyncDisposable
     /// <param name="health">Where successes and errors by kind are counted.</param>
     /// <param name="logger">Log lines name the instance, never the connection string.</param>
     /// <param name="time">The clock for sample timestamps.</param>
-    public InstancePoller(SqlServerInstanceOptions instance, string connectionString, SqlServerSourceOptions fleet, ISampleSink sink, SourceHealth health, ILogger logger, TimeProvider time)
+    public InstancePoller(SqlServerInstanceOptions instance, string connectionString, SqlServerSourceOptions fleet, IPollSink sink, SourceHealth health, ILogger logger, TimeProvider time)
     {
         Name = instance.Name;
         var builder = new SqlConnectionStringBuilder(connectionString) { ConnectTimeout = Math.Max(1, (int)Math.Ceiling(fleet.ConnectTimeout.TotalSeconds)) };

@@ -5,12 +5,12 @@ using LogFlushMonitor.Core.Samples;
 namespace LogFlushMonitor.SqlServer.Polling;
 
 /// <summary>What every poll of one instance shares: the open connection, the timeout, the sink and the clock.</summary>
-internal sealed class PollContext(string instance, ISampleSink sink, TimeProvider time, int commandTimeoutSeconds)
+internal sealed class PollContext(string instance, IPollSink sink, TimeProvider time, int commandTimeoutSeconds)
 {
     /// <summary>The instance name as configured (exported as sqlserver.instance.name).</summary>
     public string Instance { get; } = instance;
 
-    public ISampleSink Sink { get; } = sink;
+    public IPollSink Sink { get; } = sink;
 
     public TimeProvider Time { get; } = time;
 

@@ -36,7 +36,7 @@ public enum StreamEnd
 public sealed class EventStreamReader : IDisposable
 {
     private readonly string _instance;
-    private readonly ISampleSink _sink;
+    private readonly IEventSink _sink;
     private readonly SourceHealth? _health;
     private readonly ILogger _logger;
     private readonly XEventBufferDecoder _decoder;
@@ -48,7 +48,7 @@ public sealed class EventStreamReader : IDisposable
     private long _previousMapperLost;
 
     /// <summary>Creates a reader delivering samples of <paramref name="instance"/> to <paramref name="sink"/> (which must not wait).</summary>
-    public EventStreamReader(string instance, ISampleSink sink, SourceHealth? health = null, ILogger? logger = null, int initialBufferBytes = 1 << 20)
+    public EventStreamReader(string instance, IEventSink sink, SourceHealth? health = null, ILogger? logger = null, int initialBufferBytes = 1 << 20)
     {
         _instance = instance;
         _sink = sink;
@@ -142,7 +142,7 @@ public sealed class EventStreamReader : IDisposable
                     BuffersRead++;
                     BytesRead += length;
                     Decode(length);
-                    _health?.Succeeded(_instance, "stream");
+                    _health?.Succeeded(_instance, SourceComponents.Stream);
                 }
 
                 finished = true;

@@ -1,5 +1,4 @@
 using LogFlushMonitor.Core.Health;
-using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Histogram;
 using LogFlushMonitor.SqlServer.Sessions;
@@ -19,25 +18,29 @@ public sealed class InstanceEventSource
 {
     private readonly SqlServerInstanceOptions _instance;
     private readonly string _connectionString;
-    private readonly ISampleSink _streamSink;
-    private readonly ISampleSink _pacedSink;
+    private readonly IEventSink _streamSink;
+    private readonly IPollSink _pollSink;
     private readonly SourceHealth _health;
     private readonly EventSourceSettings _settings;
     private readonly TimeProvider _time;
     private readonly ILogger _logger;
 
-    /// <summary>
-    /// Creates the source. <paramref name="streamSink"/> receives the live stream and must never wait (the pipeline
-    /// itself); <paramref name="pacedSink"/> receives histogram deliveries and may wait (the pipeline's Waiting view);
-    /// it defaults to <paramref name="streamSink"/>.
-    /// </summary>
-    public InstanceEventSource(SqlServerInstanceOptions instance, string connectionString, ISampleSink streamSink, SourceHealth health,
-        ISampleSink? pacedSink = null, EventSourceSettings? settings = null, TimeProvider? time = null, ILogger? logger = null)
+    /// <summary>Creates the source.</summary>
+    /// <param name="instance">The instance's options.</param>
+    /// <param name="connectionString">The resolved connection string (never logged).</param>
+    /// <param name="streamSink">Receives the live stream's events; must never wait (the pipeline's dropping writer).</param>
+    /// <param name="pollSink">Receives what goes straight to the aggregation: histogram mode's buckets and the names of the databases the stream covers.</param>
+    /// <param name="health">Counts successes and errors by kind.</param>
+    /// <param name="settings">Backoff, fallback and histogram settings.</param>
+    /// <param name="time">Clock for backoff and polling.</param>
+    /// <param name="logger">Lines name the instance, never its connection string.</param>
+    public InstanceEventSource(SqlServerInstanceOptions instance, string connectionString, IEventSink streamSink, IPollSink pollSink, SourceHealth health,
+        EventSourceSettings? settings = null, TimeProvider? time = null, ILogger? logger = null)
     {
         _instance = instance;
         _connectionString = connectionString;
         _streamSink = streamSink;
-        _pacedSink = pacedSink ?? streamSink;
+        _pollSink = pollSink;
         _health = health;
         _settings = settings ?? new EventSourceSettings();
         _time = time ?? TimeProvider.System;
@@ -51,18 +54,6 @@ public sealed class InstanceEventSource
     /// <summary>The histogram source, once running (after a fallback or in Histogram mode).</summary>
     public HistogramSource? Histogram { get; private set; }
 
-    /// <summary>
-    /// Runs one instance until cancelled. When <paramref name="pipelineSink"/> is a <see cref="SamplePipeline"/>, the
-    /// stream goes into the pipeline itself (never waits, drops counted) and histogram deliveries into its Waiting view.
-    /// </summary>
-    public static Task RunAsync(SqlServerInstanceOptions instance, string connectionString, ISampleSink pipelineSink, SourceHealth health,
-        CancellationToken cancellationToken, EventSourceSettings? settings = null, TimeProvider? time = null, ILogger? logger = null)
-    {
-        ArgumentNullException.ThrowIfNull(pipelineSink);
-        var paced = pipelineSink is SamplePipeline pipeline ? pipeline.Waiting : pipelineSink;
-        return new InstanceEventSource(instance, connectionString, pipelineSink, health, paced, settings, time, logger).RunAsync(cancellationToken);
-    }
-
     /// <summary>Runs until cancelled; then stops or drops the sessions it used (within <see cref="EventSourceSettings.ShutdownTimeout"/>).</summary>
     public async Task RunAsync(CancellationToken cancellationToken)
     {
@@ -71,8 +62,8 @@ public sealed class InstanceEventSource
         {
             if (_instance.Mode != CollectionMode.Histogram)
             {
-                _health.SetMode(_instance.Name, "stream");
-                using var stream = new LiveStreamSource(_instance, _connectionString, _streamSink, _health, _settings, _time, _logger);
+                _health.SetMode(_instance.Name, CollectionModes.Stream);
+                using var stream = new LiveStreamSource(_instance, _connectionString, _streamSink, _health, _settings, _time, _logger, names: _pollSink);
                 Stream = stream;
                 used.Add(stream.Sessions.SessionName);
                 var fallBack = await stream.RunAsync(cancellationToken).ConfigureAwait(false);
@@ -87,8 +78,8 @@ public sealed class InstanceEventSource
                 used.Clear();
             }
 
-            _health.SetMode(_instance.Name, "histogram");
-            var histogram = new HistogramSource(_instance, _connectionString, _pacedSink, _health, _settings, _time, _logger);
+            _health.SetMode(_instance.Name, CollectionModes.Histogram);
+            var histogram = new HistogramSource(_instance, _connectionString, _pollSink, _health, _settings, _time, _logger);
             Histogram = histogram;
             try
             {

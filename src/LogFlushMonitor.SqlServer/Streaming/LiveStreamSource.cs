@@ -19,10 +19,10 @@ namespace LogFlushMonitor.SqlServer.Streaming;
 public sealed class LiveStreamSource : IDisposable
 {
     /// <summary>The SourceHealth component of the stream.</summary>
-    public const string StreamComponent = "stream";
+    public const string StreamComponent = SourceComponents.Stream;
 
     /// <summary>The SourceHealth component of session checks and DDL.</summary>
-    public const string SessionComponent = "session";
+    public const string SessionComponent = SourceComponents.Session;
 
     private readonly SqlServerInstanceOptions _instance;
     private readonly string _connectionString;
@@ -33,12 +33,19 @@ public sealed class LiveStreamSource : IDisposable
     private readonly EventSessionManager _sessions;
     private readonly Queue<DateTimeOffset> _tooSlow = new();
     private readonly ResiliencePipeline _retry;
+    private readonly IPollSink? _names;
 
-    /// <summary>Creates the source; <paramref name="sink"/> must never wait (the pipeline itself, not its waiting view).</summary>
-    public LiveStreamSource(SqlServerInstanceOptions instance, string connectionString, ISampleSink sink, SourceHealth health,
-        EventSourceSettings? settings = null, TimeProvider? time = null, ILogger? logger = null)
+    /// <summary>
+    /// Creates the source; <paramref name="sink"/> must never wait (the pipeline's dropping writer). When
+    /// <paramref name="names"/> is given, each connection hands it the names of the databases the session covers before
+    /// the first buffer is read, so events keyed by database_id are named from the first one (a series renamed later
+    /// would leave its first counts under "id:N").
+    /// </summary>
+    public LiveStreamSource(SqlServerInstanceOptions instance, string connectionString, IEventSink sink, SourceHealth health,
+        EventSourceSettings? settings = null, TimeProvider? time = null, ILogger? logger = null, IPollSink? names = null)
     {
         _instance = instance;
+        _names = names;
         _connectionString = connectionString;
         _health = health;
         _settings = settings ?? new EventSourceSettings();
@@ -123,6 +130,7 @@ public sealed class LiveStreamSource : IDisposable
                 await connection.OpenAsync(cancellationToken).ConfigureAwait(false);
                 var capabilities = await _sessions.ReadCapabilitiesAsync(connection, cancellationToken).ConfigureAwait(false);
                 var databases = await _sessions.ResolveDatabasesAsync(connection, cancellationToken).ConfigureAwait(false);
+                PassOnNames(databases);
                 var action = await _sessions.EnsureAsync(connection, _sessions.SessionName, () => _sessions.BuildStreamSessionDdl(capabilities, databases), cancellationToken).ConfigureAwait(false);
                 _health.Succeeded(_instance.Name, SessionComponent);
                 component = StreamComponent;
@@ -171,6 +179,20 @@ public sealed class LiveStreamSource : IDisposable
 
                 throw;
             }
+        }
+    }
+
+    private void PassOnNames(DatabaseSelection databases)
+    {
+        if (_names is null)
+        {
+            return;
+        }
+
+        var now = _time.GetUtcNow().UtcDateTime;
+        foreach (var (id, name) in databases.Names)
+        {
+            _names.OnDatabaseName(new DatabaseNameSample(_instance.Name, now, id, name));
         }
     }
 

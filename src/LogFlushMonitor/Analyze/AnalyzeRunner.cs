@@ -1,4 +1,4 @@
-using LogFlushMonitor.Cli;
+using LogFlushMonitor.Commands;
 using LogFlushMonitor.Core.Advice;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.XEvents;

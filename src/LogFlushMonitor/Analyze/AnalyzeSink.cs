@@ -6,10 +6,11 @@ namespace LogFlushMonitor.Analyze;
 /// <summary>
 /// Sits between the mapper and the aggregator: counts what each file holds (flushes, WRITELOG waits, other
 /// waits, losses) and forwards only what the report is about. Other wait types are counted, not aggregated,
-/// so a database that only had unrelated waits does not show up with an empty histogram.
+/// so a database that only had unrelated waits does not show up with an empty histogram. Files hold events only,
+/// so this is an event sink.
 /// </summary>
 /// <remarks>One reading thread. Per event it allocates nothing (wait-type strings come interned from the map).</remarks>
-internal sealed class AnalyzeSink(LogFlushAggregator aggregator) : ISampleSink
+internal sealed class AnalyzeSink(LogFlushAggregator aggregator) : IEventSink
 {
     /// <summary>The wait type whose events the report is about.</summary>
     public const string WriteLog = "WRITELOG";
@@ -82,15 +83,6 @@ internal sealed class AnalyzeSink(LogFlushAggregator aggregator) : ISampleSink
         OtherWaits[wait.WaitType] = OtherWaits.GetValueOrDefault(wait.WaitType) + 1;
     }
 
-    private void Add(in EventSample sample)
-    {
-        _batch[_batched++] = sample;
-        if (_batched == _batch.Length)
-        {
-            Flush();
-        }
-    }
-
     /// <inheritdoc />
     public void OnSourceLoss(string instance, LossKind kind, long count)
     {
@@ -98,28 +90,12 @@ internal sealed class AnalyzeSink(LogFlushAggregator aggregator) : ISampleSink
         _aggregator.OnSourceLoss(instance, kind, count);
     }
 
-    /// <inheritdoc />
-    public void OnCounter(in CounterSample counter)
+    private void Add(in EventSample sample)
     {
-    }
-
-    /// <inheritdoc />
-    public void OnWaitStats(in WaitStatsSample waitStats)
-    {
-    }
-
-    /// <inheritdoc />
-    public void OnFileStats(in FileStatsSample fileStats)
-    {
-    }
-
-    /// <inheritdoc />
-    public void OnServerStart(in ServerStartSample start)
-    {
-    }
-
-    /// <inheritdoc />
-    public void OnPollCompleted(in PollCompleted completed)
-    {
+        _batch[_batched++] = sample;
+        if (_batched == _batch.Length)
+        {
+            Flush();
+        }
     }
 }

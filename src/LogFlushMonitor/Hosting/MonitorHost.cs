@@ -1,8 +1,9 @@
 using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Pipeline;
-using LogFlushMonitor.Core.Simulation;
-using LogFlushMonitor.SqlServer;
+using LogFlushMonitor.Simulation;
+using LogFlushMonitor.Sources;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Options;
 using Serilog.Extensions.Logging;
@@ -56,8 +57,14 @@ public static class MonitorHost
         services.AddSingleton(TimeProvider.System);
         services.AddSingleton<Readiness>();
         services.AddSingleton(new SystemdNotifier(Environment.GetEnvironmentVariable("NOTIFY_SOCKET")));
-        services.AddSingleton(_ => new LogFlushMetrics());
-        services.AddSingleton(sp => new LogFlushAggregator(sp.GetRequiredService<LogFlushMetrics>()));
+        // Metrics: the Meter comes from IMeterFactory (owned by the container); the aggregation records the per-event
+        // histograms, and the observable instruments read it through its read-only view. Neither holds the other.
+        services.AddMetrics();
+        services.AddSingleton<EventHistograms>();
+        services.AddSingleton(sp => new LogFlushAggregator(sp.GetRequiredService<EventHistograms>()));
+        services.AddSingleton<IAggregationReadings>(sp => sp.GetRequiredService<LogFlushAggregator>());
+        services.AddSingleton(sp => new SourceHealth(sp.GetRequiredService<TimeProvider>()));
+        services.AddSingleton<LogFlushMetrics>();
         services.AddSingleton(sp => new SamplePipeline(
             sp.GetRequiredService<LogFlushAggregator>(),
             sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Pipeline.ChannelCapacity));

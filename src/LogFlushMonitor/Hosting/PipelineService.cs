@@ -10,13 +10,13 @@ internal sealed class PipelineService(SamplePipeline pipeline, Readiness readine
     public Task StartAsync(CancellationToken cancellationToken)
     {
         _consumer = Task.Run(() => pipeline.RunAsync(CancellationToken.None), CancellationToken.None);
-        readiness.Ready("pipeline");
+        readiness.Ready(ReadinessComponents.Pipeline);
         return Task.CompletedTask;
     }
 
     public async Task StopAsync(CancellationToken cancellationToken)
     {
-        readiness.NotReady("pipeline", "stopping");
+        readiness.NotReady(ReadinessComponents.Pipeline, "stopping");
         pipeline.Complete();
         if (_consumer is not null)
         {

@@ -65,9 +65,9 @@ public class AggregatorTests
     {
         var agg = new LogFlushAggregator();
         agg.OnLogFlush(new LogFlushEvent(Sql1, 9, null, 512, 1, T0));
-        ((ISampleSink)agg).OnDatabaseName(Sql1, 9, "billing");
+        agg.OnDatabaseName(new DatabaseNameSample(Sql1, T0, 9, "billing"));
         agg.OnLogFlush(new LogFlushEvent(Sql1, 10, null, 512, 1, T0));
-        agg.OnDatabaseName(Sql1, 10, "crm");
+        agg.OnDatabaseName(new DatabaseNameSample(Sql1, T0, 10, "crm"));
 
         Assert.Equal(["billing", "crm"], agg.Snapshot().Select(d => d.Database).Order().ToArray());
     }
@@ -252,24 +252,5 @@ public class AggregatorTests
         agg.OnCounter(Flushes("shop", 6_000, T0.AddSeconds(15)));
 
         Assert.Equal(0.05, Assert.Single(agg.Snapshot()).EventLossRatio!.Value, 9);
-    }
-
-    [Fact]
-    public void Source_health_is_exported_per_instance_and_component()
-    {
-        using var h = new LogFlushMonitor.Core.Tests.Metrics.MetricsHarness();
-        var health = new LogFlushMonitor.Core.Health.SourceHealth(TimeProvider.System, h.Metrics);
-        health.Succeeded(Sql1, "poller");
-        health.Failed(Sql1, "stream", "disconnected");
-        health.Failed(Sql1, "stream", "disconnected");
-        health.SetMode(Sql1, "stream");
-
-        var points = h.Collect();
-        Assert.Equal(1, Assert.Single(points, p => p.Name == "sqlserver.monitor.up" && Equals(p.Tags["component"], "poller")).Value);
-        Assert.Equal(0, Assert.Single(points, p => p.Name == "sqlserver.monitor.up" && Equals(p.Tags["component"], "stream")).Value);
-        Assert.Equal(2, Assert.Single(points, p => p.Name == "sqlserver.monitor.errors").Value);
-        Assert.Equal("disconnected", Assert.Single(points, p => p.Name == "sqlserver.monitor.errors").Tags["error.type"]);
-        Assert.Equal("stream", Assert.Single(points, p => p.Name == "sqlserver.monitor.collection.mode").Tags["mode"]);
-        Assert.InRange(Assert.Single(points, p => p.Name == "sqlserver.monitor.last_success").Value, 1.7e9, 4e9);
     }
 }

@@ -36,6 +36,28 @@ public class MetricsTests
     }
 
     [Fact]
+    public void A_histogram_mode_bucket_is_exported_exactly_as_that_many_flushes_through_the_real_SDK()
+    {
+        using var h = new MetricsHarness();
+        h.Aggregator.OnLogFlush(new LogFlushEvent("sql1", 5, "shop", 1024, 1, T0)); // a streamed flush first: one series
+        h.Aggregator.OnFlushBucket(new FlushBucketSample("sql1", T0, 5, "shop", 512, 250_000));
+        h.Aggregator.OnFlushBucket(new FlushBucketSample("sql1", T0, 5, "shop", 61440, 3));
+        h.Aggregator.OnFlushBucket(new FlushBucketSample("sql1", T0, 5, "shop", 4096, 0)); // nothing new: nothing recorded
+
+        var p = Point(h.Collect(), "sqlserver.log.flush.write_size", ("sqlserver.database.name", "shop"));
+        Assert.Equal(250_004, p.Count);
+        Assert.Equal((250_000.0 * 512) + 1024 + (3 * 61440), p.Sum);
+        Assert.Equal(
+            [(512, 250_000), (1024, 1), (2048, 0), (4096, 0), (8192, 0), (16384, 0), (32768, 0), (49152, 0), (61440, 3), (double.PositiveInfinity, 0)],
+            p.Buckets.Select(b => (b.Bound, b.Count)).ToArray());
+
+        var exact = Assert.Single(h.Aggregator.Snapshot()).WriteSizes;
+        Assert.Equal(250_004, exact.Count);
+        Assert.Equal(250_000, exact.CountAtMost(512));
+        Assert.Equal(250_004, Point(h.Collect(), "sqlserver.monitor.events").Value);
+    }
+
+    [Fact]
     public void Flush_and_wait_durations_are_histograms_in_seconds_with_the_wait_type()
     {
         using var h = new MetricsHarness();
@@ -145,5 +167,24 @@ public class MetricsTests
             Assert.Equal(p.Name.ToLowerInvariant(), p.Name);
             Assert.False(string.IsNullOrEmpty(p.Unit));
         });
+    }
+
+    [Fact]
+    public void Source_health_is_exported_per_instance_and_component()
+    {
+        using var h = new MetricsHarness();
+        var health = h.Health;
+        health.Succeeded("sql1", "poller");
+        health.Failed("sql1", "stream", "disconnected");
+        health.Failed("sql1", "stream", "disconnected");
+        health.SetMode("sql1", "stream");
+
+        var points = h.Collect();
+        Assert.Equal(1, Assert.Single(points, p => p.Name == "sqlserver.monitor.up" && Equals(p.Tags["component"], "poller")).Value);
+        Assert.Equal(0, Assert.Single(points, p => p.Name == "sqlserver.monitor.up" && Equals(p.Tags["component"], "stream")).Value);
+        Assert.Equal(2, Assert.Single(points, p => p.Name == "sqlserver.monitor.errors").Value);
+        Assert.Equal("disconnected", Assert.Single(points, p => p.Name == "sqlserver.monitor.errors").Tags["error.type"]);
+        Assert.Equal("stream", Assert.Single(points, p => p.Name == "sqlserver.monitor.collection.mode").Tags["mode"]);
+        Assert.InRange(Assert.Single(points, p => p.Name == "sqlserver.monitor.last_success").Value, 1.7e9, 4e9);
     }
 }

@@ -41,7 +41,7 @@ public class FleetTests
         {
             var gap = failures[k + 1].At - failures[k].At;
             var expected = fleet.Backoff.Delay(k); // 0.75 of min(30 s, 2^k s)
-            Assert.InRange(gap, expected, expected + TimeSpan.FromSeconds(2));
+            Assert.Equal(expected, gap); // the clock never moves during the login itself: the gap is the backoff, exactly
         }
 
         Assert.Equal(TimeSpan.FromSeconds(22.5), fleet.Backoff.Delay(6)); // capped
@@ -58,11 +58,12 @@ public class FleetTests
         await using var hung = new ScriptedSqlServer();
         await using var healthy = new ScriptedSqlServer();
         hung.Hang(TimeSpan.FromHours(1));
+        var time = new ManualTimeProvider();
         var sink = new RecordingSink();
-        var health = new SourceHealth();
+        var health = new SourceHealth(time);
         var options = new SqlServerSourceOptions
         {
-            PollInterval = TimeSpan.FromMilliseconds(200),
+            PollInterval = TimeSpan.FromSeconds(15),
             CommandTimeout = TimeSpan.FromSeconds(1),
             Instances =
             [
@@ -70,18 +71,23 @@ public class FleetTests
                 new SqlServerInstanceOptions { Name = "healthy", ConnectionString = healthy.ConnectionString() },
             ],
         };
-        var fleet = new SqlServerFleet(options, sink, health, new CapturingLogger());
+        var fleet = new SqlServerFleet(options, sink, health, new CapturingLogger(), time);
         using var stop = new CancellationTokenSource();
         var run = fleet.RunAsync(stop.Token);
-        await Task.Delay(TimeSpan.FromSeconds(2.5));
-        await stop.CancelAsync();
-        await run.WaitAsync(TimeSpan.FromSeconds(10));
 
-        var polls = sink.Of<PollCompleted>();
-        Assert.True(polls.Count(p => p.Instance == "healthy" && p.Kind == PollKind.Counters) >= 5, $"healthy polled {polls.Count(p => p.Instance == "healthy")} times");
-        Assert.DoesNotContain(polls, p => p.Instance == "hung");
-        Assert.True(health.Errors("hung", InstancePoller.Component, SqlErrorKinds.Timeout) >= 1);
+        // Five polls of the healthy instance, 15 virtual seconds apart, while the hung one is stuck in its first query.
+        int HealthyPolls() => sink.Of<PollCompleted>().Count(p => p.Instance == "healthy" && p.Kind == PollKind.Counters);
+        Assert.True(await time.AdvanceUntilAsync(() => HealthyPolls() >= 5, TimeSpan.FromSeconds(15), TimeSpan.FromMinutes(5)), $"healthy polled {HealthyPolls()} times");
+        Assert.DoesNotContain(sink.Of<PollCompleted>(), p => p.Instance == "hung");
+
+        // The hung query runs into its command timeout (SqlClient's own clock) and is counted as such.
+        await Eventually.Until(() => health.Errors("hung", InstancePoller.Component, SqlErrorKinds.Timeout) >= 1, "the hung instance's timeout");
+        await stop.CancelAsync();
+        time.Advance(TimeSpan.FromMinutes(5));
+        await run.WaitAsync(TimeSpan.FromSeconds(30));
+
         Assert.True(health.IsUp("healthy", InstancePoller.Component));
+        Assert.False(health.IsUp("hung", InstancePoller.Component));
     }
 
     [Fact]

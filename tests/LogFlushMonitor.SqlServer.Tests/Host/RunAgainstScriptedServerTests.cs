@@ -11,6 +11,7 @@ namespace LogFlushMonitor.SqlServer.Tests.Host;
 /// The whole service as a user runs it (`run` with Sources:SqlServer), against the scripted server over a real
 /// socket: pollers and the live stream end up on /metrics.
 /// </summary>
+[Collection(MeterCollection.Name)]
 public partial class RunAgainstScriptedServerTests
 {
     [Fact]
@@ -38,16 +39,20 @@ public partial class RunAgainstScriptedServerTests
             var address = host.Services.GetRequiredService<TelemetryService>().HttpAddresses[0];
             using var http = new HttpClient { BaseAddress = address };
             var text = "";
-            var deadline = DateTime.UtcNow + TimeSpan.FromSeconds(30);
-            while (DateTime.UtcNow < deadline)
+            try
             {
-                text = await http.GetStringAsync("/metrics");
-                if (FlushCount().IsMatch(text) && RateCounter().IsMatch(text))
-                {
-                    break;
-                }
-
-                await Task.Delay(250);
+                await Eventually.Until(
+                    async () =>
+                    {
+                        text = await http.GetStringAsync("/metrics");
+                        return FlushCount().IsMatch(text) && RateCounter().IsMatch(text);
+                    },
+                    "the streamed flushes and a polled rate on /metrics");
+            }
+            catch (TimeoutException e)
+            {
+                var flushLines = string.Join("\n", text.Split('\n').Where(l => l.Contains("write_size_bytes_count", StringComparison.Ordinal) || l.StartsWith("sqlserver_log_flushes_total", StringComparison.Ordinal) || l.StartsWith("sqlserver_monitor", StringComparison.Ordinal)));
+                Assert.Fail($"{e.Message} Last scrape:\n{flushLines}");
             }
 
             Assert.Matches(FlushCount(), text);  // 300 streamed log_flush_start events of database 5 ("sales")

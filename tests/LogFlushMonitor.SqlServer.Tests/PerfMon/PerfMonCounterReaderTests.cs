@@ -1,6 +1,5 @@
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.PerfMon;
-using LogFlushMonitor.SqlServer.Tests.Scripted;
 
 namespace LogFlushMonitor.SqlServer.Tests.PerfMon;
 
@@ -99,7 +98,7 @@ public class PerfMonCounterReaderTests
     }
 
     internal static PerfMonCounterReader NewReader(
-        ISampleSink sink,
+        IPollSink sink,
         TimeProvider? time = null,
         string? sqlInstance = null,
         string[]? include = null,

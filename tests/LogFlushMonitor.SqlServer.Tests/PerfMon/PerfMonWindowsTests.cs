@@ -2,7 +2,6 @@ using System.Diagnostics;
 using System.Runtime.Versioning;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.PerfMon;
-using LogFlushMonitor.SqlServer.Tests.Scripted;
 using CounterSample = LogFlushMonitor.Core.Samples.CounterSample;
 
 namespace LogFlushMonitor.SqlServer.Tests.PerfMon;

@@ -10,13 +10,13 @@ public class DatabaseNameTests
     public async Task The_poller_passes_on_every_watched_database_name_from_sys_databases()
     {
         await using var server = new ScriptedSqlServer();
-        var names = new NameSink();
-        await using var harness = new PollerHarness(server, o => o.Name = "prod-1", next: names);
+        await using var harness = new PollerHarness(server, o => o.Name = "prod-1");
 
         await harness.PollAsync();
 
-        Assert.Contains(("prod-1", 5, "sales"), names.Names);
-        Assert.Contains(("prod-1", 2, "tempdb"), names.Names);
+        var names = harness.Sink.Of<DatabaseNameSample>().Select(d => (d.Instance, d.DatabaseId, d.Name)).ToList();
+        Assert.Contains(("prod-1", 5, "sales"), names);
+        Assert.Contains(("prod-1", 2, "tempdb"), names);
     }
 
     [Fact]
@@ -31,44 +31,5 @@ public class DatabaseNameTests
         await harness.PollAsync();
 
         Assert.Equal("sales", Assert.Single(aggregator.Snapshot(), d => d.DatabaseId == 5).Database);
-    }
-
-    private sealed class NameSink : ISampleSink
-    {
-        public List<(string Instance, int Id, string Name)> Names { get; } = [];
-
-        public void OnDatabaseName(string instance, int databaseId, string name) => Names.Add((instance, databaseId, name));
-
-        public void OnLogFlush(in LogFlushEvent flush)
-        {
-        }
-
-        public void OnWait(in WaitEvent wait)
-        {
-        }
-
-        public void OnCounter(in CounterSample counter)
-        {
-        }
-
-        public void OnWaitStats(in WaitStatsSample waitStats)
-        {
-        }
-
-        public void OnFileStats(in FileStatsSample fileStats)
-        {
-        }
-
-        public void OnServerStart(in ServerStartSample start)
-        {
-        }
-
-        public void OnPollCompleted(in PollCompleted completed)
-        {
-        }
-
-        public void OnSourceLoss(string instance, LossKind kind, long count)
-        {
-        }
     }
 }

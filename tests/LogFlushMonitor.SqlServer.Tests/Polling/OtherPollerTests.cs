@@ -72,8 +72,8 @@ public class OtherPollerTests
         server.SetSessionDrops("lfm", 40, 0);
         await h.PollAsync();
 
-        Assert.Equal([250L, 40L], h.Sink.Of<RecordingSink.Loss>().Select(l => l.Count));
-        Assert.All(h.Sink.Of<RecordingSink.Loss>(), l => Assert.Equal(LossKind.ServerDropped, l.Kind));
+        Assert.Equal([250L, 40L], h.Sink.Of<RecordedLoss>().Select(l => l.Count));
+        Assert.All(h.Sink.Of<RecordedLoss>(), l => Assert.Equal(LossKind.ServerDropped, l.Kind));
         Assert.Equal(1, h.Poller.DroppedBuffers);
         Assert.All(server.RequestsFor("dropped_event_count"), r => Assert.Equal("lfm", r.Parameter("name")));
         Assert.Contains(h.Logger.Lines, l => l.EventId == 506 && l.Message.Contains("lfm", StringComparison.Ordinal));

@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using System.Text.RegularExpressions;
 using System.Threading.Channels;
 using LogFlushMonitor.TdsTestServer;
@@ -15,6 +16,7 @@ public sealed partial class XeScriptedServer : IAsyncDisposable
     private readonly Lock _gate = new();
     private readonly Dictionary<string, (bool Defined, bool Running)> _sessions = new(StringComparer.Ordinal);
     private int _streams;
+    private int _streamWaits;
 
     public XeScriptedServer(int port = 0)
     {
@@ -51,6 +53,12 @@ public sealed partial class XeScriptedServer : IAsyncDisposable
 
     /// <summary>Rows of the default stream answer.</summary>
     public Channel<object?[]> StreamRows { get; } = Channel.CreateUnbounded<object?[]>();
+
+    /// <summary>
+    /// Times the default stream had sent (and flushed) every row written so far and waited for more: from then on the
+    /// client's read blocks inside the server's stream, as on a quiet live session.
+    /// </summary>
+    public int StreamWaits => Volatile.Read(ref _streamWaits);
 
     /// <summary>Histogram target XML by session name.</summary>
     public Func<string, string?> HistogramXml { get; set; } = _ => null;
@@ -94,13 +102,32 @@ public sealed partial class XeScriptedServer : IAsyncDisposable
 
     public ValueTask DisposeAsync() => Server.DisposeAsync();
 
+    private async IAsyncEnumerable<object?[]> DefaultStream([EnumeratorCancellation] CancellationToken cancellationToken = default)
+    {
+        var rows = StreamRows.Reader;
+        while (true)
+        {
+            if (rows.TryRead(out var row))
+            {
+                yield return row;
+                continue;
+            }
+
+            Interlocked.Increment(ref _streamWaits);
+            if (!await rows.WaitToReadAsync(cancellationToken))
+            {
+                yield break;
+            }
+        }
+    }
+
     private TdsResponse? Rule(TdsRequest r)
     {
         var t = r.Text;
         if (t.Contains("fn_MSxe_read_event_stream", StringComparison.Ordinal))
         {
             var n = Interlocked.Increment(ref _streams) - 1;
-            return StreamScript?.Invoke(n) ?? Stream(StreamRows.Reader);
+            return StreamScript?.Invoke(n) ?? TdsResponse.Empty().StreamingResultSet(StreamColumns, DefaultStream());
         }
 
         if (t.Contains("sys.dm_xe_objects", StringComparison.Ordinal))

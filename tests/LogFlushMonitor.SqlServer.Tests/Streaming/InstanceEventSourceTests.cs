@@ -34,7 +34,7 @@ public sealed class InstanceEventSourceTests(ITestOutputHelper output)
         var health = new SourceHealth();
         var options = new SqlServerInstanceOptions { Name = "prod1", SessionName = "lfm_test", IncludeDatabases = ["sales"] };
         var log = new CapturingLogger();
-        var source = new InstanceEventSource(options, server.ConnectionString(), pipeline, health, pipeline.Waiting, Fast, logger: log);
+        var source = new InstanceEventSource(options, server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, health, Fast, logger: log);
         using var cts = new CancellationTokenSource();
         var consume = pipeline.RunAsync(cts.Token);
         var run = source.RunAsync(cts.Token);
@@ -65,7 +65,8 @@ public sealed class InstanceEventSourceTests(ITestOutputHelper output)
         var options = new SqlServerInstanceOptions { Name = "prod1", SessionName = "lfm_test", Mode = CollectionMode.Stream, DropSessionOnStop = true };
         var health = new SourceHealth();
         using var cts = new CancellationTokenSource();
-        var run = InstanceEventSource.RunAsync(options, server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()), health, cts.Token, Fast);
+        var pipeline = new SamplePipeline(new LogFlushAggregator());
+        var run = new InstanceEventSource(options, server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, health, Fast).RunAsync(cts.Token);
         await StreamRows.Eventually(() => server.StreamRequests == 1, "the stream");
         Assert.Equal("stream", health.Mode("prod1"));
 
@@ -87,7 +88,7 @@ public sealed class InstanceEventSourceTests(ITestOutputHelper output)
             server.StreamRows.Writer.TryWrite([type, data]);
         }
 
-        var sink = new HistogramTests.CountingSink();
+        var sink = new RecordingSink { Keep = false };
         var options = new SqlServerInstanceOptions { Name = "prod1", SessionName = "lfm_test", Mode = CollectionMode.Stream };
         using var source = new LiveStreamSource(options, server.ConnectionString(), sink, new SourceHealth(), Fast);
         using var cts = new CancellationTokenSource();
@@ -121,7 +122,7 @@ public sealed class InstanceEventSourceTests(ITestOutputHelper output)
         }
 
         server.StreamScript = n => n == 0 ? XeScriptedServer.Stream(stream.Reader) : null;
-        var sink = new HistogramTests.CountingSink();
+        var sink = new RecordingSink { Keep = false };
         var options = new SqlServerInstanceOptions { Name = "prod1", SessionName = "lfm_test", Mode = CollectionMode.Stream };
         using var source = new LiveStreamSource(options, server.ConnectionString(), sink, new SourceHealth(), Fast);
         using var cts = new CancellationTokenSource();

@@ -33,7 +33,7 @@ public sealed class LiveStreamSourceTests
         var aggregator = new LogFlushAggregator();
         var pipeline = new SamplePipeline(aggregator);
         var health = new SourceHealth();
-        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline, health, Fast);
+        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline.DroppingWriter, health, Fast);
         using var cts = new CancellationTokenSource();
         var consume = pipeline.RunAsync(cts.Token);
         var run = source.RunAsync(cts.Token);
@@ -82,7 +82,7 @@ public sealed class LiveStreamSourceTests
         var aggregator = new LogFlushAggregator();
         var pipeline = new SamplePipeline(aggregator);
         var health = new SourceHealth();
-        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline, health, Fast);
+        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline.DroppingWriter, health, Fast);
         using var cts = new CancellationTokenSource();
         var consume = pipeline.RunAsync(cts.Token);
         var run = source.RunAsync(cts.Token);
@@ -114,7 +114,7 @@ public sealed class LiveStreamSourceTests
         };
         var aggregator = new LogFlushAggregator();
         var pipeline = new SamplePipeline(aggregator);
-        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline, new SourceHealth(), Fast);
+        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline.DroppingWriter, new SourceHealth(), Fast);
         using var cts = new CancellationTokenSource();
         var consume = pipeline.RunAsync(cts.Token);
         var run = source.RunAsync(cts.Token);
@@ -142,7 +142,7 @@ public sealed class LiveStreamSourceTests
         var rows = StreamRows.Flushes(1, 1000);
         server.StreamScript = _ => XeScriptedServer.Stream(rows);
         var pipeline = new SamplePipeline(new LogFlushAggregator(), capacity: 16); // nobody consumes
-        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline, new SourceHealth(), Fast);
+        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline.DroppingWriter, new SourceHealth(), Fast);
         using var cts = new CancellationTokenSource();
         var run = source.RunAsync(cts.Token);
 
@@ -173,7 +173,7 @@ public sealed class LiveStreamSourceTests
         };
         var health = new SourceHealth();
         var pipeline = new SamplePipeline(new LogFlushAggregator());
-        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline, health, Fast);
+        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline.DroppingWriter, health, Fast);
 
         var fellBack = await source.RunAsync(CancellationToken.None).WaitAsync(TimeSpan.FromSeconds(20));
 
@@ -189,7 +189,7 @@ public sealed class LiveStreamSourceTests
     {
         await using var server = new XeScriptedServer();
         server.StreamScript = _ => TdsResponse.Failure(25726, "too many outstanding events");
-        using var source = new LiveStreamSource(Options(CollectionMode.Stream), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()), new SourceHealth(), Fast);
+        using var source = new LiveStreamSource(Options(CollectionMode.Stream), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()).DroppingWriter, new SourceHealth(), Fast);
         using var cts = new CancellationTokenSource();
         var run = source.RunAsync(cts.Token);
 
@@ -207,7 +207,7 @@ public sealed class LiveStreamSourceTests
         var time = new ManualTimeProvider();
         var cap = TimeSpan.FromSeconds(10);
         var settings = new EventSourceSettings { ReconnectDelay = TimeSpan.FromSeconds(1), MaxReconnectDelay = cap };
-        using var source = new LiveStreamSource(Options(CollectionMode.Stream), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()), new SourceHealth(), settings, time);
+        using var source = new LiveStreamSource(Options(CollectionMode.Stream), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()).DroppingWriter, new SourceHealth(), settings, time);
         using var cts = new CancellationTokenSource();
         var run = source.RunAsync(cts.Token);
 
@@ -236,11 +236,10 @@ public sealed class LiveStreamSourceTests
             await server.StreamRows.Writer.WriteAsync([type, data]);
         }
 
-        using var source = new LiveStreamSource(Options(), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()), new SourceHealth(), Fast);
+        using var source = new LiveStreamSource(Options(), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()).DroppingWriter, new SourceHealth(), Fast);
         using var cts = new CancellationTokenSource();
         var run = source.RunAsync(cts.Token);
-        await StreamRows.Eventually(() => source.Reader.Flushes == 10, "the first events");
-        await Task.Delay(200); // the read now blocks inside the server's stream
+        await StreamRows.Eventually(() => source.Reader.Flushes == 10 && server.StreamWaits > 0, "the first events, then a stream with nothing more to send");
 
         var clock = Stopwatch.StartNew();
         await cts.CancelAsync();
@@ -266,7 +265,7 @@ public sealed class LiveStreamSourceTests
 
             return null;
         };
-        using var source = new LiveStreamSource(Options(), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()), new SourceHealth(), Fast);
+        using var source = new LiveStreamSource(Options(), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()).DroppingWriter, new SourceHealth(), Fast);
         using var cts = new CancellationTokenSource();
         var run = source.RunAsync(cts.Token);
 

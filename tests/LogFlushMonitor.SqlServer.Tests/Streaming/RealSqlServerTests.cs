@@ -35,7 +35,7 @@ public sealed class RealSqlServerTests(RealSqlServerFixture server)
             };
             using var cts = new CancellationTokenSource();
             var consume = pipeline.RunAsync(cts.Token);
-            var source = new InstanceEventSource(options, connectionString, pipeline, health, pipeline.Waiting, new EventSourceSettings());
+            var source = new InstanceEventSource(options, connectionString, pipeline.DroppingWriter, pipeline.Polls, health, new EventSourceSettings());
             var run = source.RunAsync(cts.Token);
             await StreamRows.Eventually(() => health.IsUp("real", "stream") || source.Stream?.Reader.Connections > 0, "the stream to connect", 60);
             await Task.Delay(2000); // the session dispatches its first buffers
@@ -106,7 +106,7 @@ public sealed class RealSqlServerTests(RealSqlServerFixture server)
         var options = new SqlServerInstanceOptions { Name = "real", SessionName = "lfm_restart_" + suffix, Mode = CollectionMode.Stream, DropSessionOnStop = true, MaxDispatchLatencySeconds = 1 };
         using var cts = new CancellationTokenSource();
         var consume = pipeline.RunAsync(cts.Token);
-        var source = new InstanceEventSource(options, connectionString, pipeline, health, pipeline.Waiting,
+        var source = new InstanceEventSource(options, connectionString, pipeline.DroppingWriter, pipeline.Polls, health,
             new EventSourceSettings { ReconnectDelay = TimeSpan.FromSeconds(1), MaxReconnectDelay = TimeSpan.FromSeconds(5) });
         var run = source.RunAsync(cts.Token);
         await StreamRows.Eventually(() => source.Stream?.Reader.Connections > 0, "the stream to connect", 60);

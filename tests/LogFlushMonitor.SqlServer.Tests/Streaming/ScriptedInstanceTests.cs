@@ -21,7 +21,7 @@ public sealed class ScriptedInstanceTests
         var options = new SqlServerInstanceOptions { Name = "prod1", SessionName = "lfm_test", Mode = CollectionMode.Stream, IncludeDatabases = ["sales"] };
         using var cts = new CancellationTokenSource();
         var consume = pipeline.RunAsync(cts.Token);
-        var source = new InstanceEventSource(options, server.ConnectionString(), pipeline, health, pipeline.Waiting, Fast);
+        var source = new InstanceEventSource(options, server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, health, Fast);
         var run = source.RunAsync(cts.Token);
         foreach (var (type, data) in StreamRows.Flushes(1, 100))
         {

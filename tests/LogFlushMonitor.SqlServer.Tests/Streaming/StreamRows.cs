@@ -1,5 +1,4 @@
 using System.Buffers.Binary;
-using System.Diagnostics;
 using LogFlushMonitor.XEvent.TestSupport;
 
 namespace LogFlushMonitor.SqlServer.Tests.Streaming;
@@ -50,13 +49,7 @@ internal static class StreamRows
 
     public static uint SizeOf(long sequence) => (sequence % 3) switch { 0 => 512u, 1 => 4096u, _ => 61440u };
 
-    public static async Task Eventually(Func<bool> condition, string what, double seconds = 60)
-    {
-        var clock = Stopwatch.StartNew();
-        while (!condition())
-        {
-            Assert.True(clock.Elapsed.TotalSeconds < seconds, $"timed out waiting for {what}");
-            await Task.Delay(10);
-        }
-    }
+    /// <summary>The shared wait-until helper (<see cref="Testing.Eventually"/>) with this project's generous default.</summary>
+    public static Task Eventually(Func<bool> condition, string what, double seconds = 60) =>
+        Testing.Eventually.Until(condition, what, TimeSpan.FromSeconds(seconds));
 }

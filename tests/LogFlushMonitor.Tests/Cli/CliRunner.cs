@@ -112,15 +112,18 @@ public sealed class CliProcess : IDisposable
 
     public async Task WaitForOutputAsync(string text, TimeSpan timeout)
     {
-        var deadline = DateTime.UtcNow + timeout;
-        while (!StdOut.Contains(text, StringComparison.Ordinal) && !StdErr.Contains(text, StringComparison.Ordinal))
+        bool Appeared() => StdOut.Contains(text, StringComparison.Ordinal) || StdErr.Contains(text, StringComparison.Ordinal);
+        try
         {
-            if (DateTime.UtcNow > deadline || Process.HasExited)
-            {
-                throw new TimeoutException($"'{text}' did not appear. stdout: {StdOut} stderr: {StdErr}");
-            }
+            await Eventually.Until(() => Appeared() || Process.HasExited, $"'{text}' in the output", timeout);
+        }
+        catch (TimeoutException)
+        {
+        }
 
-            await Task.Delay(100);
+        if (!Appeared())
+        {
+            throw new TimeoutException($"'{text}' did not appear. stdout: {StdOut} stderr: {StdErr}");
         }
     }
 

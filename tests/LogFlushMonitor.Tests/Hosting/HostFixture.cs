@@ -41,17 +41,21 @@ public sealed class RunningHost : IAsyncDisposable
     /// <summary>Scrapes /metrics until <paramref name="until"/> holds or the timeout passes; returns the last text.</summary>
     public async Task<string> ScrapeUntilAsync(Func<string, bool> until, TimeSpan timeout)
     {
-        var deadline = DateTime.UtcNow + timeout;
         var text = "";
-        while (DateTime.UtcNow < deadline)
+        try
         {
-            text = await Http.GetStringAsync("/metrics");
-            if (until(text))
-            {
-                return text;
-            }
-
-            await Task.Delay(200);
+            await Eventually.Until(
+                async () =>
+                {
+                    text = await Http.GetStringAsync("/metrics");
+                    return until(text);
+                },
+                "a scrape of /metrics that holds what the test waits for",
+                timeout);
+        }
+        catch (TimeoutException)
+        {
+            // The caller asserts on the last text, which says more than a timeout.
         }
 
         return text;

@@ -1,4 +1,4 @@
-using LogFlushMonitor.Core.Simulation;
+using LogFlushMonitor.Simulation;
 using LogFlushMonitor.Hosting;
 
 namespace LogFlushMonitor.Tests.Hosting;

@@ -52,18 +52,15 @@ internal sealed class FakeOtlpReceiver : IAsyncDisposable
 
     public async Task<bool> WaitForAsync(Func<(string Path, string? ContentType, byte[] Body), bool> match, TimeSpan timeout)
     {
-        var deadline = DateTime.UtcNow + timeout;
-        while (DateTime.UtcNow < deadline)
+        try
         {
-            if (Requests.Any(match))
-            {
-                return true;
-            }
-
-            await Task.Delay(100);
+            await Eventually.Until(() => Requests.Any(match), "an OTLP export that matches", timeout);
+            return true;
         }
-
-        return false;
+        catch (TimeoutException)
+        {
+            return false;
+        }
     }
 
     public async ValueTask DisposeAsync()

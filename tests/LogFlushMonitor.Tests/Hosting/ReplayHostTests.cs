@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
-using LogFlushMonitor.Core.Simulation;
+using LogFlushMonitor.Simulation;
+using LogFlushMonitor.Simulation.Ndjson;
 
 namespace LogFlushMonitor.Tests.Hosting;
 

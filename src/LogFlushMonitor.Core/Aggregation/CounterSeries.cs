@@ -1,0 +1,117 @@
+using LogFlushMonitor.Core.Metrics;
+using LogFlushMonitor.Core.Samples;
+
+namespace LogFlushMonitor.Core.Aggregation;
+
+/// <summary>One performance counter (object, counter, instance) with its type's arithmetic (DOMAIN.md §4).</summary>
+internal sealed class CounterSeries : PolledSeries
+{
+    public CounterSeries(string instance, string objectName, string counterName, string counterInstance, int counterType)
+    {
+        ObjectName = objectName;
+        CounterName = counterName;
+        CounterInstance = counterInstance;
+        CounterType = counterType;
+        Export = CounterCatalog.Classify(objectName, counterName, counterType);
+        Tags = Export is CounterExport.GenericTotal or CounterExport.GenericValue or CounterExport.GenericFraction or CounterExport.GenericAverage
+            ? [new(MetricAttributes.Instance, instance), new(MetricAttributes.Database, counterInstance), new(MetricAttributes.CounterObject, objectName), new(MetricAttributes.CounterName, counterName)]
+            : [new(MetricAttributes.Instance, instance), new(MetricAttributes.Database, counterInstance)];
+    }
+
+    public string ObjectName { get; }
+
+    public string CounterName { get; }
+
+    public string CounterInstance { get; }
+
+    public int CounterType { get; }
+
+    public CounterExport Export { get; }
+
+    public CumulativeTracker Tracker;
+
+    public long LastValue { get; set; }
+
+    public long LastBase { get; set; }
+
+    public bool HasLast { get; set; }
+
+    /// <summary>Flush events of the database when this series took its baseline (for the loss ratio).</summary>
+    public long EventsAtBaseline { get; set; } = -1;
+
+    /// <summary>Flush events of the database at the last reading.</summary>
+    public long EventsAtLastReading { get; set; }
+
+    /// <summary>Whether any flush event of the database has arrived (no events, no loss figure: pollers alone say nothing about loss).</summary>
+    public bool HasEvents { get; set; }
+
+    /// <summary>The current point value after the type's arithmetic (fraction, average), null until computable.</summary>
+    public double? Point { get; set; }
+
+    /// <summary>Share of the flushes the server counted that arrived as no event; null until both sides have data.</summary>
+    public double? LossRatio
+    {
+        get
+        {
+            if (Export != CounterExport.Flushes || !HasEvents || EventsAtBaseline < 0 || Tracker.Total <= 0)
+            {
+                return null;
+            }
+
+            var received = EventsAtLastReading - EventsAtBaseline;
+            return Math.Clamp(1 - ((double)received / Tracker.Total), 0, 1);
+        }
+    }
+
+    /// <summary>The value the series' instrument exports, in the instrument's unit.</summary>
+    public double ExportedValue => Export switch
+    {
+        CounterExport.FlushWaitTime => Tracker.Total / 1000.0,
+        CounterExport.LogUsedRatio => (Point ?? 0) / 100.0,
+        CounterExport.LogUsedBytes or CounterExport.LogSizeBytes => (Point ?? 0) * 1024.0,
+        _ when CounterCatalog.IsCumulative(CounterType) => Tracker.Total,
+        _ => Point ?? 0,
+    };
+
+    /// <summary>Applies one reading of this counter; <paramref name="inst"/> gives the restart epoch and the events received.</summary>
+    public void Apply(in CounterSample counter, InstanceState inst)
+    {
+        switch (counter.CounterType)
+        {
+            case PerfCounterType.BulkCount:
+                Tracker.Update(counter.Value, counter.TimestampUtc, inst.Epoch, inst.StartTimeUtc);
+                if (Export == CounterExport.Flushes)
+                {
+                    // Loss accounting: events received since the counter's baseline against its increase. A
+                    // database with no events yet has received none since the baseline.
+                    var events = inst.DatabaseByName(counter.CounterInstance);
+                    var received = events?.Sizes.Count ?? 0;
+                    if (EventsAtBaseline < 0)
+                    {
+                        EventsAtBaseline = received;
+                    }
+
+                    EventsAtLastReading = received;
+                    HasEvents = events is not null;
+                }
+
+                break;
+            case PerfCounterType.LargeRawFraction:
+                Point = counter.BaseValue > 0 ? (double)counter.Value / counter.BaseValue : null;
+                break;
+            case PerfCounterType.AverageBulk:
+                // Delta value / delta base; a reset (lower base, new epoch) leaves no honest average for this interval.
+                var deltaBase = counter.BaseValue - LastBase;
+                var deltaValue = counter.Value - LastValue;
+                Point = HasLast && deltaBase > 0 && deltaValue >= 0 ? (double)deltaValue / deltaBase : HasLast && deltaBase == 0 ? Point : null;
+                break;
+            default:
+                Point = counter.Value;
+                break;
+        }
+
+        LastValue = counter.Value;
+        LastBase = counter.BaseValue;
+        HasLast = true;
+    }
+}

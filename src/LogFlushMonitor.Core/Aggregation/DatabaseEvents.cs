@@ -1,0 +1,64 @@
+using System.Diagnostics;
+using LogFlushMonitor.Core.Metrics;
+
+namespace LogFlushMonitor.Core.Aggregation;
+
+/// <summary>Event-derived state of one database on one instance. Guarded by the aggregator's lock.</summary>
+internal sealed class DatabaseEvents
+{
+    public DatabaseEvents(InstanceState instance, int databaseId, string? name)
+    {
+        Instance = instance;
+        DatabaseId = databaseId;
+        SetName(name ?? MetricAttributes.UnnamedDatabase(databaseId));
+    }
+
+    public InstanceState Instance { get; }
+
+    public int DatabaseId { get; }
+
+    public string Name { get; private set; } = "";
+
+    public bool HasRealName { get; private set; }
+
+    /// <summary>Tags for histogram records: built once per name, so recording allocates nothing.</summary>
+    public TagList Tags { get; private set; }
+
+    public WriteSizeDistribution Sizes { get; } = new();
+
+    public LatencyDistribution FlushDurations { get; } = new();
+
+    public Dictionary<string, WaitTypeEvents> Waits { get; } = new(StringComparer.Ordinal);
+
+    public long FirstTicks { get; set; } = long.MaxValue;
+
+    public long LastTicks { get; set; } = long.MinValue;
+
+    public void SetName(string name)
+    {
+        Name = name;
+        HasRealName = !name.StartsWith("id:", StringComparison.Ordinal);
+        Tags = new TagList { { MetricAttributes.Instance, Instance.Name }, { MetricAttributes.Database, name } };
+        foreach (var w in Waits.Values)
+        {
+            w.Tags = WaitTags(w.WaitType);
+        }
+    }
+
+    public TagList WaitTags(string waitType) =>
+        new() { { MetricAttributes.Instance, Instance.Name }, { MetricAttributes.Database, Name }, { MetricAttributes.WaitType, waitType } };
+
+    public void Touch(DateTime utc)
+    {
+        var t = utc.Ticks;
+        if (t < FirstTicks)
+        {
+            FirstTicks = t;
+        }
+
+        if (t > LastTicks)
+        {
+            LastTicks = t;
+        }
+    }
+}

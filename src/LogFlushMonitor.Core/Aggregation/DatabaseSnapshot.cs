@@ -1,0 +1,50 @@
+namespace LogFlushMonitor.Core.Aggregation;
+
+/// <summary>One database's statistics at one moment (a copy: safe to keep and read from any thread).</summary>
+public sealed record DatabaseSnapshot
+{
+    /// <summary>Instance name.</summary>
+    public required string Instance { get; init; }
+
+    /// <summary>database_id, or -1 when the database is known only from polled rows.</summary>
+    public required int DatabaseId { get; init; }
+
+    /// <summary>Database name, or "id:N" when not known.</summary>
+    public required string Database { get; init; }
+
+    /// <summary>Exact write-size distribution of the flush events (a copy).</summary>
+    public required WriteSizeDistribution WriteSizes { get; init; }
+
+    /// <summary>Flush durations from log_flush_complete (a copy).</summary>
+    public required LatencyDistribution FlushDurations { get; init; }
+
+    /// <summary>Waits by type from wait events.</summary>
+    public required IReadOnlyList<WaitSnapshot> Waits { get; init; }
+
+    /// <summary>First and last event time, when any event arrived.</summary>
+    public DateTime? FirstEventUtc { get; init; }
+
+    /// <summary>Last event time.</summary>
+    public DateTime? LastEventUtc { get; init; }
+
+    /// <summary>Log Flushes/sec over the last poll interval (restart-safe), when polled.</summary>
+    public double? CounterFlushesPerSecond { get; init; }
+
+    /// <summary>Log Bytes Flushed/sec over the last poll interval.</summary>
+    public double? CounterBytesPerSecond { get; init; }
+
+    /// <summary>Log flushes counted by the server since monitoring began.</summary>
+    public long? CounterFlushesTotal { get; init; }
+
+    /// <summary>Average log write latency over the last poll interval (delta stall / delta writes), seconds.</summary>
+    public double? LogWriteLatencySeconds { get; init; }
+
+    /// <summary>Log writes per second over the last poll interval, from file stats.</summary>
+    public double? LogWritesPerSecond { get; init; }
+
+    /// <summary>Share of the flushes the server counted for which no event arrived (events vs Log Flushes/sec), when both are known.</summary>
+    public double? EventLossRatio { get; init; }
+
+    /// <summary>Seconds between the first and last event.</summary>
+    public double EventSpanSeconds => FirstEventUtc is { } f && LastEventUtc is { } l ? (l - f).TotalSeconds : 0;
+}

@@ -1,0 +1,89 @@
+using System.Diagnostics.Metrics;
+
+namespace LogFlushMonitor.Core.Aggregation;
+
+/// <summary>
+/// The read-only view of the aggregation that the observable instruments (<see cref="Metrics.LogFlushMetrics"/>) read
+/// at collection time: one measurement per series of one exported family, copied under the aggregation's lock. The
+/// metrics hold this view; the aggregation knows nothing of them.
+/// </summary>
+public interface IAggregationReadings
+{
+    /// <summary>The current values of an integer-valued family.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">When <paramref name="reading"/> is a fractional family.</exception>
+    IReadOnlyList<Measurement<long>> ReadLong(AggregationReading reading);
+
+    /// <summary>The current values of a fractional family.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">When <paramref name="reading"/> is an integer-valued family.</exception>
+    IReadOnlyList<Measurement<double>> ReadDouble(AggregationReading reading);
+}
+
+/// <summary>The exported series families of the aggregation, one per observable instrument (docs/metrics.md).</summary>
+public enum AggregationReading
+{
+    /// <summary>sqlserver.log.flushes (long).</summary>
+    LogFlushes,
+
+    /// <summary>sqlserver.log.flushed.bytes (long).</summary>
+    LogFlushedBytes,
+
+    /// <summary>sqlserver.log.flush.waits (long).</summary>
+    LogFlushWaits,
+
+    /// <summary>sqlserver.log.flush.wait.time (double, seconds).</summary>
+    LogFlushWaitTime,
+
+    /// <summary>sqlserver.log.usage (double, 0..1).</summary>
+    LogUsage,
+
+    /// <summary>sqlserver.log.used.size (long, bytes).</summary>
+    LogUsedSize,
+
+    /// <summary>sqlserver.log.size (long, bytes).</summary>
+    LogSize,
+
+    /// <summary>sqlserver.performance.total (double).</summary>
+    PerformanceTotal,
+
+    /// <summary>sqlserver.performance.value (double).</summary>
+    PerformanceValue,
+
+    /// <summary>sqlserver.performance.fraction (double).</summary>
+    PerformanceFraction,
+
+    /// <summary>sqlserver.performance.average (double).</summary>
+    PerformanceAverage,
+
+    /// <summary>sqlserver.wait.tasks (long).</summary>
+    WaitTasks,
+
+    /// <summary>sqlserver.wait.time (double, seconds).</summary>
+    WaitTime,
+
+    /// <summary>sqlserver.wait.signal.time (double, seconds).</summary>
+    WaitSignalTime,
+
+    /// <summary>sqlserver.log.file.writes (long).</summary>
+    LogFileWrites,
+
+    /// <summary>sqlserver.log.file.written.bytes (long).</summary>
+    LogFileWrittenBytes,
+
+    /// <summary>sqlserver.log.file.write.stall (double, seconds).</summary>
+    LogFileWriteStall,
+
+    /// <summary>sqlserver.instance.start_time (double, seconds since the Unix epoch).</summary>
+    InstanceStartTime,
+
+    /// <summary>sqlserver.instance.restarts (long).</summary>
+    InstanceRestarts,
+
+    /// <summary>sqlserver.monitor.events (long).</summary>
+    EventsReceived,
+
+    /// <summary>sqlserver.monitor.events.lost (long).</summary>
+    EventsLost,
+
+    /// <summary>sqlserver.monitor.events.loss (double, 0..1).</summary>
+    EventLossRatio,
+}

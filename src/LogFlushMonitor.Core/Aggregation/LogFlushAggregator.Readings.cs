@@ -1,0 +1,137 @@
+using System.Diagnostics.Metrics;
+using LogFlushMonitor.Core.Metrics;
+using LogFlushMonitor.Core.Samples;
+
+namespace LogFlushMonitor.Core.Aggregation;
+
+/// <summary>What the observable instruments read at collection time (<see cref="IAggregationReadings"/>).</summary>
+public sealed partial class LogFlushAggregator
+{
+    /// <inheritdoc />
+    public IReadOnlyList<Measurement<long>> ReadLong(AggregationReading reading)
+    {
+        var list = new List<Measurement<long>>();
+        lock (_gate)
+        {
+            foreach (var inst in _instances.Values)
+            {
+                switch (reading)
+                {
+                    case AggregationReading.InstanceRestarts:
+                        list.Add(new(inst.Restarts, inst.Tags));
+                        break;
+                    case AggregationReading.EventsReceived:
+                        list.Add(new(inst.EventsReceived, inst.Tags));
+                        break;
+                    case AggregationReading.EventsLost:
+                        for (var k = 0; k < inst.Lost.Length; k++)
+                        {
+                            list.Add(new(inst.Lost[k], LossTags(inst, (LossKind)k)));
+                        }
+
+                        break;
+                    case AggregationReading.WaitTasks:
+                        foreach (var s in inst.WaitStats.Values)
+                        {
+                            list.Add(new(s.Tasks.Total, s.Tags));
+                        }
+
+                        break;
+                    case AggregationReading.LogFileWrites or AggregationReading.LogFileWrittenBytes:
+                        foreach (var (tags, files) in FilesByDatabase(inst))
+                        {
+                            list.Add(new(files.Sum(f => reading == AggregationReading.LogFileWrites ? f.Writes.Total : f.Bytes.Total), tags));
+                        }
+
+                        break;
+                    case AggregationReading.LogFlushes or AggregationReading.LogFlushedBytes or AggregationReading.LogFlushWaits
+                        or AggregationReading.LogUsedSize or AggregationReading.LogSize:
+                        var export = CounterCatalog.ExportOf(reading);
+                        foreach (var s in inst.Counters.Values)
+                        {
+                            if (s.Export == export)
+                            {
+                                list.Add(new((long)s.ExportedValue, s.Tags));
+                            }
+                        }
+
+                        break;
+                    default:
+                        throw new ArgumentOutOfRangeException(nameof(reading), reading, "Not an integer-valued reading.");
+                }
+            }
+        }
+
+        return list;
+    }
+
+    /// <inheritdoc />
+    public IReadOnlyList<Measurement<double>> ReadDouble(AggregationReading reading)
+    {
+        var list = new List<Measurement<double>>();
+        lock (_gate)
+        {
+            foreach (var inst in _instances.Values)
+            {
+                switch (reading)
+                {
+                    case AggregationReading.InstanceStartTime:
+                        if (inst.StartTimeUtc != default)
+                        {
+                            list.Add(new((inst.StartTimeUtc - DateTime.UnixEpoch).TotalSeconds, inst.Tags));
+                        }
+
+                        break;
+                    case AggregationReading.EventLossRatio:
+                        foreach (var s in inst.Counters.Values)
+                        {
+                            if (s.LossRatio is { } ratio)
+                            {
+                                list.Add(new(ratio, s.Tags));
+                            }
+                        }
+
+                        break;
+                    case AggregationReading.WaitTime or AggregationReading.WaitSignalTime:
+                        foreach (var s in inst.WaitStats.Values)
+                        {
+                            var ms = reading == AggregationReading.WaitSignalTime ? s.SignalTimeMs.Total : s.WaitTimeMs.Total;
+                            list.Add(new(ms / 1000.0, s.Tags));
+                        }
+
+                        break;
+                    case AggregationReading.LogFileWriteStall:
+                        foreach (var (tags, files) in FilesByDatabase(inst))
+                        {
+                            list.Add(new(files.Sum(f => f.StallMs.Total) / 1000.0, tags));
+                        }
+
+                        break;
+                    case AggregationReading.LogFlushWaitTime or AggregationReading.LogUsage or AggregationReading.PerformanceTotal
+                        or AggregationReading.PerformanceValue or AggregationReading.PerformanceFraction or AggregationReading.PerformanceAverage:
+                        var export = CounterCatalog.ExportOf(reading);
+                        foreach (var s in inst.Counters.Values)
+                        {
+                            // A point value not computable yet (a first average, a zero base) is left out, not exported as 0.
+                            if (s.Export == export && (CounterCatalog.IsCumulative(s.CounterType) || s.Point.HasValue))
+                            {
+                                list.Add(new(s.ExportedValue, s.Tags));
+                            }
+                        }
+
+                        break;
+                    default:
+                        throw new ArgumentOutOfRangeException(nameof(reading), reading, "Not a fractional reading.");
+                }
+            }
+        }
+
+        return list;
+    }
+
+    private static IEnumerable<(KeyValuePair<string, object?>[] Tags, List<FileStatsSeries> Files)> FilesByDatabase(InstanceState inst) =>
+        inst.FileStats.Values.GroupBy(f => f.DatabaseName, StringComparer.Ordinal).Select(g => (g.First().Tags, g.ToList()));
+
+    private static KeyValuePair<string, object?>[] LossTags(InstanceState inst, LossKind kind) =>
+        [new(MetricAttributes.Instance, inst.Name), new(MetricAttributes.LossKind, LossKindNames.Of(kind))];
+}

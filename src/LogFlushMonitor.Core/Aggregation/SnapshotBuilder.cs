@@ -1,0 +1,85 @@
+using LogFlushMonitor.Core.Samples;
+
+namespace LogFlushMonitor.Core.Aggregation;
+
+/// <summary>Copies the aggregation's state into snapshots. Called under the aggregator's lock.</summary>
+internal static class SnapshotBuilder
+{
+    public static List<DatabaseSnapshot> Build(IEnumerable<InstanceState> instances)
+    {
+        var list = new List<DatabaseSnapshot>();
+        foreach (var inst in instances)
+        {
+            var seen = new HashSet<string>(StringComparer.Ordinal);
+            foreach (var db in inst.Databases)
+            {
+                seen.Add(db.Name);
+                var sizes = new WriteSizeDistribution();
+                sizes.AddFrom(db.Sizes);
+                list.Add(new DatabaseSnapshot
+                {
+                    Instance = inst.Name,
+                    DatabaseId = db.DatabaseId,
+                    Database = db.Name,
+                    WriteSizes = sizes,
+                    FlushDurations = db.FlushDurations.Copy(),
+                    Waits = db.Waits.Values.Select(w => new WaitSnapshot(w.WaitType, w.Durations.Count, w.Durations.MeanSeconds, w.Durations.Quantile(0.95), w.Durations.MaxSeconds)).ToList(),
+                    FirstEventUtc = db.FirstTicks == long.MaxValue ? null : new DateTime(db.FirstTicks, DateTimeKind.Utc),
+                    LastEventUtc = db.LastTicks == long.MinValue ? null : new DateTime(db.LastTicks, DateTimeKind.Utc),
+                    CounterFlushesPerSecond = Counter(inst, db.Name, CounterCatalog.LogFlushesCounter)?.Tracker.LastRate,
+                    CounterBytesPerSecond = Counter(inst, db.Name, CounterCatalog.LogBytesFlushedCounter)?.Tracker.LastRate,
+                    CounterFlushesTotal = Counter(inst, db.Name, CounterCatalog.LogFlushesCounter)?.Tracker.Total,
+                    LogWriteLatencySeconds = Latency(inst, db.Name),
+                    LogWritesPerSecond = Files(inst, db.Name).Sum(f => f.Writes.LastRate),
+                    EventLossRatio = Counter(inst, db.Name, CounterCatalog.LogFlushesCounter)?.LossRatio,
+                });
+            }
+
+            // Databases known only from polls (no events yet) still get a row.
+            var polled = inst.Counters.Values.Where(c => c.ObjectName == CounterCatalog.DatabasesObject && c.CounterInstance != CounterCatalog.TotalInstance).Select(c => c.CounterInstance)
+                .Concat(inst.FileStats.Values.Select(f => f.DatabaseName));
+            foreach (var name in polled.Distinct(StringComparer.Ordinal).ToList())
+            {
+                if (!seen.Add(name))
+                {
+                    continue;
+                }
+
+                list.Add(new DatabaseSnapshot
+                {
+                    Instance = inst.Name,
+                    DatabaseId = inst.Names.FirstOrDefault(kv => kv.Value == name, new(-1, name)).Key,
+                    Database = name,
+                    WriteSizes = new WriteSizeDistribution(),
+                    FlushDurations = new LatencyDistribution(),
+                    Waits = [],
+                    CounterFlushesPerSecond = Counter(inst, name, CounterCatalog.LogFlushesCounter)?.Tracker.LastRate,
+                    CounterBytesPerSecond = Counter(inst, name, CounterCatalog.LogBytesFlushedCounter)?.Tracker.LastRate,
+                    CounterFlushesTotal = Counter(inst, name, CounterCatalog.LogFlushesCounter)?.Tracker.Total,
+                    LogWriteLatencySeconds = Latency(inst, name),
+                    LogWritesPerSecond = Files(inst, name).Sum(f => f.Writes.LastRate),
+                });
+            }
+        }
+
+        return list;
+    }
+
+    private static CounterSeries? Counter(InstanceState inst, string database, string counter) =>
+        inst.Counters.GetValueOrDefault((CounterCatalog.DatabasesObject, counter, database)) is { CounterType: PerfCounterType.BulkCount } s ? s : null;
+
+    private static IEnumerable<FileStatsSeries> Files(InstanceState inst, string database) =>
+        inst.FileStats.Values.Where(f => f.DatabaseName == database);
+
+    private static double? Latency(InstanceState inst, string database)
+    {
+        long writes = 0, stall = 0;
+        foreach (var f in Files(inst, database))
+        {
+            writes += f.Writes.LastIncrease;
+            stall += f.StallMs.LastIncrease;
+        }
+
+        return writes > 0 ? stall / 1000.0 / writes : null;
+    }
+}

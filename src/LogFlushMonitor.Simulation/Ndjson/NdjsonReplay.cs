@@ -1,0 +1,186 @@
+using LogFlushMonitor.Core.Samples;
+
+namespace LogFlushMonitor.Simulation.Ndjson;
+
+/// <summary>How <see cref="NdjsonReplay"/> delivers a recording.</summary>
+public sealed record NdjsonReplayOptions
+{
+    /// <summary>
+    /// Playback speed relative to the recorded times: 1 = as recorded, 10 = ten times faster. 0 or
+    /// <see cref="double.PositiveInfinity"/> (the default) delivers as fast as possible.
+    /// </summary>
+    public double Speed { get; init; } = double.PositiveInfinity;
+
+    /// <summary>Shift every time by (now - first sample time), so the recording looks live.</summary>
+    public bool RebaseToNow { get; init; }
+
+    /// <summary>Clock for pacing and rebasing.</summary>
+    public TimeProvider Time { get; init; } = TimeProvider.System;
+
+    /// <summary>Called for each malformed line (after it is counted as a loss); the replay goes on.</summary>
+    public Action<NdjsonReplayError>? OnError { get; init; }
+}
+
+/// <summary>A line that could not be replayed.</summary>
+/// <param name="Source">The file path, or the name given for a stream.</param>
+/// <param name="Line">1-based line number.</param>
+/// <param name="Message">What is wrong.</param>
+public sealed record NdjsonReplayError(string Source, long Line, string Message)
+{
+    /// <summary><c>source:line: message</c>.</summary>
+    public override string ToString() => $"{Source}:{Line}: {Message}";
+}
+
+/// <summary>What a replay read.</summary>
+/// <param name="Lines">Lines read (blank ones included).</param>
+/// <param name="Samples">Samples delivered.</param>
+/// <param name="Errors">Malformed lines skipped.</param>
+public sealed record NdjsonReplaySummary(long Lines, long Samples, long Errors);
+
+/// <summary>
+/// Replays an NDJSON recording (<see cref="NdjsonSampleWriter"/> describes the format) into an
+/// <see cref="IPacedSampleSink"/>, as fast as possible or paced by the recorded times (and by room in the sink). A malformed line is
+/// reported with its source and 1-based line number, counted through
+/// <c>sink.OnSourceLoss(instance or "replay", LossKind.Malformed, 1)</c>, and skipped.
+/// </summary>
+public static class NdjsonReplay
+{
+    /// <summary>The instance a malformed line is counted against when it names none.</summary>
+    public const string UnknownInstance = "replay";
+
+    // Pacing waits only when more than this ahead: finer waits cost more than they are worth.
+    private static readonly TimeSpan PaceSlack = TimeSpan.FromMilliseconds(5);
+
+    private const int MaxLineBytes = 16 * 1024 * 1024;
+
+    /// <summary>Replays the file at <paramref name="path"/>.</summary>
+    /// <exception cref="OperationCanceledException">When <paramref name="cancellationToken"/> is cancelled.</exception>
+    public static async Task<NdjsonReplaySummary> ReplayFileAsync(string path, IPacedSampleSink sink, NdjsonReplayOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        await using var stream = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 1 << 16, FileOptions.Asynchronous | FileOptions.SequentialScan);
+        return await ReplayAsync(stream, path, sink, options, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>Replays <paramref name="stream"/>; <paramref name="sourceName"/> names it in errors.</summary>
+    /// <exception cref="OperationCanceledException">When <paramref name="cancellationToken"/> is cancelled.</exception>
+    public static async Task<NdjsonReplaySummary> ReplayAsync(Stream stream, string sourceName, IPacedSampleSink sink, NdjsonReplayOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(stream);
+        ArgumentNullException.ThrowIfNull(sink);
+        options ??= new NdjsonReplayOptions();
+        if (double.IsNaN(options.Speed) || options.Speed < 0)
+        {
+            throw new ArgumentException($"Speed must be 0, positive or infinity (was {options.Speed}).", nameof(options));
+        }
+
+        var paced = options.Speed > 0 && !double.IsPositiveInfinity(options.Speed);
+        var time = options.Time;
+        var parser = new NdjsonLineParser();
+        var buffer = new byte[1 << 16];
+        int start = 0, end = 0;
+        long lines = 0, samples = 0, errors = 0;
+        var eof = false;
+        var haveFirst = false;
+        long firstTicks = 0, shiftTicks = 0;
+        var wallStart = default(DateTimeOffset);
+
+        while (true)
+        {
+            cancellationToken.ThrowIfCancellationRequested();
+            var newline = buffer.AsSpan(start, end - start).IndexOf((byte)'\n');
+            int length;
+            if (newline >= 0)
+            {
+                length = newline;
+            }
+            else if (eof)
+            {
+                if (start == end)
+                {
+                    break;
+                }
+
+                // The last line has no newline.
+                length = end - start;
+            }
+            else
+            {
+                if (start > 0)
+                {
+                    Buffer.BlockCopy(buffer, start, buffer, 0, end - start);
+                    end -= start;
+                    start = 0;
+                }
+
+                if (end == buffer.Length)
+                {
+                    if (buffer.Length >= MaxLineBytes)
+                    {
+                        throw new InvalidDataException($"{sourceName}:{lines + 1}: line longer than {MaxLineBytes} bytes.");
+                    }
+
+                    Array.Resize(ref buffer, buffer.Length * 2);
+                }
+
+                var read = await stream.ReadAsync(buffer.AsMemory(end), cancellationToken).ConfigureAwait(false);
+                eof = read == 0;
+                end += read;
+                continue;
+            }
+
+            lines++;
+            var line = Trim(buffer.AsSpan(start, length), lines == 1);
+            start += newline >= 0 ? newline + 1 : length;
+            if (line.IsEmpty)
+            {
+                continue;
+            }
+
+            var error = parser.Parse(line);
+            if (error is not null)
+            {
+                errors++;
+                sink.OnSourceLoss(parser.Instance ?? UnknownInstance, LossKind.Malformed, 1);
+                options.OnError?.Invoke(new NdjsonReplayError(sourceName, lines, error));
+                continue;
+            }
+
+            if (parser.Time is { } recorded)
+            {
+                if (!haveFirst)
+                {
+                    haveFirst = true;
+                    firstTicks = recorded.Ticks;
+                    wallStart = time.GetUtcNow();
+                    shiftTicks = options.RebaseToNow ? wallStart.UtcDateTime.Ticks - firstTicks : 0;
+                }
+
+                if (paced)
+                {
+                    var due = wallStart + TimeSpan.FromTicks((long)((recorded.Ticks - firstTicks) / options.Speed));
+                    var ahead = due - time.GetUtcNow();
+                    if (ahead > PaceSlack)
+                    {
+                        await Task.Delay(ahead, time, cancellationToken).ConfigureAwait(false);
+                    }
+                }
+            }
+
+            parser.Deliver(sink, shiftTicks);
+            samples++;
+            await sink.WaitForRoomAsync(cancellationToken).ConfigureAwait(false);
+        }
+
+        return new NdjsonReplaySummary(lines, samples, errors);
+    }
+
+    private static ReadOnlySpan<byte> Trim(ReadOnlySpan<byte> line, bool first)
+    {
+        if (first && line.StartsWith("\uFEFF"u8))
+        {
+            line = line[3..];
+        }
+
+        return line.Trim(" \t\r"u8);
+    }
+}

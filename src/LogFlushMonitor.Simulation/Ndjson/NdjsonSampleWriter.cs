@@ -1,0 +1,319 @@
+using System.Buffers;
+using System.Text.Json;
+using LogFlushMonitor.Core.Samples;
+
+namespace LogFlushMonitor.Simulation.Ndjson;
+
+/// <summary>
+/// Records samples as NDJSON: one JSON object per line, UTF-8, <c>"type"</c> first. <see cref="NdjsonReplay"/>
+/// reads it back into the same samples.
+/// </summary>
+/// <remarks>
+/// <para>Schema. Times are ISO-8601 UTC with 7 fractional digits (<c>2026-11-22T12:00:00.0000000Z</c>);
+/// durations are microseconds (fractional when finer than 1 µs); unknown fields are ignored by the reader, so
+/// fields may be added. Optional fields are marked (opt).</para>
+/// <list type="table">
+/// <listheader><term>type</term><description>fields</description></listheader>
+/// <item><term>flush</term><description>log_flush_start: <c>t, instance, db_id, db</c> (opt, absent when unknown),
+/// <c>write_size</c> (bytes), <c>block</c> (log_block_id, opt), <c>seq</c> (event_sequence, opt, 0 = none).</description></item>
+/// <item><term>flush_complete</term><description>log_flush_complete: as flush, plus <c>duration_us</c>;
+/// <c>write_size</c> opt.</description></item>
+/// <item><term>wait</term><description>a completed wait: <c>t, instance, db_id, db</c> (opt), <c>wait_type, duration_us, seq</c> (opt).</description></item>
+/// <item><term>counter</term><description>a sys.dm_os_performance_counters row: <c>t, instance, object</c> (after the
+/// colon), <c>counter, counter_instance, value, cntr_type, base</c> (opt, 0).</description></item>
+/// <item><term>wait_stats</term><description>a sys.dm_os_wait_stats row: <c>t, instance, wait_type, waiting_tasks,
+/// wait_time_ms, max_wait_time_ms</c> (opt), <c>signal_wait_time_ms</c> (opt).</description></item>
+/// <item><term>file_stats</term><description>a log file's sys.dm_io_virtual_file_stats row: <c>t, instance, db_id, db,
+/// file_id, num_of_writes, num_of_bytes_written, io_stall_write_ms</c>.</description></item>
+/// <item><term>server_start</term><description><c>t, instance, start_time</c> (sqlserver_start_time).</description></item>
+/// <item><term>poll_completed</term><description><c>t, instance, kind</c>: <c>counters</c>, <c>wait_stats</c> or <c>file_stats</c>.</description></item>
+/// <item><term>database</term><description>a database's name as sys.databases lists it: <c>t, instance, db_id, db</c>.</description></item>
+/// <item><term>flush_bucket</term><description><c>count</c> flushes of <c>write_size</c> bytes counted by a server-side
+/// histogram: <c>t, instance, db_id, db</c> (opt), <c>write_size, count</c>.</description></item>
+/// <item><term>loss</term><description>events a source knew it lost: <c>t</c> (opt: the time of the previous line),
+/// <c>instance, kind</c> (<c>sequence_gap</c>, <c>channel_full</c>, <c>server_dropped</c>, <c>malformed</c>), <c>count</c>.</description></item>
+/// </list>
+/// <para>Example: <c>{"type":"flush","t":"2026-11-22T12:00:00.0000000Z","instance":"sql1","db_id":5,"db":"shop","write_size":512,"block":123,"seq":1}</c></para>
+/// <para>Thread-safe: every member may be called from any thread (one lock). Lines are buffered; call
+/// <see cref="Flush"/> or <see cref="Dispose"/> to write them out. Writing a line allocates nothing.</para>
+/// </remarks>
+public sealed class NdjsonSampleWriter : ISampleSink, IDisposable
+{
+    private const int DrainBytes = 64 * 1024;
+
+    private readonly Lock _gate = new();
+    private readonly Stream _stream;
+    private readonly bool _leaveOpen;
+    private readonly ArrayBufferWriter<byte> _buffer = new(DrainBytes * 2);
+    private readonly Utf8JsonWriter _json;
+    private DateTime _lastTime;
+    private bool _disposed;
+
+    /// <summary>Writes to <paramref name="stream"/>, closing it on dispose unless <paramref name="leaveOpen"/>.</summary>
+    public NdjsonSampleWriter(Stream stream, bool leaveOpen = false)
+    {
+        ArgumentNullException.ThrowIfNull(stream);
+        _stream = stream;
+        _leaveOpen = leaveOpen;
+        _json = new Utf8JsonWriter(_buffer, new JsonWriterOptions { Indented = false, SkipValidation = false });
+    }
+
+    /// <summary>Creates (or replaces) the file at <paramref name="path"/>.</summary>
+    public NdjsonSampleWriter(string path)
+        : this(new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read, DrainBytes), leaveOpen: false)
+    {
+    }
+
+    /// <summary>Lines written so far.</summary>
+    public long Lines { get; private set; }
+
+    /// <inheritdoc />
+    public void OnLogFlush(in LogFlushEvent flush)
+    {
+        lock (_gate)
+        {
+            Begin(flush.IsComplete ? NdjsonNames.FlushComplete : NdjsonNames.Flush, flush.TimestampUtc, flush.Instance);
+            _json.WriteNumber(NdjsonNames.DbId, flush.DatabaseId);
+            if (flush.DatabaseName is { } db)
+            {
+                _json.WriteString(NdjsonNames.Db, db);
+            }
+
+            _json.WriteNumber(NdjsonNames.WriteSize, flush.WriteSize);
+            _json.WriteNumber(NdjsonNames.Block, flush.LogBlockId);
+            _json.WriteNumber(NdjsonNames.Seq, flush.Sequence);
+            if (flush.Duration is { } d)
+            {
+                WriteMicroseconds(d);
+            }
+
+            End();
+        }
+    }
+
+    /// <inheritdoc />
+    public void OnWait(in WaitEvent wait)
+    {
+        lock (_gate)
+        {
+            Begin(NdjsonNames.Wait, wait.TimestampUtc, wait.Instance);
+            _json.WriteNumber(NdjsonNames.DbId, wait.DatabaseId);
+            if (wait.DatabaseName is { } db)
+            {
+                _json.WriteString(NdjsonNames.Db, db);
+            }
+
+            _json.WriteString(NdjsonNames.WaitType, wait.WaitType);
+            WriteMicroseconds(wait.Duration);
+            _json.WriteNumber(NdjsonNames.Seq, wait.Sequence);
+            End();
+        }
+    }
+
+    /// <inheritdoc />
+    public void OnCounter(in CounterSample counter)
+    {
+        lock (_gate)
+        {
+            Begin(NdjsonNames.Counter, counter.TimestampUtc, counter.Instance);
+            _json.WriteString(NdjsonNames.Object, counter.ObjectName);
+            _json.WriteString(NdjsonNames.CounterName, counter.CounterName);
+            _json.WriteString(NdjsonNames.CounterInstance, counter.CounterInstance);
+            _json.WriteNumber(NdjsonNames.Value, counter.Value);
+            _json.WriteNumber(NdjsonNames.CntrType, counter.CounterType);
+            _json.WriteNumber(NdjsonNames.Base, counter.BaseValue);
+            End();
+        }
+    }
+
+    /// <inheritdoc />
+    public void OnWaitStats(in WaitStatsSample waitStats)
+    {
+        lock (_gate)
+        {
+            Begin(NdjsonNames.WaitStats, waitStats.TimestampUtc, waitStats.Instance);
+            _json.WriteString(NdjsonNames.WaitType, waitStats.WaitType);
+            _json.WriteNumber(NdjsonNames.WaitingTasks, waitStats.WaitingTasks);
+            _json.WriteNumber(NdjsonNames.WaitTimeMs, waitStats.WaitTimeMs);
+            _json.WriteNumber(NdjsonNames.MaxWaitTimeMs, waitStats.MaxWaitTimeMs);
+            _json.WriteNumber(NdjsonNames.SignalWaitTimeMs, waitStats.SignalWaitTimeMs);
+            End();
+        }
+    }
+
+    /// <inheritdoc />
+    public void OnFileStats(in FileStatsSample fileStats)
+    {
+        lock (_gate)
+        {
+            Begin(NdjsonNames.FileStats, fileStats.TimestampUtc, fileStats.Instance);
+            _json.WriteNumber(NdjsonNames.DbId, fileStats.DatabaseId);
+            _json.WriteString(NdjsonNames.Db, fileStats.DatabaseName);
+            _json.WriteNumber(NdjsonNames.FileId, fileStats.FileId);
+            _json.WriteNumber(NdjsonNames.NumOfWrites, fileStats.NumWrites);
+            _json.WriteNumber(NdjsonNames.NumOfBytesWritten, fileStats.BytesWritten);
+            _json.WriteNumber(NdjsonNames.IoStallWriteMs, fileStats.IoStallWriteMs);
+            End();
+        }
+    }
+
+    /// <inheritdoc />
+    public void OnServerStart(in ServerStartSample start)
+    {
+        lock (_gate)
+        {
+            Begin(NdjsonNames.ServerStart, start.TimestampUtc, start.Instance);
+            WriteTime(NdjsonNames.StartTime, start.StartTimeUtc);
+            End();
+        }
+    }
+
+    /// <inheritdoc />
+    public void OnPollCompleted(in PollCompleted completed)
+    {
+        lock (_gate)
+        {
+            Begin(NdjsonNames.PollCompleted, completed.TimestampUtc, completed.Instance);
+            _json.WriteString(NdjsonNames.Kind, NdjsonNames.Of(completed.Kind));
+            End();
+        }
+    }
+
+    /// <inheritdoc />
+    public void OnDatabaseName(in DatabaseNameSample database)
+    {
+        lock (_gate)
+        {
+            Begin(NdjsonNames.Database, database.TimestampUtc, database.Instance);
+            _json.WriteNumber(NdjsonNames.DbId, database.DatabaseId);
+            _json.WriteString(NdjsonNames.Db, database.Name);
+            End();
+        }
+    }
+
+    /// <inheritdoc />
+    public void OnFlushBucket(in FlushBucketSample bucket)
+    {
+        lock (_gate)
+        {
+            Begin(NdjsonNames.FlushBucket, bucket.TimestampUtc, bucket.Instance);
+            _json.WriteNumber(NdjsonNames.DbId, bucket.DatabaseId);
+            if (bucket.DatabaseName is { } db)
+            {
+                _json.WriteString(NdjsonNames.Db, db);
+            }
+
+            _json.WriteNumber(NdjsonNames.WriteSize, bucket.WriteSize);
+            _json.WriteNumber(NdjsonNames.Count, bucket.Count);
+            End();
+        }
+    }
+
+    /// <inheritdoc />
+    public void OnSourceLoss(string instance, LossKind kind, long count)
+    {
+        lock (_gate)
+        {
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            _json.Reset();
+            _json.WriteStartObject();
+            _json.WriteString(NdjsonNames.Type, NdjsonNames.Loss);
+            if (_lastTime != default)
+            {
+                WriteTime(NdjsonNames.T, _lastTime);
+            }
+
+            _json.WriteString(NdjsonNames.Instance, instance);
+            _json.WriteString(NdjsonNames.Kind, LossKindNames.Of(kind));
+            _json.WriteNumber(NdjsonNames.Count, count);
+            End();
+        }
+    }
+
+    /// <summary>Writes every buffered line to the stream and flushes it.</summary>
+    public void Flush()
+    {
+        lock (_gate)
+        {
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            Drain();
+            _stream.Flush();
+        }
+    }
+
+    /// <summary>Flushes, then closes the stream unless it was left open.</summary>
+    public void Dispose()
+    {
+        lock (_gate)
+        {
+            if (_disposed)
+            {
+                return;
+            }
+
+            Drain();
+            _stream.Flush();
+            _disposed = true;
+            _json.Dispose();
+            if (!_leaveOpen)
+            {
+                _stream.Dispose();
+            }
+        }
+    }
+
+    private void Begin(JsonEncodedText type, DateTime time, string instance)
+    {
+        ObjectDisposedException.ThrowIf(_disposed, this);
+        _json.Reset();
+        _json.WriteStartObject();
+        _json.WriteString(NdjsonNames.Type, type);
+        WriteTime(NdjsonNames.T, time);
+        _lastTime = time;
+        _json.WriteString(NdjsonNames.Instance, instance);
+    }
+
+    private void End()
+    {
+        _json.WriteEndObject();
+        _json.Flush();
+        _buffer.GetSpan(1)[0] = (byte)'\n';
+        _buffer.Advance(1);
+        Lines++;
+        if (_buffer.WrittenCount >= DrainBytes)
+        {
+            Drain();
+        }
+    }
+
+    private void Drain()
+    {
+        if (_buffer.WrittenCount > 0)
+        {
+            _stream.Write(_buffer.WrittenSpan);
+            _buffer.ResetWrittenCount();
+        }
+    }
+
+    private void WriteTime(JsonEncodedText name, DateTime time)
+    {
+        // Round-trip format ("O") on a UTC value: always 7 fractional digits and a Z, unlike the JSON writer's own.
+        var utc = time.Kind == DateTimeKind.Local ? time.ToUniversalTime() : DateTime.SpecifyKind(time, DateTimeKind.Utc);
+        Span<byte> text = stackalloc byte[40];
+        utc.TryFormat(text, out var written, "O");
+        _json.WriteString(name, text[..written]);
+    }
+
+    private void WriteMicroseconds(TimeSpan duration)
+    {
+        var ticks = duration.Ticks;
+        if (ticks % 10 == 0)
+        {
+            _json.WriteNumber(NdjsonNames.DurationUs, ticks / 10);
+        }
+        else
+        {
+            _json.WriteNumber(NdjsonNames.DurationUs, ticks / 10.0);
+        }
+    }
+}

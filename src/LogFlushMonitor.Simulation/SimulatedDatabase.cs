@@ -1,0 +1,79 @@
+namespace LogFlushMonitor.Simulation;
+
+/// <summary>
+/// One simulated database: its workload and the cumulative values the server would report for it. Every
+/// counter, file stat and event comes from the same increments, so they agree by construction.
+/// </summary>
+internal sealed class SimulatedDatabase
+{
+    public SimulatedDatabase(int id, string name, Workload workload, bool emitComplete, long logSizeKb, TimeSpan? dropAfter = null)
+    {
+        Id = id;
+        Name = name;
+        Workload = workload;
+        EmitComplete = emitComplete;
+        LogSizeKb = logSizeKb;
+        DropAfter = dropAfter;
+        // Log block ids are positions in the log: start somewhere plausible, grow with every write.
+        NextBlock = ((ulong)id << 24) + 4096;
+        CacheHitRatio = 0.95 + (0.049 * ((id * 7919) % 100) / 100.0);
+    }
+
+    public int Id { get; }
+
+    public string Name { get; }
+
+    public Workload Workload { get; }
+
+    public bool EmitComplete { get; }
+
+    public long LogSizeKb { get; }
+
+    public TimeSpan? DropAfter { get; }
+
+    /// <summary>Absolute drop time in ticks, long.MaxValue when never dropped (set when the simulation starts).</summary>
+    public long DropAtTicks { get; set; } = long.MaxValue;
+
+    public double CacheHitRatio { get; }
+
+    public ulong NextBlock { get; set; }
+
+    public long Flushes { get; set; }
+
+    public long BytesFlushed { get; set; }
+
+    public long FlushWaits { get; set; }
+
+    public long FlushWaitTicks { get; set; }
+
+    public long StallTicks { get; set; }
+
+    /// <summary>Bytes of log not yet truncated (drives Percent Log Used; survives a restart).</summary>
+    public long LogBytesInUse { get; set; }
+
+    public long LogUsedKb => LogBytesInUse / 1024;
+
+    public long CacheLookups => Flushes * 2;
+
+    public long CacheHits => (long)(CacheLookups * CacheHitRatio);
+
+    /// <summary>A restart: every cumulative value the server keeps in memory starts from zero again.</summary>
+    public void ResetCumulative()
+    {
+        Flushes = 0;
+        BytesFlushed = 0;
+        FlushWaits = 0;
+        FlushWaitTicks = 0;
+        StallTicks = 0;
+    }
+
+    /// <summary>A log backup when the log passes 70 % full: back to 10 %, so Percent Log Used saws.</summary>
+    public void TruncateIfFull()
+    {
+        var size = LogSizeKb * 1024;
+        if (LogBytesInUse > size * 7 / 10)
+        {
+            LogBytesInUse = size / 10;
+        }
+    }
+}

@@ -1,0 +1,278 @@
+using LogFlushMonitor.Core.Pipeline;
+using LogFlushMonitor.Core.Samples;
+
+namespace LogFlushMonitor.Simulation;
+
+/// <summary>An instance restart: down at <paramref name="After"/> from the simulation start for <paramref name="Downtime"/>.</summary>
+internal sealed record RestartPlan(TimeSpan After, TimeSpan Downtime);
+
+/// <summary>
+/// One simulated SQL Server instance together with the source that reads it: it numbers events
+/// (package0.event_sequence), loses some when asked, detects the gaps as a real source would, and answers
+/// polls with counters, wait stats and file stats derived from the same increments as the events.
+/// </summary>
+internal sealed class SimulatedInstance
+{
+    private const string DatabasesObject = "Databases";
+    private const string Total = "_Total";
+    private const string WriteLog = "WRITELOG";
+    private const string LogBuffer = "LOGBUFFER";
+    private const string LogFlushes = "Log Flushes/sec";
+    private const string LogBytesFlushed = "Log Bytes Flushed/sec";
+    private const string LogFlushWaits = "Log Flush Waits/sec";
+    private const string LogFlushWaitTime = "Log Flush Wait Time";
+    private const string PercentLogUsed = "Percent Log Used";
+    private const string LogUsedSize = "Log File(s) Used Size (KB)";
+    private const string LogFileSize = "Log File(s) Size (KB)";
+    private const string LogCacheHitRatio = "Log Cache Hit Ratio";
+
+    private readonly List<SimulatedDatabase> _databases;
+    private readonly RestartPlan? _restart;
+    private readonly double _lossRate;
+    private readonly SimRandom _lossRng;
+    private SequenceGapTracker _gaps;
+    private long _sequence;
+    private long _restartAt = long.MaxValue;
+    private long _upAt = long.MaxValue;
+    private bool _down;
+    private DateTime _startTime;
+
+    // Instance-wide cumulative wait stats (sys.dm_os_wait_stats) in ticks.
+    private long _writeLogTasks;
+    private long _writeLogTicks;
+    private long _writeLogSignalTicks;
+    private long _writeLogMaxTicks;
+    private long _logBufferTasks;
+    private long _logBufferTicks;
+    private long _logBufferMaxTicks;
+
+    public SimulatedInstance(string name, int index, SimulationOptions options, List<SimulatedDatabase> databases, RestartPlan? restart = null)
+    {
+        Name = name;
+        _databases = databases;
+        _restart = restart;
+        _lossRate = options.EventLossRate;
+        _lossRng = new SimRandom(SimRandom.Derive(options.Seed, index, 0xFFFF));
+    }
+
+    /// <summary>The instance name every sample carries (one string object).</summary>
+    public string Name { get; }
+
+    public long SimulationStartTicks { get; private set; }
+
+    public IReadOnlyList<SimulatedDatabase> Databases => _databases;
+
+    public void Start(long startTicks)
+    {
+        SimulationStartTicks = startTicks;
+        // The instance has been up for a while before monitoring begins.
+        _startTime = new DateTime(startTicks, DateTimeKind.Utc).AddDays(-3).AddHours(-4).AddMinutes(-7);
+        if (_restart is not null)
+        {
+            _restartAt = startTicks + _restart.After.Ticks;
+            _upAt = _restartAt + _restart.Downtime.Ticks;
+        }
+
+        foreach (var db in _databases)
+        {
+            db.DropAtTicks = db.DropAfter is { } d ? startTicks + d.Ticks : long.MaxValue;
+            db.Workload.StartAt(startTicks);
+        }
+    }
+
+    /// <summary>The next scheduled change after <paramref name="now"/> (restart, recovery, drop): steps end there.</summary>
+    public long NextChange(long now)
+    {
+        var next = long.MaxValue;
+        if (_restartAt > now)
+        {
+            next = _restartAt;
+        }
+        else if (_upAt > now)
+        {
+            next = _upAt;
+        }
+
+        foreach (var db in _databases)
+        {
+            if (db.DropAtTicks > now && db.DropAtTicks < next)
+            {
+                next = db.DropAtTicks;
+            }
+        }
+
+        return next;
+    }
+
+    /// <summary>Applies the changes due at <paramref name="now"/>.</summary>
+    public void ApplyChanges(long now)
+    {
+        for (var i = _databases.Count - 1; i >= 0; i--)
+        {
+            if (_databases[i].DropAtTicks <= now)
+            {
+                _databases.RemoveAt(i);
+            }
+        }
+
+        if (!_down && now >= _restartAt && now < _upAt)
+        {
+            _down = true;
+        }
+
+        if (now >= _upAt && _restartAt != long.MaxValue)
+        {
+            Recover(_upAt);
+        }
+    }
+
+    /// <summary>Generates the events of [<paramref name="from"/>, <paramref name="to"/>).</summary>
+    public void Generate(long from, long to, ISampleSink sink)
+    {
+        if (_down)
+        {
+            return;
+        }
+
+        foreach (var db in _databases)
+        {
+            db.Workload.Generate(from, to, this, db, sink);
+        }
+    }
+
+    /// <summary>
+    /// Records one flush started at <paramref name="ticks"/>; <paramref name="waitUs"/> &gt; 0 when a committing
+    /// session waited WRITELOG for it.
+    /// </summary>
+    public void Flush(SimulatedDatabase db, long ticks, uint size, long latencyUs, long waitUs, ISampleSink sink)
+    {
+        var block = db.NextBlock;
+        db.NextBlock += (size + 511) / 512;
+        db.Flushes++;
+        db.BytesFlushed += size;
+        db.LogBytesInUse += size;
+        var latencyTicks = latencyUs * 10;
+        db.StallTicks += latencyTicks;
+        var t = new DateTime(ticks, DateTimeKind.Utc);
+        if (Deliver(sink, out var seq))
+        {
+            sink.OnLogFlush(new LogFlushEvent(Name, db.Id, db.Name, size, block, t, null, seq));
+        }
+
+        if (db.EmitComplete && Deliver(sink, out seq))
+        {
+            sink.OnLogFlush(new LogFlushEvent(Name, db.Id, db.Name, 0, block, t.AddTicks(latencyTicks), TimeSpan.FromTicks(latencyTicks), seq));
+        }
+
+        if (waitUs <= 0)
+        {
+            return;
+        }
+
+        var waitTicks = waitUs * 10;
+        db.FlushWaits++;
+        db.FlushWaitTicks += waitTicks;
+        _writeLogTasks++;
+        _writeLogTicks += waitTicks;
+        _writeLogSignalTicks += waitTicks - latencyTicks;
+        _writeLogMaxTicks = Math.Max(_writeLogMaxTicks, waitTicks);
+        if (Deliver(sink, out seq))
+        {
+            sink.OnWait(new WaitEvent(Name, WriteLog, TimeSpan.FromTicks(waitTicks), db.Id, db.Name, t.AddTicks(waitTicks), seq));
+        }
+    }
+
+    /// <summary>A LOGBUFFER wait: only in wait stats (the event session watches WRITELOG alone).</summary>
+    public void LogBufferWait(long waitUs)
+    {
+        _logBufferTasks++;
+        _logBufferTicks += waitUs * 10;
+        _logBufferMaxTicks = Math.Max(_logBufferMaxTicks, waitUs * 10);
+    }
+
+    /// <summary>Answers one poll of every kind at <paramref name="ticks"/>; a down instance answers nothing.</summary>
+    public void Poll(long ticks, ISampleSink sink)
+    {
+        if (_down)
+        {
+            return;
+        }
+
+        var t = new DateTime(ticks, DateTimeKind.Utc);
+        sink.OnServerStart(new ServerStartSample(Name, t, _startTime));
+
+        long flushes = 0, bytes = 0, waits = 0, waitMs = 0, usedKb = 0, sizeKb = 0, hits = 0, lookups = 0;
+        foreach (var db in _databases)
+        {
+            db.TruncateIfFull();
+            var dbWaitMs = db.FlushWaitTicks / TimeSpan.TicksPerMillisecond;
+            Counters(sink, t, db.Name, db.Flushes, db.BytesFlushed, db.FlushWaits, dbWaitMs, db.LogUsedKb, db.LogSizeKb, db.CacheHits, db.CacheLookups);
+            flushes += db.Flushes;
+            bytes += db.BytesFlushed;
+            waits += db.FlushWaits;
+            waitMs += dbWaitMs;
+            usedKb += db.LogUsedKb;
+            sizeKb += db.LogSizeKb;
+            hits += db.CacheHits;
+            lookups += db.CacheLookups;
+        }
+
+        Counters(sink, t, Total, flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups);
+        sink.OnPollCompleted(new PollCompleted(Name, t, PollKind.Counters));
+
+        const long Ms = TimeSpan.TicksPerMillisecond;
+        sink.OnWaitStats(new WaitStatsSample(Name, t, WriteLog, _writeLogTasks, _writeLogTicks / Ms, _writeLogMaxTicks / Ms, _writeLogSignalTicks / Ms));
+        sink.OnWaitStats(new WaitStatsSample(Name, t, LogBuffer, _logBufferTasks, _logBufferTicks / Ms, _logBufferMaxTicks / Ms, 0));
+        sink.OnPollCompleted(new PollCompleted(Name, t, PollKind.WaitStats));
+
+        foreach (var db in _databases)
+        {
+            sink.OnFileStats(new FileStatsSample(Name, t, db.Id, db.Name, 2, db.Flushes, db.BytesFlushed, db.StallTicks / Ms));
+        }
+
+        sink.OnPollCompleted(new PollCompleted(Name, t, PollKind.FileStats));
+    }
+
+    private void Counters(ISampleSink sink, DateTime t, string db, long flushes, long bytes, long waits, long waitMs, long usedKb, long sizeKb, long hits, long lookups)
+    {
+        sink.OnCounter(new CounterSample(Name, t, DatabasesObject, LogFlushes, db, flushes, PerfCounterType.BulkCount));
+        sink.OnCounter(new CounterSample(Name, t, DatabasesObject, LogBytesFlushed, db, bytes, PerfCounterType.BulkCount));
+        sink.OnCounter(new CounterSample(Name, t, DatabasesObject, LogFlushWaits, db, waits, PerfCounterType.BulkCount));
+        sink.OnCounter(new CounterSample(Name, t, DatabasesObject, LogFlushWaitTime, db, waitMs, PerfCounterType.BulkCount));
+        sink.OnCounter(new CounterSample(Name, t, DatabasesObject, PercentLogUsed, db, sizeKb > 0 ? usedKb * 100 / sizeKb : 0, PerfCounterType.LargeRawCount));
+        sink.OnCounter(new CounterSample(Name, t, DatabasesObject, LogUsedSize, db, usedKb, PerfCounterType.LargeRawCount));
+        sink.OnCounter(new CounterSample(Name, t, DatabasesObject, LogFileSize, db, sizeKb, PerfCounterType.LargeRawCount));
+        sink.OnCounter(new CounterSample(Name, t, DatabasesObject, LogCacheHitRatio, db, hits, PerfCounterType.LargeRawFraction, lookups));
+    }
+
+    /// <summary>Takes the next event_sequence; false when this event is lost on its way.</summary>
+    private bool Deliver(ISampleSink sink, out long sequence)
+    {
+        sequence = ++_sequence;
+        if (_lossRate > 0 && _lossRng.NextDouble() < _lossRate)
+        {
+            return false;
+        }
+
+        // What a real source does as it decodes: a gap in the sequence is events lost before us.
+        _gaps.Observe(sequence, Name, sink);
+        return true;
+    }
+
+    private void Recover(long upAt)
+    {
+        _down = false;
+        _restartAt = long.MaxValue;
+        _upAt = long.MaxValue;
+        _startTime = new DateTime(upAt, DateTimeKind.Utc);
+        _sequence = 0;
+        _gaps.Reset();
+        _writeLogTasks = _writeLogTicks = _writeLogSignalTicks = _writeLogMaxTicks = 0;
+        _logBufferTasks = _logBufferTicks = _logBufferMaxTicks = 0;
+        foreach (var db in _databases)
+        {
+            db.ResetCumulative();
+            db.Workload.ResumeAt(upAt);
+        }
+    }
+}

@@ -1,0 +1,129 @@
+namespace LogFlushMonitor.Simulation;
+
+/// <summary>
+/// The named simulated workloads (the names are command-line arguments). Each reproduces a shape from the
+/// articles; <see cref="Default"/> shows them all at once.
+/// </summary>
+/// <remarks>
+/// <list type="bullet">
+/// <item><c>mixed</c>: three instances (sql-a, sql-b, sql-c), eight databases: autocommit, big transaction,
+/// delayed durability, a WRITELOG spike (60 s after start, then every 180 s), light traffic. Runs forever.</item>
+/// <item><c>autocommit</c>: sql1/shop, single-row autocommit: ~5,000 flushes/s per session, nearly all 512 B.</item>
+/// <item><c>big-transaction</c>: sql1/warehouse, large transactions: mostly 61,440 B flushes, ~250/s.</item>
+/// <item><c>delayed-durability</c>: sql1/audit, 5,000 commits/s per session, ~1 flush per 10 commits, 512 B..60 KB.</item>
+/// <item><c>writelog-spike</c>: sql1/payments, autocommit with 2 sessions; latency rises from ~0.15 ms to ~30 ms
+/// from 30 s after start (3 s ramp, 20 s plateau, 3 s ramp down), again every 120 s.</item>
+/// <item><c>restart</c>: sql1 with shop (autocommit) and audit (delayed); the instance goes down 32.5 s after
+/// start and is back 4 s later with a new start time, every cumulative value and the event_sequence from zero.</item>
+/// <item><c>drop-database</c>: sql1 with shop (autocommit) and scratch (big transaction); scratch is dropped 32.5 s
+/// after start: its events stop and its rows vanish from the following polls.</item>
+/// </list>
+/// </remarks>
+public static class SimulationScenarios
+{
+    /// <summary>The scenario <c>run --simulate</c> uses when none is named.</summary>
+    public const string Default = "mixed";
+
+    private const double AutocommitLatencyUs = 150;
+    private const double BigBlockLatencyUs = 300;
+    private const double DelayedLatencyUs = 200;
+    private const long OneGbKb = 1024 * 1024;
+
+    /// <summary>Every scenario name.</summary>
+    public static IReadOnlyList<string> Names { get; } =
+        [Default, "autocommit", "big-transaction", "delayed-durability", "writelog-spike", "restart", "drop-database"];
+
+    /// <summary>Creates a scenario by name (case-insensitive).</summary>
+    /// <exception cref="ArgumentException">The name is unknown (the message lists the valid names) or an option is invalid.</exception>
+    public static WorkloadSimulation Create(string name, SimulationOptions? options = null)
+    {
+        ArgumentNullException.ThrowIfNull(name);
+        options ??= new SimulationOptions();
+        options.Validate();
+        var b = new Builder(options);
+        switch (name.ToLowerInvariant())
+        {
+            case "autocommit":
+                b.Instance("sql1", b.Autocommit(5, "shop", 1, AutocommitLatencyUs, null, complete: true));
+                break;
+            case "big-transaction":
+                b.Instance("sql1", b.BigTransaction(5, "warehouse", 1, complete: true));
+                break;
+            case "delayed-durability":
+                b.Instance("sql1", b.Delayed(5, "audit", 1, complete: true));
+                break;
+            case "writelog-spike":
+                var spike = new WritelogSpike(TimeSpan.FromSeconds(30), TimeSpan.FromSeconds(120), TimeSpan.FromSeconds(3), TimeSpan.FromSeconds(20), 30_000);
+                b.Instance("sql1", b.Autocommit(5, "payments", 2, AutocommitLatencyUs, spike, complete: true));
+                break;
+            case "restart":
+                b.Instance(
+                    "sql1",
+                    new RestartPlan(TimeSpan.FromSeconds(32.5), TimeSpan.FromSeconds(4)),
+                    b.Autocommit(5, "shop", 1, AutocommitLatencyUs, null, complete: true),
+                    b.Delayed(6, "audit", 1, complete: true));
+                break;
+            case "drop-database":
+                b.Instance(
+                    "sql1",
+                    b.Autocommit(5, "shop", 1, AutocommitLatencyUs, null, complete: true),
+                    b.BigTransaction(6, "scratch", 1, complete: true, dropAfter: TimeSpan.FromSeconds(32.5)));
+                break;
+            case Default:
+                var recurring = new WritelogSpike(TimeSpan.FromSeconds(60), TimeSpan.FromSeconds(180), TimeSpan.FromSeconds(5), TimeSpan.FromSeconds(25), 25_000);
+                b.Instance(
+                    "sql-a",
+                    b.Autocommit(5, "orders", 1, AutocommitLatencyUs, null, complete: true),
+                    b.BigTransaction(6, "reporting", 1, complete: true),
+                    b.Delayed(7, "audit", 1, complete: false));
+                b.Instance(
+                    "sql-b",
+                    b.Autocommit(5, "payments", 1, AutocommitLatencyUs, recurring, complete: true),
+                    b.Autocommit(6, "inventory", 2, 250, null, complete: false, commitsPerSecond: 200));
+                b.Instance(
+                    "sql-c",
+                    b.Delayed(5, "telemetry", 1, complete: false),
+                    b.BigTransaction(6, "staging", 1, complete: false),
+                    b.Autocommit(7, "archive", 1, 400, null, complete: false, commitsPerSecond: 20));
+                break;
+            default:
+                throw new ArgumentException($"Unknown scenario '{name}'. Valid scenarios: {string.Join(", ", Names)}.", nameof(name));
+        }
+
+        return new WorkloadSimulation(name.ToLowerInvariant(), options, b.Instances);
+    }
+
+    /// <summary>Assembles instances and databases with derived seeds, so each database's stream depends only on its position.</summary>
+    private sealed class Builder(SimulationOptions options)
+    {
+        private int _db;
+
+        public List<SimulatedInstance> Instances { get; } = [];
+
+        public void Instance(string name, params SimulatedDatabase[] databases) => Instance(name, null, databases);
+
+        public void Instance(string name, RestartPlan? restart, params SimulatedDatabase[] databases)
+        {
+            Instances.Add(new SimulatedInstance(name, Instances.Count, options, [.. databases], restart));
+            _db = 0;
+        }
+
+        public SimulatedDatabase Autocommit(int id, string name, int sessions, double latencyUs, WritelogSpike? spike, bool complete, double commitsPerSecond = 5000) =>
+            Database(id, name, complete, null, rng => new AutocommitWorkload(rng, new LatencyModel(latencyUs, spike), Sessions(sessions), options.RateScale, commitsPerSecond));
+
+        public SimulatedDatabase BigTransaction(int id, string name, int sessions, bool complete, TimeSpan? dropAfter = null) =>
+            Database(id, name, complete, dropAfter, rng => new BigTransactionWorkload(rng, new LatencyModel(BigBlockLatencyUs, null), Sessions(sessions), options.RateScale));
+
+        public SimulatedDatabase Delayed(int id, string name, int sessions, bool complete) =>
+            Database(id, name, complete, null, rng => new DelayedDurabilityWorkload(rng, new LatencyModel(DelayedLatencyUs, null), Sessions(sessions), options.RateScale));
+
+        private int Sessions(int scenarioDefault) => options.SessionsPerDatabase ?? scenarioDefault;
+
+        private SimulatedDatabase Database(int id, string name, bool complete, TimeSpan? dropAfter, Func<SimRandom, Workload> workload)
+        {
+            // Instances are added after their databases are built: the next instance index is this one's.
+            var rng = new SimRandom(SimRandom.Derive(options.Seed, Instances.Count, _db++));
+            return new SimulatedDatabase(id, name, workload(rng), complete && options.FlushCompleteEvents, OneGbKb, dropAfter);
+        }
+    }
+}

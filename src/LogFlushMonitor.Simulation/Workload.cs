@@ -1,0 +1,186 @@
+using LogFlushMonitor.Core.Samples;
+
+namespace LogFlushMonitor.Simulation;
+
+/// <summary>A database's transaction pattern: decides when flushes happen, how large, and who waits.</summary>
+internal abstract class Workload(SimRandom rng, LatencyModel latency, int sessions, double rateScale)
+{
+    /// <summary>Time each session is due next, in ticks.</summary>
+    protected long[] Next { get; } = new long[sessions];
+
+    protected SimRandom Rng { get; } = rng;
+
+    protected LatencyModel Latency { get; } = latency;
+
+    protected double RateScale { get; } = rateScale;
+
+    protected int Sessions => Next.Length;
+
+    /// <summary>Spreads the sessions' first actions over the first millisecond after <paramref name="ticks"/>.</summary>
+    public virtual void StartAt(long ticks)
+    {
+        for (var i = 0; i < Next.Length; i++)
+        {
+            Next[i] = ticks + Rng.Next((int)TimeSpan.TicksPerMillisecond);
+        }
+    }
+
+    /// <summary>After a restart: nothing ran while the instance was down.</summary>
+    public void ResumeAt(long ticks)
+    {
+        for (var i = 0; i < Next.Length; i++)
+        {
+            if (Next[i] < ticks)
+            {
+                Next[i] = ticks + Rng.Next((int)TimeSpan.TicksPerMillisecond);
+            }
+        }
+    }
+
+    /// <summary>Produces every flush whose start lies in [<paramref name="from"/>, <paramref name="to"/>).</summary>
+    public abstract void Generate(long from, long to, SimulatedInstance instance, SimulatedDatabase db, ISampleSink sink);
+
+    /// <summary>Samples one write's latency in microseconds at <paramref name="ticks"/>.</summary>
+    protected long LatencyAt(SimulatedInstance instance, long ticks, uint size) =>
+        Latency.Sample(Rng, TimeSpan.FromTicks(ticks - instance.SimulationStartTicks), size);
+}
+
+/// <summary>
+/// Single-row autocommit: every commit flushes its own block (nearly always 512 B) and its session waits
+/// WRITELOG for it, so a session commits at most once per write latency: ~5,000 flushes/s per session at
+/// sub-millisecond latency, far fewer during a latency spike.
+/// </summary>
+internal sealed class AutocommitWorkload(SimRandom rng, LatencyModel latency, int sessions, double rateScale, double commitsPerSecond = 5000)
+    : Workload(rng, latency, sessions, rateScale)
+{
+    public override void Generate(long from, long to, SimulatedInstance instance, SimulatedDatabase db, ISampleSink sink)
+    {
+        // Time between one commit's wait ending and the next commit (think time plus CPU), net of the mean wait
+        // (baseline latency, its rare slow writes, the signal delay) so an unhurried session hits the target rate.
+        var gapUs = Math.Max(0, (1e6 / (commitsPerSecond * RateScale)) - (Latency.BaseMicroseconds * 1.02) - 11.5);
+        for (var s = 0; s < Sessions; s++)
+        {
+            var t = Next[s];
+            while (t < to)
+            {
+                // 1.5 % of commits carry a bit more log (a page split, a wider row): 1-4 KB.
+                var size = Rng.NextDouble() < 0.985 ? 512u : (uint)(512 * (2 + Rng.Next(7)));
+                var latencyUs = LatencyAt(instance, t, size);
+                var waitUs = latencyUs + 3 + Rng.Next(18);
+                instance.Flush(db, t, size, latencyUs, waitUs, sink);
+                t += (waitUs + (long)(gapUs * Rng.Between(0.8, 1.2))) * 10;
+            }
+
+            Next[s] = t;
+        }
+    }
+}
+
+/// <summary>
+/// One large transaction at a time per session: the log buffer fills and flushes as 60 KB (61,440 B) blocks,
+/// about 250 per second per session; the commit flushes the remainder and is the only WRITELOG wait.
+/// </summary>
+internal sealed class BigTransactionWorkload(SimRandom rng, LatencyModel latency, int sessions, double rateScale)
+    : Workload(rng, latency, sessions, rateScale)
+{
+    private const uint FullBlock = 61440;
+    private readonly int[] _blocksLeft = new int[sessions];
+
+    public override void Generate(long from, long to, SimulatedInstance instance, SimulatedDatabase db, ISampleSink sink)
+    {
+        // ~15 MB/s of log per session: one full block every ~4 ms.
+        var blockTicks = 4.0 * TimeSpan.TicksPerMillisecond / RateScale;
+        for (var s = 0; s < Sessions; s++)
+        {
+            var t = Next[s];
+            while (t < to)
+            {
+                if (_blocksLeft[s] <= 0)
+                {
+                    _blocksLeft[s] = 80 + Rng.Next(80);
+                }
+
+                if (--_blocksLeft[s] > 0)
+                {
+                    var latencyUs = LatencyAt(instance, t, FullBlock);
+                    instance.Flush(db, t, FullBlock, latencyUs, 0, sink);
+                    if (Rng.NextDouble() < 0.05)
+                    {
+                        // All log buffers in flight: the session waits for a free one.
+                        instance.LogBufferWait(latencyUs / 2);
+                    }
+
+                    t += (long)(blockTicks * Rng.Between(0.8, 1.2));
+                }
+                else
+                {
+                    // The commit hardens what is left in the buffer and waits for it; then a pause before the next batch.
+                    var size = (uint)(512 * (1 + Rng.Next(119)));
+                    var latencyUs = LatencyAt(instance, t, size);
+                    var waitUs = latencyUs + 3 + Rng.Next(18);
+                    instance.Flush(db, t, size, latencyUs, waitUs, sink);
+                    t += (waitUs * 10) + (long)(Rng.Between(100, 500) * TimeSpan.TicksPerMillisecond);
+                }
+            }
+
+            Next[s] = t;
+        }
+    }
+}
+
+/// <summary>
+/// Delayed durability: commits return before their log is hardened, so the buffer collects many commits and
+/// flushes at a fairly random fill level (article 003): about one flush per ten commits, sizes from 512 B to
+/// 60 KB, and no WRITELOG waits.
+/// </summary>
+internal sealed class DelayedDurabilityWorkload(SimRandom rng, LatencyModel latency, int sessions, double rateScale, double commitsPerSecond = 5000)
+    : Workload(rng, latency, sessions, rateScale)
+{
+    private const int MaxBlock = 61440;
+    private long _buffered;
+    private long _threshold = -1;
+
+    public override void Generate(long from, long to, SimulatedInstance instance, SimulatedDatabase db, ISampleSink sink)
+    {
+        var gapTicks = TimeSpan.TicksPerSecond / (commitsPerSecond * RateScale);
+        while (true)
+        {
+            // The sessions share one log buffer: take commits in time order.
+            var s = 0;
+            for (var i = 1; i < Sessions; i++)
+            {
+                if (Next[i] < Next[s])
+                {
+                    s = i;
+                }
+            }
+
+            var t = Next[s];
+            if (t >= to)
+            {
+                return;
+            }
+
+            if (_threshold < 0)
+            {
+                _threshold = DrawThreshold();
+            }
+
+            _buffered += 300 + Rng.Next(150);
+            if (_buffered >= _threshold)
+            {
+                var size = (uint)Math.Min(MaxBlock, (_buffered + 511) / 512 * 512);
+                _buffered = Math.Max(0, _buffered - size);
+                _threshold = DrawThreshold();
+                instance.Flush(db, t, size, LatencyAt(instance, t, size), 0, sink);
+            }
+
+            Next[s] = t + (long)(gapTicks * Rng.Between(0.8, 1.2));
+        }
+    }
+
+    // Mostly a few KB, sometimes much larger: the spread the article's histogram shows.
+    private long DrawThreshold() => Rng.NextDouble() < 0.05
+        ? (long)Rng.Between(16384, MaxBlock)
+        : 512 + (long)(-2500 * Math.Log(1 - Rng.NextDouble()));
+}

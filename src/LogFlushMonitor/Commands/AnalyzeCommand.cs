@@ -1,0 +1,83 @@
+using System.CommandLine;
+using LogFlushMonitor.Analyze;
+
+namespace LogFlushMonitor.Commands;
+
+/// <summary><c>logflushmonitor analyze</c>: offline analysis of .xel files (docs/analyze.md).</summary>
+internal static class AnalyzeCommand
+{
+    /// <summary>Builds the command.</summary>
+    public static Command Create()
+    {
+        var inputs = new Argument<string[]>("inputs")
+        {
+            Arity = ArgumentArity.OneOrMore,
+            Description = ".xel files, folders (their *.xel files) or globs such as /path/session*.xel; rollover sets are read in order.",
+        };
+        var format = new Option<string>("--format") { Description = "Output: text (default) or json (schema in docs/analyze.md).", DefaultValueFactory = _ => "text" };
+        var progress = new Option<string>("--progress")
+        {
+            Description = "Progress lines on stderr: auto (input over 64 MB or stderr is a terminal), always or never.",
+            DefaultValueFactory = _ => "auto",
+        };
+        var command = new Command("analyze", "Analyse .xel files offline: per database the log flush write-size histogram, flush durations, WRITELOG waits, rates, lost events and advice.")
+        {
+            inputs, format, progress,
+        };
+        command.SetAction(async (ParseResult parse, CancellationToken cancellationToken) =>
+        {
+            // Usage problems are checked here (not by the parser) so they exit with 2, like every usage error.
+            var reportFormat = parse.GetValue(format)?.ToLowerInvariant() switch
+            {
+                "text" => ReportFormat.Text,
+                "json" => ReportFormat.Json,
+                _ => (ReportFormat?)null,
+            };
+            var progressMode = parse.GetValue(progress)?.ToLowerInvariant() switch
+            {
+                "auto" => ProgressMode.Auto,
+                "always" => ProgressMode.Always,
+                "never" => ProgressMode.Never,
+                _ => (ProgressMode?)null,
+            };
+            if (reportFormat is null || progressMode is null)
+            {
+                await Console.Error.WriteLineAsync(reportFormat is null
+                    ? $"--format '{parse.GetValue(format)}' is not known. Use text or json."
+                    : $"--progress '{parse.GetValue(progress)}' is not known. Use auto, always or never.").ConfigureAwait(false);
+                return ExitCodes.Configuration;
+            }
+
+            var settings = new AnalyzeSettings
+            {
+                Inputs = parse.GetValue(inputs) ?? [],
+                Format = reportFormat.Value,
+                Progress = progressMode.Value,
+                StdErrIsTerminal = !Console.IsErrorRedirected,
+            };
+
+            // Ctrl+C stops reading at the next buffer; the host's handler is not installed for this command.
+            using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            ConsoleCancelEventHandler onCancel = (_, e) =>
+            {
+                e.Cancel = true;
+                stop.Cancel();
+            };
+            Console.CancelKeyPress += onCancel;
+            try
+            {
+                return await Task.Run(() => AnalyzeRunner.Run(settings, Console.Out, Console.Error, stop.Token), stop.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                await Console.Error.WriteLineAsync("analyze: cancelled; no report.").ConfigureAwait(false);
+                return ExitCodes.Failure;
+            }
+            finally
+            {
+                Console.CancelKeyPress -= onCancel;
+            }
+        });
+        return command;
+    }
+}

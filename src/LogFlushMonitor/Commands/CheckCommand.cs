@@ -1,0 +1,69 @@
+using System.CommandLine;
+using LogFlushMonitor.Hosting;
+using LogFlushMonitor.SqlServer;
+using LogFlushMonitor.SqlServer.Check;
+using LogFlushMonitor.SqlServer.Fleet;
+using Microsoft.Extensions.Configuration;
+
+namespace LogFlushMonitor.Commands;
+
+/// <summary>
+/// <c>logflushmonitor check</c>: connects to every configured instance (Sources:SqlServer, same configuration
+/// sources as <c>run</c>) and reports version, permissions, encryption and what will be collected. Exit 0 only
+/// when every instance is fine, 1 otherwise, 2 for invalid configuration.
+/// </summary>
+internal static class CheckCommand
+{
+    public static Command Create()
+    {
+        var command = new Command("check", "Check every configured SQL Server instance: version, permissions held and missing, encryption, what will be collected. Configuration keys can be given as --Section:Key=value.");
+        command.TreatUnmatchedTokensAsErrors = false;
+        command.SetAction(async (parse, cancellationToken) =>
+        {
+            var unmatched = parse.UnmatchedTokens.ToArray();
+            if (unmatched.FirstOrDefault(t => !t.StartsWith("--", StringComparison.Ordinal) || !t.Contains(':', StringComparison.Ordinal)) is { } bad)
+            {
+                await Console.Error.WriteLineAsync($"Unknown argument '{bad}'. Configuration keys are given as --Section:Key=value.").ConfigureAwait(false);
+                return ExitCodes.Configuration;
+            }
+
+            SqlServerSourceOptions options;
+            try
+            {
+                options = LoadOptions(unmatched);
+            }
+            catch (Exception e) when (e is InvalidDataException or FormatException or IOException or InvalidOperationException)
+            {
+                await Console.Error.WriteLineAsync($"Configuration could not be read: {e.Message}").ConfigureAwait(false);
+                return ExitCodes.Configuration;
+            }
+
+            var problems = SqlServerOptionsValidator.Validate(options);
+            if (options.Instances.Count == 0 || problems.Count > 0)
+            {
+                await Console.Error.WriteLineAsync("Invalid configuration:").ConfigureAwait(false);
+                foreach (var p in problems.DefaultIfEmpty($"{SqlServerOptionsValidator.Section}:Instances is empty: configure at least one instance."))
+                {
+                    await Console.Error.WriteLineAsync("  - " + p).ConfigureAwait(false);
+                }
+
+                return ExitCodes.Configuration;
+            }
+
+            // Instances are checked side by side: one that hangs costs its own timeouts only.
+            var results = await Task.WhenAll(options.Instances.Select(i =>
+                InstanceChecker.CheckAsync(i, options, null, cancellationToken))).ConfigureAwait(false);
+            CheckReport.Write(Console.Out, results);
+            return results.All(r => r.Ok) ? ExitCodes.Ok : ExitCodes.Failure;
+        });
+        return command;
+    }
+
+    /// <summary>The same configuration sources as <c>run</c> (appsettings, LOGFLUSHMONITOR__ variables, --Section:Key=value).</summary>
+    private static SqlServerSourceOptions LoadOptions(string[] configArgs)
+    {
+        var env = Environment.GetEnvironmentVariable("DOTNET_ENVIRONMENT") ?? Environments.Production;
+        var configuration = MonitorHost.AddConfigurationSources(new ConfigurationBuilder(), env, configArgs).Build();
+        return configuration.GetSection(SqlServerOptionsValidator.Section).Get<SqlServerSourceOptions>() ?? new SqlServerSourceOptions();
+    }
+}

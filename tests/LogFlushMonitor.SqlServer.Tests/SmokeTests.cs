@@ -1,7 +1,0 @@
-namespace LogFlushMonitor.SqlServer.Tests;
-
-public class SmokeTests
-{
-    [Fact]
-    public void Builds() => Assert.True(true);
-}

@@ -1,0 +1,244 @@
+using System.Diagnostics;
+using System.Net;
+using System.Net.Sockets;
+using System.Text;
+using System.Text.Json;
+
+namespace LogFlushMonitor.Testing;
+
+/// <summary>
+/// A real <c>prometheus</c> server for a test: started on a free port of 127.0.0.1 against one scrape target (every
+/// second), with optional rule files, asked through its HTTP API, and killed with its data at the end. Tests skip
+/// when it is not installed (<see cref="NotInstalledReason"/>).
+/// </summary>
+public sealed class RealPrometheus : IAsyncDisposable
+{
+    private const string Job = "logflushmonitor";
+    private readonly Process _process;
+    private readonly DirectoryInfo _work;
+    private readonly StringBuilder _stderr = new();
+    private readonly HttpClient _api;
+
+    private RealPrometheus(Process process, DirectoryInfo work, int port)
+    {
+        _process = process;
+        _work = work;
+        Port = port;
+        _api = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{port}"), Timeout = TimeSpan.FromSeconds(10) };
+    }
+
+    /// <summary>The binary: $PROMETHEUS, else Debian's /usr/bin/prometheus.</summary>
+    public static string BinaryPath => Environment.GetEnvironmentVariable("PROMETHEUS") ?? "/usr/bin/prometheus";
+
+    /// <summary>Whether the binary is there.</summary>
+    public static bool IsInstalled => File.Exists(BinaryPath);
+
+    /// <summary>Why a test skips without it.</summary>
+    public static string NotInstalledReason => $"prometheus not found at {BinaryPath} (Debian package 'prometheus'; .ci/run installs it)";
+
+    /// <summary>The port of its HTTP API.</summary>
+    public int Port { get; }
+
+    /// <summary>What it wrote to stderr so far (for failure messages).</summary>
+    public string Stderr
+    {
+        get
+        {
+            lock (_stderr)
+            {
+                return _stderr.ToString();
+            }
+        }
+    }
+
+    /// <summary>
+    /// Starts Prometheus scraping <paramref name="target"/> (host:port) every second as job "logflushmonitor", with the
+    /// given rule files evaluated every second, and waits until its API answers.
+    /// </summary>
+    public static async Task<RealPrometheus> StartAsync(string target, IEnumerable<string>? ruleFiles = null)
+    {
+        var work = Directory.CreateTempSubdirectory("lfm-prometheus-");
+        var rules = new List<string>();
+        foreach (var file in ruleFiles ?? [])
+        {
+            var copy = Path.Combine(work.FullName, Path.GetFileName(file));
+            File.Copy(file, copy);
+            rules.Add(Path.GetFileName(copy));
+        }
+
+        var config = Path.Combine(work.FullName, "prometheus.yml");
+        await File.WriteAllTextAsync(config, $"""
+            global:
+              scrape_interval: 1s
+              scrape_timeout: 1s
+              evaluation_interval: 1s
+            rule_files: [{string.Join(", ", rules.Select(r => $"'{r}'"))}]
+            scrape_configs:
+              - job_name: {Job}
+                static_configs:
+                  - targets: ['{target}']
+            """).ConfigureAwait(false);
+
+        // A free port can be taken by another process between asking and binding: try a few.
+        for (var attempt = 1; ; attempt++)
+        {
+            var port = FreePort();
+            var process = new Process
+            {
+                StartInfo = new ProcessStartInfo(BinaryPath,
+                [
+                    "--config.file=" + config,
+                    "--storage.tsdb.path=" + Path.Combine(work.FullName, "data-" + attempt),
+                    $"--web.listen-address=127.0.0.1:{port}",
+                    "--log.level=warn",
+                ])
+                {
+                    RedirectStandardError = true,
+                    RedirectStandardOutput = true,
+                },
+            };
+            var prometheus = new RealPrometheus(process, work, port);
+            process.ErrorDataReceived += (_, e) =>
+            {
+                lock (prometheus._stderr)
+                {
+                    prometheus._stderr.AppendLine(e.Data);
+                }
+            };
+            process.OutputDataReceived += (_, _) => { };
+            process.Start();
+            process.BeginErrorReadLine();
+            process.BeginOutputReadLine();
+            try
+            {
+                await Eventually.Until(prometheus.IsReadyAsync, "prometheus to answer on its API").ConfigureAwait(false);
+                return prometheus;
+            }
+            catch (Exception e) when (e is TimeoutException or InvalidOperationException && attempt < 3)
+            {
+                await prometheus.StopAsync(deleteData: false).ConfigureAwait(false);
+            }
+            catch
+            {
+                await prometheus.DisposeAsync().ConfigureAwait(false);
+                throw;
+            }
+        }
+    }
+
+    /// <summary>Completes once Prometheus has scraped the target successfully (its <c>up</c> series is 1).</summary>
+    public Task WaitForScrapeAsync(TimeSpan? timeout = null) =>
+        WaitForAsync($"up{{job=\"{Job}\"}} == 1", r => r.GetArrayLength() > 0, "a successful scrape of the target", timeout);
+
+    /// <summary>
+    /// Runs <paramref name="promql"/> until <paramref name="done"/> holds for its result (the <c>data.result</c> array)
+    /// and returns that result.
+    /// </summary>
+    /// <exception cref="TimeoutException">When it never holds; the message has the last result and Prometheus's stderr.</exception>
+    public async Task<JsonElement> WaitForAsync(string promql, Func<JsonElement, bool> done, string what, TimeSpan? timeout = null)
+    {
+        ArgumentNullException.ThrowIfNull(done);
+        JsonElement last = default;
+        var lastText = "nothing yet";
+        try
+        {
+            await Eventually.Until(
+                async () =>
+                {
+                    try
+                    {
+                        last = await QueryAsync(promql).ConfigureAwait(false);
+                        lastText = last.ToString();
+                        return done(last);
+                    }
+                    catch (HttpRequestException e)
+                    {
+                        lastText = e.Message;
+                        return false;
+                    }
+                },
+                what,
+                timeout).ConfigureAwait(false);
+        }
+        catch (TimeoutException e)
+        {
+            throw new TimeoutException($"{e.Message} Query: {promql}; last result: {lastText}; prometheus stderr: {Stderr}", e);
+        }
+
+        return last;
+    }
+
+    /// <summary>Runs an instant query; returns <c>data.result</c>.</summary>
+    /// <exception cref="InvalidOperationException">When Prometheus rejects the query (the message has its error) or has exited.</exception>
+    public async Task<JsonElement> QueryAsync(string promql)
+    {
+        ThrowIfExited();
+        using var response = await _api.GetAsync(new Uri("/api/v1/query?query=" + Uri.EscapeDataString(promql), UriKind.Relative)).ConfigureAwait(false);
+        var json = await response.Content.ReadAsStringAsync().ConfigureAwait(false);
+        using var document = JsonDocument.Parse(json);
+        var root = document.RootElement;
+        if (!response.IsSuccessStatusCode || root.GetProperty("status").GetString() != "success")
+        {
+            throw new InvalidOperationException($"Prometheus rejected {promql}: {json}");
+        }
+
+        return root.GetProperty("data").GetProperty("result").Clone();
+    }
+
+    /// <summary>GETs an API path (e.g. /api/v1/rules) and returns its JSON.</summary>
+    public async Task<JsonElement> GetAsync(string path)
+    {
+        ThrowIfExited();
+        using var document = JsonDocument.Parse(await _api.GetStringAsync(new Uri(path, UriKind.Relative)).ConfigureAwait(false));
+        return document.RootElement.Clone();
+    }
+
+    /// <summary>Kills Prometheus and deletes its configuration and data.</summary>
+    public async ValueTask DisposeAsync() => await StopAsync(deleteData: true).ConfigureAwait(false);
+
+    private async Task<bool> IsReadyAsync()
+    {
+        ThrowIfExited();
+        try
+        {
+            using var response = await _api.GetAsync(new Uri("/-/ready", UriKind.Relative)).ConfigureAwait(false);
+            return response.IsSuccessStatusCode;
+        }
+        catch (HttpRequestException)
+        {
+            return false; // still starting
+        }
+    }
+
+    private void ThrowIfExited()
+    {
+        if (_process.HasExited)
+        {
+            throw new InvalidOperationException($"prometheus exited with code {_process.ExitCode}: {Stderr}");
+        }
+    }
+
+    private async Task StopAsync(bool deleteData)
+    {
+        _api.Dispose();
+        if (!_process.HasExited)
+        {
+            _process.Kill(entireProcessTree: true);
+        }
+
+        using var exit = new CancellationTokenSource(TimeSpan.FromSeconds(10));
+        await _process.WaitForExitAsync(exit.Token).ConfigureAwait(false);
+        _process.Dispose();
+        if (deleteData)
+        {
+            _work.Delete(recursive: true);
+        }
+    }
+
+    private static int FreePort()
+    {
+        using var listener = new TcpListener(IPAddress.Loopback, 0);
+        listener.Start();
+        return ((IPEndPoint)listener.LocalEndpoint).Port;
+    }
+}

@@ -55,11 +55,7 @@ public static class MemoryProbe
     }
 
     /// <summary>One scrape as the HTTP endpoint does it, without HTTP; returns the text's length.</summary>
-    private static async Task<long> ScrapeAsync(Fleet fleet)
-    {
-        using var lease = await fleet.Handler.ScrapeAsync();
-        return lease.Content.Length;
-    }
+    private static Task<long> ScrapeAsync(Fleet fleet) => fleet.Handler.ScrapeToAsync(Stream.Null);
 
     private static double WorkingSet()
     {

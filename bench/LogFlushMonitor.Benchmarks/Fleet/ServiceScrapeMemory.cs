@@ -137,7 +137,7 @@ public static partial class ServiceScrapeMemory
         Console.WriteLine("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
         for (var i = 1; i <= options.Scrapes; i++)
         {
-            var check = i == 1 || Array.IndexOf(Checkpoints, i) >= 0 || i == options.Scrapes;
+            var check = Array.IndexOf(Checkpoints, i) >= 0 || i % 1000 == 0 || i == options.Scrapes;
             using var request = new HttpRequestMessage(HttpMethod.Get, "/metrics");
             if (options.Gzip)
             {
@@ -258,7 +258,7 @@ public static partial class ServiceScrapeMemory
                    [--instances 10 --databases 100] [-- <service arguments, e.g. --Exporters:Prometheus:ScopeLabels=false>]
           Starts `dotnet <service> run --replay <fleet> --speed 0 --urls http://127.0.0.1:<free port>`, waits for the replay
           to finish and scrapes /metrics --scrapes times (gzip unless --plain), printing the resident set at 1, 10, 100,
-          500 and 1,000 scrapes. A missing fleet file is generated first (make-fleet).
+          500, 1,000 and every further 1,000 scrapes. A missing fleet file is generated first (make-fleet).
         """;
 
     private sealed record Options(string Service, string Fleet, int Scrapes, bool Gzip, int Instances, int Databases, string[] ServiceArgs)

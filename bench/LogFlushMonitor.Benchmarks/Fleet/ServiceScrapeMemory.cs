@@ -64,6 +64,11 @@ public static partial class ServiceScrapeMemory
             RedirectStandardOutput = true,
             RedirectStandardError = true,
         };
+        foreach (var (key, value) in options.Environment)
+        {
+            start.Environment[key] = value;
+        }
+
         foreach (var a in (string[])[options.Service, "run", "--replay", options.Fleet, "--speed", "0", "--urls", $"http://127.0.0.1:{port}", "--Log:SummaryInterval=00:00:00", .. options.ServiceArgs])
         {
             start.ArgumentList.Add(a);
@@ -255,13 +260,15 @@ public static partial class ServiceScrapeMemory
     /// <summary>The command line of <c>scrape-rss</c>.</summary>
     public const string Usage = """
         scrape-rss [--service <logflushmonitor.dll>] [--fleet <fleet.ndjson>] [--scrapes 1000] [--plain]
-                   [--instances 10 --databases 100] [-- <service arguments, e.g. --Exporters:Prometheus:ScopeLabels=false>]
+                   [--instances 10 --databases 100] [--env NAME=VALUE ...]
+                   [-- <service arguments, e.g. --Exporters:Prometheus:ScopeLabels=false>]
           Starts `dotnet <service> run --replay <fleet> --speed 0 --urls http://127.0.0.1:<free port>`, waits for the replay
           to finish and scrapes /metrics --scrapes times (gzip unless --plain), printing the resident set at 1, 10, 100,
-          500, 1,000 and every further 1,000 scrapes. A missing fleet file is generated first (make-fleet).
+          500, 1,000 and every further 1,000 scrapes. --env sets an environment variable of the service only (e.g.
+          DOTNET_GCHeapHardLimit=0x3000000). A missing fleet file is generated first (make-fleet).
         """;
 
-    private sealed record Options(string Service, string Fleet, int Scrapes, bool Gzip, int Instances, int Databases, string[] ServiceArgs)
+    private sealed record Options(string Service, string Fleet, int Scrapes, bool Gzip, int Instances, int Databases, string[] ServiceArgs, List<(string Key, string Value)> Environment)
     {
         public int ExpectedDatabases => Instances * Databases;
 
@@ -272,6 +279,7 @@ public static partial class ServiceScrapeMemory
             int scrapes = 1000, instances = 10, databases = 100;
             var gzip = true;
             var rest = Array.Empty<string>();
+            var environment = new List<(string, string)>();
             for (var i = 0; i < args.Length; i++)
             {
                 string Next() => i + 1 < args.Length ? args[++i] : throw new ArgumentException($"{args[i]} needs a value");
@@ -283,12 +291,21 @@ public static partial class ServiceScrapeMemory
                     case "--instances": instances = int.Parse(Next(), CultureInfo.InvariantCulture); break;
                     case "--databases": databases = int.Parse(Next(), CultureInfo.InvariantCulture); break;
                     case "--plain": gzip = false; break;
+                    case "--env":
+                        var pair = Next().Split('=', 2);
+                        if (pair.Length != 2)
+                        {
+                            return null;
+                        }
+
+                        environment.Add((pair[0], pair[1]));
+                        break;
                     case "--": rest = args[(i + 1)..]; i = args.Length; break;
                     default: return null;
                 }
             }
 
-            return new Options(service, fleet, scrapes, gzip, instances, databases, rest);
+            return new Options(service, fleet, scrapes, gzip, instances, databases, rest, environment);
         }
     }
 

@@ -100,9 +100,10 @@ public static class PrometheusEndpointRouteBuilderExtensions
                     compressor = null;
                 }
             }
-            catch (Exception ex) when (aborted.IsCancellationRequested && ex is OperationCanceledException or IOException)
+            catch (Exception ex) when (ex is IOException || (ex is OperationCanceledException && aborted.IsCancellationRequested))
             {
-                // The scraper went away; the scrape's disposal lets the collect finish without sending.
+                // The scraper went away (the abort may not be signalled yet when the write fails); the scrape's
+                // disposal lets the collect finish without sending.
             }
             catch (InvalidOperationException ex)
             {

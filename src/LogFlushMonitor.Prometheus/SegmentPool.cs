@@ -7,15 +7,15 @@ namespace LogFlushMonitor.Prometheus;
 /// returned array in the returning thread's cache, and the pipe rents on the renderer's thread and returns on
 /// the sender's, both pool threads that change from scrape to scrape: it would miss and allocate. Blocks are
 /// handed out with their owner object, which puts itself back on dispose, so a steady scrape allocates nothing.
-/// Thread-safe. Holds at most <see cref="MaxKept"/> blocks (what the pipe's pause threshold lets it fill, plus
-/// slack); a larger or further request gets a plain array.
+/// Thread-safe. Keeps at most <paramref name="maxKept"/> blocks (what the pipe can hold at its pause threshold plus
+/// the partly filled ones at either end); a larger request gets a plain array that is not kept.
 /// </summary>
-internal sealed class SegmentPool(int blockSize) : MemoryPool<byte>
+internal sealed class SegmentPool(int blockSize, int maxKept) : MemoryPool<byte>
 {
-    /// <summary>Blocks kept for reuse at most.</summary>
-    public const int MaxKept = 6;
+    private readonly Stack<Block> _free = new(maxKept);
 
-    private readonly Stack<Block> _free = new(MaxKept);
+    /// <summary>Blocks created so far (tests: a steady scrape creates none).</summary>
+    internal int Created { get; private set; }
 
     /// <inheritdoc />
     public override int MaxBufferSize => blockSize;
@@ -46,6 +46,11 @@ internal sealed class SegmentPool(int blockSize) : MemoryPool<byte>
                 }
             }
 
+            lock (_free)
+            {
+                Created++;
+            }
+
             return new Block(this, new byte[blockSize]) { Rented = true };
         }
 
@@ -66,7 +71,7 @@ internal sealed class SegmentPool(int blockSize) : MemoryPool<byte>
     {
         lock (_free)
         {
-            if (_free.Count < MaxKept)
+            if (_free.Count < maxKept)
             {
                 _free.Push(block);
             }

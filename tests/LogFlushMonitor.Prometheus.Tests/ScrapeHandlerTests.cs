@@ -58,17 +58,17 @@ public sealed class ScrapeHandlerTests
     {
         using var meter = new Meter("Big");
         using var provider = Build(meter, out var handler);
-        AddSeries(meter, counters: 10, seriesEach: 1_500);
+        AddSeries(meter, counters: 24, seriesEach: 1_500);
 
         var expected = await handler.ScrapeTextAsync();
-        Assert.True(expected.Length > 16 * PrometheusScrapeHandler.ChunkSize, $"the text is only {expected.Length} bytes");
+        Assert.True(expected.Length > 4 * (PrometheusScrapeHandler.PipePauseBytes + PrometheusScrapeHandler.ChunkSize), $"the text is only {expected.Length} bytes");
 
         // A scraper that takes the first piece and then stalls: the renderer must stop a few chunks later.
         var destination = new StallingStream();
         var scrape = handler.ScrapeToAsync(destination);
         await Eventually.TrueAsync(() => handler.WaitingForReader, "the renderer never waited for the stalled scraper");
         var handedOn = handler.BytesHandedOn;
-        Assert.InRange(handedOn, 1, 4 * PrometheusScrapeHandler.ChunkSize);
+        Assert.InRange(handedOn, 1, PrometheusScrapeHandler.PipePauseBytes + (2 * PrometheusScrapeHandler.ChunkSize));
         Assert.False(scrape.IsCompleted);
 
         destination.Resume();
@@ -122,7 +122,7 @@ public sealed class ScrapeHandlerTests
         using var meter = new Meter("FailsLate");
         using var provider = Build(meter, out var handler);
         // More good text than the pipe holds, so part of it has gone out when the renderer reaches the bad value.
-        AddSeries(meter, counters: 5, seriesEach: 1_000);
+        AddSeries(meter, counters: 16, seriesEach: 1_000);
         meter.CreateCounter<long>("bad").Add(1, new KeyValuePair<string, object?>("k", new UnprintableValue()));
 
         var scrape = await handler.ScrapeAsync();

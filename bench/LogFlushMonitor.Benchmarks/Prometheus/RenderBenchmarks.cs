@@ -8,8 +8,8 @@
 //
 // One scrape is 10,534,819 bytes of text (15,000 series, 52,000 histogram lines). CollectAndRender renders into one
 // reused 16 MB buffer (the rendering alone); Scrape is what the endpoint does: before, the collect rendered into a
-// scrape-sized buffer handed out as a lease (two such buffers alive); now the text streams through the 32 KB render
-// buffer and the 64 KB pipe to a sink that discards it, so the scrape costs the same time without the 2 x 10 MB.
+// scrape-sized buffer handed out as a lease (two such buffers alive); now the text streams through the render buffer
+// and the pipe (then 32 KB and 64 KB; now 64 KB and 256 KB) to a sink that discards it, so the scrape costs the same time without the 2 x 10 MB.
 // Allocated is on the calling thread plus the handler's (thread hop, pipe, state machines): constant per scrape.
 // Run: dotnet run -c Release --project bench/LogFlushMonitor.Benchmarks -- --filter '*RenderBenchmarks*'
 

@@ -1,14 +1,13 @@
-// Latest results (2026-11-23, shared 2-core AMD EPYC VM, .NET 10.0.12, BenchmarkDotNet 0.14.0, Release; other agents
-// were building, load average 9-23, so means are noisy: compare medians and minimums). 9,387,720 bytes of text.
+// Latest results (2026-11-23, shared 2-core AMD EPYC VM, .NET 10.0.12, BenchmarkDotNet 0.14.0, Release). Quiet run,
+// before and after back to back at 14:05-14:13 UTC, load average 1-4. 9,387,720 bytes of text.
 //
-// | Method     | before (main aaa3418): mean / median / min | after (streamed): mean / median / min | allocated |
-// |----------- |-------------------------------------------:|---------------------------------------:|----------:|
-// | Scrape     | 18.76 ms / 8.51 ms / 5.22 ms               | 15.36 ms / 17.07 ms / 5.97 ms          | 1.52 MB   |
-// | ScrapeGzip | -                                          | 22.33 ms / 21.44 ms / 10.79 ms         | 1.52 MB   |
+// | Method     | before (main aaa3418) | after (streamed) | allocated |
+// |----------- |----------------------:|-----------------:|----------:|
+// | Scrape     | 5.87 ms ± 0.40        | 5.54 ms ± 0.10   | 1.52 MB   |
+// | ScrapeGzip | -                     | 7.08 ms ± 0.33   | 1.52 MB   |
 //
-// An earlier "before" run at load 3-16 gave 11.45 ms mean, 10.33 ms median. The 1.52 MB allocated per scrape are the
-// SDK's collect and the observable callbacks of LogFlushMetrics (15,000 measurements with their tags); the
-// exporter's share is about 1.6 KB (AllocationTests). More in bench/README.md.
+// The 1.52 MB allocated per scrape are the SDK's collect and the observable callbacks of LogFlushMetrics (15,000
+// measurements with their tags); the exporter's share is about 1.6 KB (AllocationTests). More in bench/README.md.
 // Run: dotnet run -c Release --project bench/LogFlushMonitor.Benchmarks -- --filter '*ScrapeBenchmarks*'
 // Process memory: dotnet run -c Release --project bench/LogFlushMonitor.Benchmarks -- memory
 

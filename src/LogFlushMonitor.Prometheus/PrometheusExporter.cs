@@ -14,8 +14,14 @@ namespace LogFlushMonitor.Prometheus;
 public sealed class PrometheusExporter : BaseExporter<Metric>, IPullMetricExporter
 {
     private readonly PrometheusRenderer _renderer;
+
+    // Guards the target and the renderer: the SDK runs one collect at a time, but a collect another caller started
+    // (the provider's ForceFlush) may still export after this exporter's own one returned.
+    private readonly Lock _gate = new();
     private Utf8TextBuffer? _target;
     private bool _exported;
+    private bool _collecting;
+    private bool _disposed;
 
     /// <summary>Creates the exporter; register it through <see cref="PrometheusMeterProviderBuilderExtensions.AddPrometheusPullExporter"/>.</summary>
     public PrometheusExporter(PrometheusExporterOptions options)
@@ -37,27 +43,39 @@ public sealed class PrometheusExporter : BaseExporter<Metric>, IPullMetricExport
     /// <inheritdoc />
     public override ExportResult Export(in Batch<Metric> batch)
     {
-        var target = _target;
-        if (target is null)
+        lock (_gate)
         {
-            // A collect no scrape asked for (the provider's ForceFlush at shutdown): a pull exporter has nothing
-            // to send, and the cumulative state it would render stays in the SDK for the next scrape.
+            // No target: a collect no scrape asked for (the provider's ForceFlush at shutdown); a pull exporter has
+            // nothing to send, and the cumulative state stays in the SDK for the next scrape. Already exported: a
+            // second collect ran before this scrape's one was over; its text is complete already.
+            if (_target is null || _exported)
+            {
+                return ExportResult.Success;
+            }
+
+            _renderer.Render(in batch, Resource, _target);
+            _exported = true;
             return ExportResult.Success;
         }
-
-        _renderer.Render(in batch, Resource, target);
-        _exported = true;
-        return ExportResult.Success;
     }
 
     private Resource Resource => ParentProvider?.GetResource() ?? Resource.Empty;
 
-    /// <summary>Collects synchronously into <paramref name="output"/>. Callers serialise calls.</summary>
+    /// <summary>
+    /// Collects synchronously, rendering into <paramref name="output"/> (which may drain as it fills). Callers
+    /// serialise calls. False when the SDK's collect failed.
+    /// </summary>
     internal bool CollectInto(Utf8TextBuffer output, int timeoutMilliseconds)
     {
         var collect = Collect ?? throw new InvalidOperationException("The exporter is not registered with a MeterProvider, or the provider was disposed.");
-        _target = output;
-        _exported = false;
+        lock (_gate)
+        {
+            ObjectDisposedException.ThrowIf(_disposed, this);
+            _target = output;
+            _exported = false;
+            _collecting = true;
+        }
+
         try
         {
             if (!collect(timeoutMilliseconds))
@@ -65,17 +83,56 @@ public sealed class PrometheusExporter : BaseExporter<Metric>, IPullMetricExport
                 return false;
             }
 
-            if (!_exported)
+            // Not exported: either there is no metric stream at all (the SDK then skips Export), or this call joined
+            // a collect another caller had started and that had already exported. A second collect tells them apart.
+            if (!Volatile.Read(ref _exported) && !collect(timeoutMilliseconds))
             {
-                // No metric streams at all: still expose target_info.
-                _renderer.Render(new Batch<Metric>([], 0), Resource, output);
+                return false;
+            }
+
+            lock (_gate)
+            {
+                if (!_exported)
+                {
+                    // No metric streams at all: still expose target_info.
+                    _renderer.Render(new Batch<Metric>([], 0), Resource, output);
+                    _exported = true;
+                }
             }
 
             return true;
         }
         finally
         {
-            _target = null;
+            lock (_gate)
+            {
+                _target = null;
+                _collecting = false;
+                if (_disposed)
+                {
+                    _renderer.Dispose();
+                }
+            }
         }
+    }
+
+    /// <inheritdoc />
+    protected override void Dispose(bool disposing)
+    {
+        if (disposing)
+        {
+            lock (_gate)
+            {
+                // A collect in progress still renders: it returns the renderer's buffers when it ends.
+                if (!_disposed && !_collecting)
+                {
+                    _renderer.Dispose();
+                }
+
+                _disposed = true;
+            }
+        }
+
+        base.Dispose(disposing);
     }
 }

@@ -3,13 +3,7 @@ namespace LogFlushMonitor.Prometheus;
 /// <summary>How the Prometheus pull exporter collects and renders.</summary>
 public sealed class PrometheusExporterOptions
 {
-    /// <summary>
-    /// A scrape that arrives less than this after a finished collect gets that collect's text instead of a
-    /// new collect. Zero collects on every scrape. Default 1 s.
-    /// </summary>
-    public TimeSpan ScrapeResponseCacheDuration { get; set; } = TimeSpan.FromSeconds(1);
-
-    /// <summary>How long one collect of the SDK may take before the scrape fails. Default 10 s.</summary>
+    /// <summary>How long one collect of the SDK may take before the scrape fails (passed to the SDK's collect). Default 10 s.</summary>
     public TimeSpan CollectTimeout { get; set; } = TimeSpan.FromSeconds(10);
 
     /// <summary>

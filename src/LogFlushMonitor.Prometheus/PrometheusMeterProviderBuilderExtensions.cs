@@ -12,8 +12,7 @@ public static class PrometheusMeterProviderBuilderExtensions
     public static MeterProviderBuilder AddPrometheusPullExporter(
         this MeterProviderBuilder builder,
         out PrometheusScrapeHandler handler,
-        Action<PrometheusExporterOptions>? configure = null,
-        TimeProvider? timeProvider = null)
+        Action<PrometheusExporterOptions>? configure = null)
     {
         ArgumentNullException.ThrowIfNull(builder);
         var options = new PrometheusExporterOptions();
@@ -25,7 +24,7 @@ public static class PrometheusMeterProviderBuilderExtensions
             // Prometheus counters and histograms are cumulative by definition.
             TemporalityPreference = MetricReaderTemporalityPreference.Cumulative,
         };
-        handler = new PrometheusScrapeHandler(exporter, timeProvider);
+        handler = new PrometheusScrapeHandler(exporter);
         return builder.AddReader(reader);
     }
 }

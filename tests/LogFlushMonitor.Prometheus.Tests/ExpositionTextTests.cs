@@ -14,11 +14,7 @@ public sealed class ExpositionTextTests
             .SetResourceBuilder(ResourceBuilder.CreateEmpty()
                 .AddService("logflushmonitor", serviceInstanceId: "host-1", autoGenerateServiceInstanceId: false))
             .AddMeter(meter.Name)
-            .AddPrometheusPullExporter(out handler, o =>
-            {
-                o.ScrapeResponseCacheDuration = TimeSpan.Zero;
-                configure?.Invoke(o);
-            })
+            .AddPrometheusPullExporter(out handler, configure)
             .Build();
 
     [Fact]

@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.IO.Compression;
 using System.Net;
 using System.Net.Http.Headers;
+using System.Text;
 
 namespace LogFlushMonitor.Prometheus.Tests;
 
@@ -44,6 +45,115 @@ public sealed class HttpServerTests
         await using var gzip = new GZipStream(await response.Content.ReadAsStreamAsync(), CompressionMode.Decompress);
         using var reader = new StreamReader(gzip);
         Assert.Equal(await sample.Handler.ScrapeTextAsync(), await reader.ReadToEndAsync());
+    }
+
+    [Fact]
+    public async Task Gzip_scrape_of_a_text_many_buffers_long_decompresses_to_exactly_the_plain_text()
+    {
+        using var large = new LargeTelemetry();
+        await using var server = NewServer(large.Handler);
+        await server.StartAsync();
+        using var client = new HttpClient(new HttpClientHandler { AutomaticDecompression = DecompressionMethods.None });
+        var url = new Uri($"http://127.0.0.1:{server.Port}/metrics");
+
+        var plain = await client.GetByteArrayAsync(url);
+        var (encoding, gzipped) = await GetAsync(client, url, "gzip");
+
+        Assert.Equal("gzip", encoding);
+        Assert.True(plain.Length > 20 * PrometheusScrapeHandler.ChunkSize, $"the text is only {plain.Length} bytes");
+        Assert.True(gzipped.Length < plain.Length / 5, $"gzip gave {gzipped.Length} bytes for {plain.Length}");
+        Assert.Equal(plain, Gunzip(gzipped));
+        Assert.Equal(await large.Handler.ScrapeTextAsync(), Encoding.UTF8.GetString(plain));
+    }
+
+    [Fact]
+    public async Task Concurrent_http_scrapes_plain_and_gzip_each_receive_the_whole_text()
+    {
+        using var large = new LargeTelemetry(counters: 4);
+        await using var server = NewServer(large.Handler);
+        await server.StartAsync();
+        var expected = Encoding.UTF8.GetBytes(await large.Handler.ScrapeTextAsync());
+        using var client = new HttpClient(new HttpClientHandler { AutomaticDecompression = DecompressionMethods.None });
+        var url = new Uri($"http://127.0.0.1:{server.Port}/metrics");
+
+        var scrapes = Enumerable.Range(0, 8).Select(i => GetAsync(client, url, i % 2 == 0 ? "gzip" : null)).ToArray();
+        var responses = await Task.WhenAll(scrapes);
+
+        Assert.All(responses, r => Assert.Equal(expected, r.Encoding == "gzip" ? Gunzip(r.Body) : r.Body));
+        Assert.Equal(4, responses.Count(r => r.Encoding == "gzip"));
+        Assert.Equal(9, large.Handler.CollectCount);
+    }
+
+    [Fact]
+    public async Task A_collect_that_fails_after_text_went_out_cuts_the_connection_instead_of_ending_the_text()
+    {
+        using var large = new LargeTelemetry();
+        large.Break();
+        await using var server = NewServer(large.Handler);
+        await server.StartAsync();
+        using var client = new HttpClient(new HttpClientHandler { AutomaticDecompression = DecompressionMethods.None });
+        var url = new Uri($"http://127.0.0.1:{server.Port}/metrics");
+
+        foreach (var encoding in new[] { null, "gzip" })
+        {
+            using var request = new HttpRequestMessage(HttpMethod.Get, url);
+            if (encoding is not null)
+            {
+                request.Headers.AcceptEncoding.Add(new StringWithQualityHeaderValue(encoding));
+            }
+
+            // The status line went out with the first text; the body must then fail rather than end.
+            using var response = await client.SendAsync(request, HttpCompletionOption.ResponseHeadersRead);
+            Assert.Equal(HttpStatusCode.OK, response.StatusCode);
+            var read = await Record.ExceptionAsync(() => response.Content.ReadAsByteArrayAsync());
+            Assert.True(read is HttpRequestException or IOException, $"{encoding ?? "plain"}: reading the body gave {read?.GetType().Name ?? "the whole body"}");
+        }
+
+        using var health = await client.GetAsync(new Uri($"http://127.0.0.1:{server.Port}/healthz"));
+        Assert.Equal(HttpStatusCode.OK, health.StatusCode);
+    }
+
+    [Fact]
+    public async Task A_scraper_that_hangs_up_mid_text_does_not_hold_up_the_next_scrape()
+    {
+        using var large = new LargeTelemetry();
+        await using var server = NewServer(large.Handler);
+        await server.StartAsync();
+        var url = new Uri($"http://127.0.0.1:{server.Port}/metrics");
+
+        using (var leaving = new HttpClient())
+        {
+            using var response = await leaving.GetAsync(url, HttpCompletionOption.ResponseHeadersRead);
+            await using var body = await response.Content.ReadAsStreamAsync();
+            var first = new byte[1000];
+            await body.ReadExactlyAsync(first);
+            Assert.StartsWith("# HELP target_info", Encoding.UTF8.GetString(first));
+        }
+
+        using var client = new HttpClient();
+        var text = await client.GetStringAsync(url).WaitAsync(TimeSpan.FromSeconds(30));
+        Assert.Equal(await large.Handler.ScrapeTextAsync(), text);
+    }
+
+    [Fact]
+    public async Task Only_get_is_served_other_methods_get_405_and_unknown_paths_404()
+    {
+        using var sample = new SampleTelemetry();
+        await using var server = NewServer(sample.Handler);
+        await server.StartAsync();
+        using var client = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{server.Port}") };
+
+        foreach (var method in new[] { HttpMethod.Head, HttpMethod.Post, HttpMethod.Put, HttpMethod.Delete })
+        {
+            using var request = new HttpRequestMessage(method, "/metrics");
+            using var response = await client.SendAsync(request);
+            Assert.Equal(HttpStatusCode.MethodNotAllowed, response.StatusCode);
+            Assert.Equal(["GET"], response.Content.Headers.Allow);
+        }
+
+        using var missing = await client.GetAsync(new Uri("/metrics/extra", UriKind.Relative));
+        Assert.Equal(HttpStatusCode.NotFound, missing.StatusCode);
+        Assert.Equal(0, sample.Handler.CollectCount);
     }
 
     [Fact]
@@ -100,6 +210,27 @@ public sealed class HttpServerTests
 
         using var health = await client.GetAsync(new Uri("/healthz", UriKind.Relative));
         Assert.Equal(HttpStatusCode.OK, health.StatusCode);
+    }
+
+    private static async Task<(string? Encoding, byte[] Body)> GetAsync(HttpClient client, Uri url, string? acceptEncoding)
+    {
+        using var request = new HttpRequestMessage(HttpMethod.Get, url);
+        if (acceptEncoding is not null)
+        {
+            request.Headers.AcceptEncoding.Add(new StringWithQualityHeaderValue(acceptEncoding));
+        }
+
+        using var response = await client.SendAsync(request);
+        response.EnsureSuccessStatusCode();
+        return (response.Content.Headers.ContentEncoding.SingleOrDefault(), await response.Content.ReadAsByteArrayAsync());
+    }
+
+    private static byte[] Gunzip(byte[] gzipped)
+    {
+        using var gzip = new GZipStream(new MemoryStream(gzipped), CompressionMode.Decompress);
+        using var plain = new MemoryStream();
+        gzip.CopyTo(plain);
+        return plain.ToArray();
     }
 
     [SkippableFact]

@@ -12,11 +12,7 @@ public sealed class RenderingRulesTests
         var builder = Sdk.CreateMeterProviderBuilder()
             .SetResourceBuilder(ResourceBuilder.CreateEmpty())
             .AddMeter(meter.Name)
-            .AddPrometheusPullExporter(out handler, o =>
-            {
-                o.ScrapeResponseCacheDuration = TimeSpan.Zero;
-                configure?.Invoke(o);
-            });
+            .AddPrometheusPullExporter(out handler, configure);
         more?.Invoke(builder);
         return builder.Build();
     }

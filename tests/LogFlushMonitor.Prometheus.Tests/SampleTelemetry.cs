@@ -23,7 +23,7 @@ internal sealed class SampleTelemetry : IDisposable
             .SetResourceBuilder(ResourceBuilder.CreateEmpty()
                 .AddService("logflushmonitor", serviceInstanceId: "test-1", autoGenerateServiceInstanceId: false))
             .AddMeter(_meter.Name)
-            .AddPrometheusPullExporter(out var handler, o => o.ScrapeResponseCacheDuration = TimeSpan.FromMilliseconds(200))
+            .AddPrometheusPullExporter(out var handler)
             .Build();
         Handler = handler;
 

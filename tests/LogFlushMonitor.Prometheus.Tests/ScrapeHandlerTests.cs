@@ -1,5 +1,6 @@
 using System.Diagnostics.Metrics;
 using System.Text;
+using LogFlushMonitor.Prometheus.Exposition;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using OpenTelemetry.Resources;
@@ -8,108 +9,154 @@ namespace LogFlushMonitor.Prometheus.Tests;
 
 public sealed class ScrapeHandlerTests
 {
-    private static MeterProvider Build(Meter meter, out PrometheusScrapeHandler handler, TimeSpan cacheFor, TimeProvider? time = null) =>
+    private static MeterProvider Build(Meter meter, out PrometheusScrapeHandler handler) =>
         Sdk.CreateMeterProviderBuilder()
             .SetResourceBuilder(ResourceBuilder.CreateEmpty())
             .AddMeter(meter.Name)
-            .AddPrometheusPullExporter(out handler, o => { o.ScrapeResponseCacheDuration = cacheFor; o.ScopeLabelsEnabled = false; }, time)
+            .AddPrometheusPullExporter(out handler, o => o.ScopeLabelsEnabled = false)
             .Build();
 
     [Fact]
-    public async Task Concurrent_scrapes_during_a_collect_share_that_collect()
+    public async Task Concurrent_scrapes_take_turns_and_each_gets_a_whole_collect_of_its_own()
     {
-        using var meter = new Meter("Shared");
+        using var meter = new Meter("Turns");
         using var entered = new SemaphoreSlim(0);
         using var release = new ManualResetEventSlim();
         var calls = 0;
         meter.CreateObservableGauge("slow", () =>
         {
-            Interlocked.Increment(ref calls);
+            var call = Interlocked.Increment(ref calls);
             entered.Release();
-            release.Wait(TimeSpan.FromSeconds(10));
-            return 42;
-        });
-        using var provider = Build(meter, out var handler, TimeSpan.Zero);
+            if (call == 1)
+            {
+                release.Wait(TimeSpan.FromSeconds(20));
+            }
 
-        var first = handler.ScrapeAsync();
-        Assert.True(await entered.WaitAsync(TimeSpan.FromSeconds(10)), "the collect never started");
-        var others = Enumerable.Range(0, 4).Select(_ => handler.ScrapeAsync()).ToArray();
+            return call;
+        });
+        using var provider = Build(meter, out var handler);
+
+        var first = handler.ScrapeTextAsync();
+        Assert.True(await entered.WaitAsync(TimeSpan.FromSeconds(20)), "the first collect never started");
+        var others = Enumerable.Range(0, 4).Select(_ => handler.ScrapeTextAsync()).ToArray();
+
         release.Set();
 
-        var leases = await Task.WhenAll([first, .. others]);
-        try
-        {
-            Assert.Equal(1, handler.CollectCount);
-            Assert.Equal(1, calls);
-            Assert.All(leases, l => Assert.Equal("# TYPE slow gauge\nslow 42\n", Encoding.UTF8.GetString(l.Content.Span)));
-        }
-        finally
-        {
-            foreach (var lease in leases)
-            {
-                lease.Dispose();
-            }
-        }
+        // Scrapes that shared the SDK's collect would see fewer callbacks and repeated values.
+        var texts = await Task.WhenAll([first, .. others]);
+        Assert.Equal(5, handler.CollectCount);
+        Assert.Equal(5, calls);
+        Assert.Equal("# TYPE slow gauge\nslow 1\n", texts[0]);
+
+        // Each later scrape saw its own collect: the gauge values 2..5, each once.
+        var values = texts[1..].Select(t => Assert.Single(t.Split('\n', StringSplitOptions.RemoveEmptyEntries), l => l.StartsWith("slow ", StringComparison.Ordinal))).ToList();
+        Assert.Equal(["slow 2", "slow 3", "slow 4", "slow 5"], values.Order(StringComparer.Ordinal));
     }
 
     [Fact]
-    public async Task A_result_younger_than_the_cache_duration_is_reused_and_an_older_one_is_not()
+    public async Task A_text_larger_than_the_render_buffer_streams_through_a_bounded_buffer()
     {
-        using var meter = new Meter("Cached");
-        var time = new ManualTimeProvider();
-        using var provider = Build(meter, out var handler, TimeSpan.FromSeconds(1), time);
-        var counter = meter.CreateCounter<long>("c");
-        counter.Add(1);
+        using var meter = new Meter("Big");
+        using var provider = Build(meter, out var handler);
+        AddSeries(meter, counters: 24, seriesEach: 1_500);
 
-        using (var first = await handler.ScrapeAsync())
+        var expected = await handler.ScrapeTextAsync();
+        Assert.True(expected.Length > 4 * (PrometheusScrapeHandler.PipePauseBytes + PrometheusScrapeHandler.ChunkSize), $"the text is only {expected.Length} bytes");
+
+        // A scraper that takes the first piece and then stalls: the renderer must stop a few chunks later.
+        var destination = new StallingStream();
+        var scrape = handler.ScrapeToAsync(destination);
+        await Eventually.Until(() => handler.WaitingForReader, "the renderer to wait for the stalled scraper");
+        var handedOn = handler.BytesHandedOn;
+        Assert.InRange(handedOn, 1, PrometheusScrapeHandler.PipePauseBytes + (2 * PrometheusScrapeHandler.ChunkSize));
+        Assert.False(scrape.IsCompleted);
+
+        destination.Resume();
+        Assert.Equal(Encoding.UTF8.GetByteCount(expected), await scrape);
+        Assert.Equal(expected, Encoding.UTF8.GetString(destination.ToArray()));
+    }
+
+    [Fact]
+    public async Task Streamed_text_is_byte_for_byte_the_text_rendered_in_one_buffer()
+    {
+        using var meter = new Meter("Same", "1.0");
+        using var provider = Sdk.CreateMeterProviderBuilder()
+            .SetResourceBuilder(ResourceBuilder.CreateEmpty().AddService("same", autoGenerateServiceInstanceId: false))
+            .AddMeter(meter.Name)
+            .AddPrometheusPullExporter(out var handler)
+            .Build();
+        var histogram = meter.CreateHistogram<double>("h", "s", "Durations.", null, new InstrumentAdvice<double> { HistogramBucketBoundaries = [0.001, 0.01, 0.1, 1] });
+        for (var i = 0; i < 1_900; i++)
         {
-            Assert.False(first.FromCache);
+            // Multi-byte UTF-8 and escapes, so chunk boundaries fall inside characters and escape sequences.
+            histogram.Record(i / 1000.0, new KeyValuePair<string, object?>("name", $"données \"{i}\"\\ 😀 {i % 7}\n"), new("i", i));
         }
 
-        counter.Add(1);
-        time.Advance(TimeSpan.FromMilliseconds(999));
-        using (var cached = await handler.ScrapeAsync())
-        {
-            Assert.True(cached.FromCache);
-            Assert.EndsWith("c_total 1\n", Encoding.UTF8.GetString(cached.Content.Span));
-        }
+        using var whole = new Utf8TextBuffer(1 << 20);
+        Assert.True(handler.Exporter.CollectInto(whole, 10_000));
+        var streamed = new MemoryStream();
+        await handler.ScrapeToAsync(streamed);
 
-        time.Advance(TimeSpan.FromMilliseconds(1));
-        using (var fresh = await handler.ScrapeAsync())
-        {
-            Assert.False(fresh.FromCache);
-            Assert.EndsWith("c_total 2\n", Encoding.UTF8.GetString(fresh.Content.Span));
-        }
+        Assert.True(streamed.Length > 10 * PrometheusScrapeHandler.ChunkSize);
+        Assert.True(whole.WrittenSpan.SequenceEqual(streamed.ToArray()), "the streamed text differs from the text rendered in one buffer");
+    }
 
+    [Fact]
+    public async Task A_scraper_that_leaves_mid_text_frees_the_turn_for_the_next_scrape()
+    {
+        using var meter = new Meter("Leaves");
+        using var provider = Build(meter, out var handler);
+        AddSeries(meter, counters: 5, seriesEach: 1_000);
+
+        await Assert.ThrowsAsync<IOException>(() => handler.ScrapeToAsync(new FailingStream()));
+
+        var text = await handler.ScrapeTextAsync();
+        Assert.StartsWith("# TYPE c0_total counter\n", text);
+        Assert.EndsWith("c4_total{series=\"series-number-999\"} 999\n", text);
         Assert.Equal(2, handler.CollectCount);
     }
 
     [Fact]
-    public async Task A_lease_keeps_its_text_after_a_newer_collect_replaced_it()
+    public async Task A_collect_that_fails_after_text_went_out_fails_the_copy_instead_of_ending_the_text()
     {
-        using var meter = new Meter("Lease");
-        using var provider = Build(meter, out var handler, TimeSpan.Zero);
-        var counter = meter.CreateCounter<long>("c");
-        counter.Add(1);
+        using var meter = new Meter("FailsLate");
+        using var provider = Build(meter, out var handler);
+        // More good text than the pipe holds, so part of it has gone out when the renderer reaches the bad value.
+        AddSeries(meter, counters: 16, seriesEach: 1_000);
+        meter.CreateCounter<long>("bad").Add(1, new KeyValuePair<string, object?>("k", new UnprintableValue()));
 
-        using var old = await handler.ScrapeAsync();
-        var oldText = Encoding.UTF8.GetString(old.Content.Span);
-        for (var i = 0; i < 20; i++)
+        var scrape = await handler.ScrapeAsync();
+        var partial = new MemoryStream();
+        await using (scrape)
         {
-            counter.Add(1000);
-            using var newer = await handler.ScrapeAsync();
-            Assert.NotEqual(oldText, Encoding.UTF8.GetString(newer.Content.Span));
+            var error = await Assert.ThrowsAsync<InvalidOperationException>(() => scrape.CopyToAsync(partial));
+            Assert.Contains("after", error.Message, StringComparison.Ordinal);
         }
 
-        Assert.Equal(oldText, Encoding.UTF8.GetString(old.Content.Span));
-        Assert.Equal("# TYPE c_total counter\nc_total 1\n", oldText);
+        Assert.True(partial.Length > 0, "nothing was sent before the failure: the test does not test a late failure");
+        Assert.Equal(0, handler.CollectCount);
+    }
+
+    [Fact]
+    public async Task A_collect_that_fails_before_any_text_fails_the_scrape()
+    {
+        using var meter = new Meter("FailsEarly");
+        using var provider = Build(meter, out var handler);
+        meter.CreateCounter<long>("bad").Add(1, new KeyValuePair<string, object?>("k", new UnprintableValue()));
+
+        var error = await Assert.ThrowsAsync<InvalidOperationException>(() => handler.ScrapeAsync());
+        Assert.Contains("collect failed", error.Message, StringComparison.Ordinal);
+
+        // The failure freed the turn: the next scrape runs (and fails the same way) instead of waiting forever.
+        await Assert.ThrowsAsync<InvalidOperationException>(() => handler.ScrapeAsync()).WaitAsync(TimeSpan.FromSeconds(20));
+        Assert.Equal(0, handler.CollectCount);
     }
 
     [Fact]
     public async Task Scrape_after_the_provider_is_disposed_fails_with_a_clear_error()
     {
         using var meter = new Meter("Gone");
-        var provider = Build(meter, out var handler, TimeSpan.Zero);
+        var provider = Build(meter, out var handler);
         provider.Dispose();
 
         var error = await Assert.ThrowsAsync<InvalidOperationException>(() => handler.ScrapeAsync());
@@ -120,34 +167,81 @@ public sealed class ScrapeHandlerTests
     public async Task Disposed_handler_refuses_scrapes()
     {
         using var meter = new Meter("HandlerGone");
-        using var provider = Build(meter, out var handler, TimeSpan.FromSeconds(1));
+        using var provider = Build(meter, out var handler);
         handler.Dispose();
         await Assert.ThrowsAsync<ObjectDisposedException>(() => handler.ScrapeAsync());
     }
 
     [Fact]
-    public async Task Leases_held_across_many_parallel_scrapes_never_see_their_text_change()
+    public async Task Many_parallel_scrapes_each_get_a_whole_text()
     {
         using var meter = new Meter("Parallel");
-        using var provider = Build(meter, out var handler, TimeSpan.Zero);
+        using var provider = Build(meter, out var handler);
         var counter = meter.CreateCounter<long>("c");
+        for (var i = 0; i < 1_500; i++)
+        {
+            counter.Add(1, new KeyValuePair<string, object?>("k", "value-" + i));
+        }
 
         async Task Worker(int seed)
         {
             var random = new Random(seed);
-            for (var i = 0; i < 50; i++)
+            for (var i = 0; i < 20; i++)
             {
-                counter.Add(1 + random.Next(1000));
-                using var lease = await handler.ScrapeAsync();
-                var before = Encoding.UTF8.GetString(lease.Content.Span);
-                await Task.Delay(random.Next(2));
-                Assert.Equal(before, Encoding.UTF8.GetString(lease.Content.Span));
-                Assert.StartsWith("# TYPE c_total counter\nc_total ", before);
-                Assert.EndsWith("\n", before);
+                counter.Add(1 + random.Next(1000), new KeyValuePair<string, object?>("k", "value-0"));
+                var text = await handler.ScrapeTextAsync();
+                Assert.StartsWith("# TYPE c_total counter\nc_total{k=\"value-0\"} ", text);
+                Assert.EndsWith("c_total{k=\"value-1499\"} 1\n", text);
+                Assert.Equal(1_501, text.Count(c => c == '\n'));
             }
         }
 
         await Task.WhenAll(Enumerable.Range(0, 8).Select(Worker));
-        Assert.InRange(handler.CollectCount, 1, 400);
+        Assert.Equal(160, handler.CollectCount);
+    }
+
+    /// <summary>Counters c0, c1, ... with <paramref name="seriesEach"/> series each (below the SDK's cardinality limit of 2,000).</summary>
+    private static void AddSeries(Meter meter, int counters, int seriesEach)
+    {
+        for (var c = 0; c < counters; c++)
+        {
+            var counter = meter.CreateCounter<long>("c" + c);
+            for (var i = 0; i < seriesEach; i++)
+            {
+                counter.Add(i, new KeyValuePair<string, object?>("series", "series-number-" + i));
+            }
+        }
+    }
+
+    /// <summary>An attribute value whose text cannot be produced: the renderer throws on it.</summary>
+    private sealed class UnprintableValue
+    {
+        public override string ToString() => throw new FormatException("this value has no text");
+    }
+
+    /// <summary>Accepts the first write, then holds every further write until resumed.</summary>
+    private sealed class StallingStream : MemoryStream
+    {
+        private readonly TaskCompletionSource _resume = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        private int _writes;
+
+        public void Resume() => _resume.TrySetResult();
+
+        public override async ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, CancellationToken cancellationToken = default)
+        {
+            if (Interlocked.Increment(ref _writes) > 1)
+            {
+                await _resume.Task.WaitAsync(cancellationToken);
+            }
+
+            await base.WriteAsync(buffer, cancellationToken);
+        }
+    }
+
+    /// <summary>A scraper whose connection drops after the first piece.</summary>
+    private sealed class FailingStream : MemoryStream
+    {
+        public override ValueTask WriteAsync(ReadOnlyMemory<byte> buffer, CancellationToken cancellationToken = default) =>
+            Length > 0 ? ValueTask.FromException(new IOException("connection reset")) : base.WriteAsync(buffer, cancellationToken);
     }
 }

@@ -7,7 +7,8 @@ internal static class ScrapeText
     /// <summary>Scrapes once through the handler and returns the text.</summary>
     public static async Task<string> ScrapeTextAsync(this PrometheusScrapeHandler handler)
     {
-        using var lease = await handler.ScrapeAsync();
-        return Encoding.UTF8.GetString(lease.Content.Span);
+        using var text = new MemoryStream();
+        await handler.ScrapeToAsync(text);
+        return Encoding.UTF8.GetString(text.GetBuffer(), 0, (int)text.Length);
     }
 }

@@ -1,16 +1,11 @@
 using System.Globalization;
 using System.Text;
-using System.Text.Encodings.Web;
-using System.Text.Json;
 
 namespace LogFlushMonitor.Prometheus.Exposition;
 
 /// <summary>Label value formatting and the rare path where two attribute keys sanitise to one label name.</summary>
 internal static class LabelSet
 {
-    // Label values are not HTML: keep quotes and non-ASCII readable instead of \u0022 escapes.
-    private static readonly JsonSerializerOptions ArrayJson = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
-
     /// <summary>Writes an attribute value, escaped for a label value, without allocating for the common types.</summary>
     public static void WriteValue(object? value, Utf8TextBuffer output)
     {
@@ -84,8 +79,103 @@ internal static class LabelSet
     private static string Format(object value) => value switch
     {
         // Non-string attribute values become strings per the attribute specification: arrays as JSON.
-        Array array => JsonSerializer.Serialize(array, array.GetType(), ArrayJson),
+        Array array => JsonArray(array),
         IFormattable formattable => formattable.ToString(null, CultureInfo.InvariantCulture),
         _ => value.ToString() ?? string.Empty,
     };
+
+    /// <summary>
+    /// An array attribute as a JSON array, written by hand (no reflection, so trimming and NativeAOT keep it
+    /// working). Strings are escaped as JSON requires and no more: label values are not HTML, so quotes stay
+    /// <c>\"</c> and non-ASCII stays readable. Non-finite floating-point values, which JSON cannot carry as
+    /// numbers, are written as the strings <c>"NaN"</c>, <c>"Infinity"</c>, <c>"-Infinity"</c>.
+    /// </summary>
+    internal static string JsonArray(Array array)
+    {
+        var json = new StringBuilder("[");
+        var first = true;
+        foreach (var item in array)
+        {
+            if (!first)
+            {
+                json.Append(',');
+            }
+
+            first = false;
+            AppendJson(json, item);
+        }
+
+        return json.Append(']').ToString();
+    }
+
+    private static void AppendJson(StringBuilder json, object? item)
+    {
+        switch (item)
+        {
+            case null:
+                json.Append("null");
+                break;
+            case bool b:
+                json.Append(b ? "true" : "false");
+                break;
+            case double d when !double.IsFinite(d):
+                AppendJsonString(json, d.ToString(CultureInfo.InvariantCulture));
+                break;
+            case float f when !float.IsFinite(f):
+                AppendJsonString(json, f.ToString(CultureInfo.InvariantCulture));
+                break;
+            case double or float or decimal or long or int or short or sbyte or ulong or uint or ushort or byte:
+                json.Append(((IFormattable)item).ToString(null, CultureInfo.InvariantCulture));
+                break;
+            case string s:
+                AppendJsonString(json, s);
+                break;
+            case Array nested:
+                json.Append(JsonArray(nested));
+                break;
+            default:
+                AppendJsonString(json, item is IFormattable formattable ? formattable.ToString(null, CultureInfo.InvariantCulture) : item.ToString() ?? string.Empty);
+                break;
+        }
+    }
+
+    private static void AppendJsonString(StringBuilder json, string value)
+    {
+        json.Append('"');
+        foreach (var c in value)
+        {
+            switch (c)
+            {
+                case '"':
+                    json.Append("\\\"");
+                    break;
+                case '\\':
+                    json.Append("\\\\");
+                    break;
+                case '\n':
+                    json.Append("\\n");
+                    break;
+                case '\r':
+                    json.Append("\\r");
+                    break;
+                case '\t':
+                    json.Append("\\t");
+                    break;
+                case '\b':
+                    json.Append("\\b");
+                    break;
+                case '\f':
+                    json.Append("\\f");
+                    break;
+                case < ' ':
+                    json.Append("\\u").Append(((int)c).ToString("x4", CultureInfo.InvariantCulture));
+                    break;
+                default:
+                    json.Append(c);
+                    break;
+            }
+        }
+
+        json.Append('"');
+    }
 }

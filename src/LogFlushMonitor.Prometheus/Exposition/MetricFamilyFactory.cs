@@ -16,7 +16,7 @@ internal static class MetricFamilyFactory
             isGauge: metric.MetricType.IsGauge(),
             addTotalSuffix: options.TotalSuffixEnabled);
 
-        var header = new Utf8TextBuffer(256);
+        using var header = new Utf8TextBuffer(256);
         if (!string.IsNullOrEmpty(metric.Description))
         {
             header.Write("# HELP "u8);
@@ -35,7 +35,7 @@ internal static class MetricFamilyFactory
             _ => " gauge\n"u8,
         });
 
-        var scope = new Utf8TextBuffer(128);
+        using var scope = new Utf8TextBuffer(128);
         if (options.ScopeLabelsEnabled)
         {
             scope.Write("otel_scope_name=\""u8);
@@ -53,7 +53,7 @@ internal static class MetricFamilyFactory
         var meterTags = metric.MeterTags?.ToList();
         if (options.ScopeLabelsEnabled && meterTags is { Count: > 0 })
         {
-            var line = new Utf8TextBuffer(256);
+            using var line = new Utf8TextBuffer(256);
             line.Write("otel_scope_info{"u8);
             line.Write(scope.WrittenSpan);
             line.Write((byte)',');

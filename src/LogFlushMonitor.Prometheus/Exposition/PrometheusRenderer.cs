@@ -8,9 +8,9 @@ namespace LogFlushMonitor.Prometheus.Exposition;
 /// <summary>
 /// Renders a batch of OpenTelemetry metrics as Prometheus text format 0.0.4. Names, headers and label
 /// names are cached per metric stream, so a steady-state render only formats values into the buffer.
-/// Not thread-safe: the scrape handler runs one collect at a time.
+/// Not thread-safe: the scrape handler runs one collect at a time. Dispose returns its scratch buffers to the pool.
 /// </summary>
-internal sealed class PrometheusRenderer
+internal sealed class PrometheusRenderer : IDisposable
 {
     private readonly PrometheusExporterOptions _options;
     private readonly Dictionary<Metric, MetricFamily> _families = new(ReferenceEqualityComparer.Instance);
@@ -23,6 +23,13 @@ internal sealed class PrometheusRenderer
     private byte[] _targetInfo = [];
 
     public PrometheusRenderer(PrometheusExporterOptions options) => _options = options;
+
+    /// <inheritdoc />
+    public void Dispose()
+    {
+        _labels.Dispose();
+        _scopeInfo.Dispose();
+    }
 
     /// <summary>Metric streams dropped so far because their Prometheus name was already taken in the same scrape.</summary>
     public long DroppedDuplicateMetrics { get; private set; }
@@ -175,7 +182,7 @@ internal sealed class PrometheusRenderer
     private static byte[][] BuildLeLabels(in MetricPoint point)
     {
         var list = new List<byte[]>();
-        var scratch = new Utf8TextBuffer(64);
+        using var scratch = new Utf8TextBuffer(64);
         foreach (var bucket in point.GetHistogramBuckets())
         {
             scratch.Clear();
@@ -286,7 +293,7 @@ internal sealed class PrometheusRenderer
         {
             _targetResource = resource;
             var pairs = resource.Attributes.Select(a => new KeyValuePair<string, object?>(a.Key, a.Value)).ToList();
-            var scratch = new Utf8TextBuffer(256);
+            using var scratch = new Utf8TextBuffer(256);
             if (pairs.Count > 0)
             {
                 scratch.Write("# HELP target_info Target metadata\n# TYPE target_info gauge\ntarget_info{"u8);

@@ -32,58 +32,110 @@ public static class PrometheusEndpointRouteBuilderExtensions
         string readyPath = "/readyz")
     {
         ArgumentNullException.ThrowIfNull(endpoints);
-        endpoints.MapGet(healthPath, () => Results.Text("ok\n"));
-        endpoints.MapGet(readyPath, () =>
+        // Plain request delegates, not minimal-API delegates: those bind through reflection, which NativeAOT lacks.
+        endpoints.MapGet(healthPath, context => WriteTextAsync(context, StatusCodes.Status200OK, "ok\n"));
+        endpoints.MapGet(readyPath, context =>
         {
             var (ready, reason) = readiness?.Invoke() ?? (true, "ready");
             return ready
-                ? Results.Text("ready\n")
-                : Results.Text((string.IsNullOrWhiteSpace(reason) ? "not ready" : reason) + "\n", statusCode: StatusCodes.Status503ServiceUnavailable);
+                ? WriteTextAsync(context, StatusCodes.Status200OK, "ready\n")
+                : WriteTextAsync(context, StatusCodes.Status503ServiceUnavailable, (string.IsNullOrWhiteSpace(reason) ? "not ready" : reason) + "\n");
         });
         return endpoints;
     }
 
+    private static Task WriteTextAsync(HttpContext context, int statusCode, string text)
+    {
+        context.Response.StatusCode = statusCode;
+        context.Response.ContentType = "text/plain; charset=utf-8";
+        return context.Response.WriteAsync(text, context.RequestAborted);
+    }
+
     private static async Task WriteScrapeAsync(HttpContext context, PrometheusScrapeHandler handler, bool enableGzip, ILogger? logger)
     {
-        PrometheusScrapeLease lease;
+        var aborted = context.RequestAborted;
+        PrometheusScrape scrape;
         try
         {
-            lease = await handler.ScrapeAsync(context.RequestAborted).ConfigureAwait(false);
+            scrape = await handler.ScrapeAsync(aborted).ConfigureAwait(false);
         }
-        catch (OperationCanceledException) when (context.RequestAborted.IsCancellationRequested)
+        catch (OperationCanceledException) when (aborted.IsCancellationRequested)
         {
             return;
         }
         catch (Exception ex) when (ex is InvalidOperationException or ObjectDisposedException)
         {
+            // Nothing was sent yet: the scraper gets an error status, not an empty or partial text.
             if (logger is not null)
             {
                 PrometheusLog.ScrapeFailed(logger, ex, context.Connection.RemoteIpAddress?.ToString());
             }
+
             context.Response.StatusCode = StatusCodes.Status503ServiceUnavailable;
-            await context.Response.WriteAsync("collect failed\n", context.RequestAborted).ConfigureAwait(false);
+            await context.Response.WriteAsync("collect failed\n", aborted).ConfigureAwait(false);
             return;
         }
 
-        using (lease)
+        await using (scrape.ConfigureAwait(false))
         {
             var response = context.Response;
             response.ContentType = PrometheusScrapeHandler.ContentType;
             response.Headers.Vary = HeaderNames.AcceptEncoding;
-            if (enableGzip && AcceptsGzip(context.Request))
+
+            // The text streams as it is rendered, so its length is not known up front (chunked transfer).
+            var gzip = enableGzip && AcceptsGzip(context.Request);
+            if (gzip)
             {
                 response.Headers.ContentEncoding = "gzip";
-                var gzip = new GZipStream(response.Body, CompressionLevel.Fastest, leaveOpen: true);
-                await using (gzip.ConfigureAwait(false))
+            }
+
+            var compressor = gzip ? new GZipStream(response.Body, CompressionLevel.Fastest, leaveOpen: true) : null;
+            try
+            {
+                await scrape.CopyToAsync(compressor ?? response.Body, aborted).ConfigureAwait(false);
+                if (compressor is not null)
                 {
-                    await gzip.WriteAsync(lease.Content, context.RequestAborted).ConfigureAwait(false);
+                    // Writes the gzip trailer: only a complete text gets one.
+                    await compressor.DisposeAsync().ConfigureAwait(false);
+                    compressor = null;
                 }
             }
-            else
+            catch (Exception ex) when (ex is IOException || (ex is OperationCanceledException && aborted.IsCancellationRequested))
             {
-                response.ContentLength = lease.Content.Length;
-                await response.Body.WriteAsync(lease.Content, context.RequestAborted).ConfigureAwait(false);
+                // The scraper went away (the abort may not be signalled yet when the write fails); the scrape's
+                // disposal lets the collect finish without sending.
             }
+            catch (InvalidOperationException ex)
+            {
+                // The collect failed after part of the text went out: cut the connection, so the scraper sees a failed
+                // scrape rather than a shorter text that parses.
+                if (logger is not null)
+                {
+                    PrometheusLog.ScrapeFailed(logger, ex, context.Connection.RemoteIpAddress?.ToString());
+                }
+
+                context.Abort();
+            }
+            finally
+            {
+                if (compressor is not null)
+                {
+                    await DisposeQuietlyAsync(compressor).ConfigureAwait(false);
+                }
+            }
+        }
+    }
+
+    /// <summary>Frees the compressor of a scrape that did not finish; its trailer goes nowhere (the connection is cut or gone).</summary>
+    private static async Task DisposeQuietlyAsync(GZipStream compressor)
+    {
+        try
+        {
+            await compressor.DisposeAsync().ConfigureAwait(false);
+        }
+        catch (Exception ex) when (ex is IOException or InvalidOperationException or OperationCanceledException or ObjectDisposedException)
+        {
+            // Nothing to tell anyone: the scrape already failed and was logged, or the scraper left.
         }
     }
 

@@ -41,7 +41,7 @@ internal sealed partial class TelemetryService(
 
         if (o.Exporters.Prometheus.Enabled)
         {
-            builder.AddPrometheusPullExporter(out var handler, p => p.ScrapeResponseCacheDuration = o.Exporters.Prometheus.CacheDuration);
+            builder.AddPrometheusPullExporter(out var handler, p => p.ScopeLabelsEnabled = o.Exporters.Prometheus.ScopeLabels);
             _scrapeHandler = handler;
         }
 

@@ -16,7 +16,7 @@ public readonly ref struct XEventRecord
     private readonly string? _source;
     private readonly int _eventKey;
 
-    internal XEventRecord(ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, XEventDefinition? definition, uint rid, ulong ticks, long position, string? source)
+    internal XEventRecord(ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, XEventDefinition? definition, uint rid, ulong ticks, long position, string? source, int sourceIndex)
     {
         _payload = payload;
         _actions = actions;
@@ -26,6 +26,7 @@ public readonly ref struct XEventRecord
         Ticks = ticks;
         Position = position;
         _source = source;
+        SourceIndex = sourceIndex;
     }
 
     /// <summary>The event's RID as written in the record.</summary>
@@ -36,6 +37,12 @@ public readonly ref struct XEventRecord
 
     /// <summary>Offset of the record in its file or buffer.</summary>
     public long Position { get; }
+
+    /// <summary>
+    /// Index of the record's file in the list a reader was given (0 for a single file or stream): lets a handler
+    /// keep per-file figures when a parallel reader mixes files on one worker.
+    /// </summary>
+    public int SourceIndex { get; }
 
     /// <summary>The event's definition, or null when the metadata did not declare its RID.</summary>
     public XEventDefinition? Definition => _event;
@@ -51,9 +58,6 @@ public readonly ref struct XEventRecord
 
     /// <summary>The payload bytes (fields).</summary>
     public ReadOnlySpan<byte> Payload => _payload;
-
-    /// <summary>True when the record carries at least one action.</summary>
-    public bool HasActions => !_actions.IsEmpty;
 
     /// <summary>Timestamp as a UTC FILETIME: start time + ticks * 10^7 / frequency, in 128 bits.</summary>
     public bool TryGetTimestamp(out DateTime utc)
@@ -83,7 +87,8 @@ public readonly ref struct XEventRecord
             return false;
         }
 
-        return Locate(field.Offset, field.Size, field.IsVariable, field.Kind, field.Type!, out value);
+        var f = field.Field!;
+        return Locate(f.Offset, f.Type.Size, f.IsVariable, f.Type.Kind, f.Type, out value);
     }
 
     /// <summary>Locates a field by name (a short linear search; prefer handles per event).</summary>
@@ -103,9 +108,9 @@ public readonly ref struct XEventRecord
     /// <summary>Locates an action value by handle.</summary>
     public bool TryGetAction(ActionHandle action, out XEventValue value)
     {
-        if (action.Action is not null && TryFindAction(action.Rid, out var bytes))
+        if (action.Action is not null && TryFindAction(action.Rid, out var start, out var length))
         {
-            value = new XEventValue(bytes, action.Kind, action.Action.Type);
+            value = new XEventValue(_actions.Slice(start, length), action.Kind, action.Action.Type);
             return true;
         }
 
@@ -129,26 +134,14 @@ public readonly ref struct XEventRecord
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryGetUInt64(FieldHandle field, out ulong value)
     {
-        // Fast path for the common case, a fixed-size unsigned field: one compare and one bounded read.
-        if (field.EventKey == _eventKey && _eventKey != 0 && XEventValue.IsUnsignedKind(field.Kind) && !field.IsVariable)
+        // Fast path for the common case, a fixed-size unsigned field: one key compare, one bounds compare,
+        // one read. The default handle has no fast size, and a record of an undeclared event never gets here
+        // with a real handle (its key is 0, a resolved handle's never is).
+        var size = field.FastSize;
+        if (field.EventKey == _eventKey && size != 0 && (uint)field.Offset + (uint)size <= (uint)_payload.Length)
         {
-            var p = _payload;
-            var offset = field.Offset;
-            switch (field.Size)
-            {
-                case 8 when offset <= p.Length - 8:
-                    value = BinaryPrimitives.ReadUInt64LittleEndian(p[offset..]);
-                    return true;
-                case 4 when offset <= p.Length - 4:
-                    value = BinaryPrimitives.ReadUInt32LittleEndian(p[offset..]);
-                    return true;
-                case 2 when offset <= p.Length - 2:
-                    value = BinaryPrimitives.ReadUInt16LittleEndian(p[offset..]);
-                    return true;
-                case 1 when offset < p.Length:
-                    value = p[offset];
-                    return true;
-            }
+            value = Bytes.Unsigned(_payload, field.Offset, size);
+            return true;
         }
 
         return TryGetUInt64Slow(field, out value);
@@ -166,23 +159,10 @@ public readonly ref struct XEventRecord
         if (action.Action is not null && XEventValue.IsUnsignedKind(action.Kind))
         {
             // Fast path: scan for the RID and read the integer by its recorded length.
-            if (TryFindAction(action.Rid, out var bytes))
+            if (TryFindAction(action.Rid, out var start, out var length) && length is 8 or 4 or 2 or 1)
             {
-                switch (bytes.Length)
-                {
-                    case 8:
-                        value = BinaryPrimitives.ReadUInt64LittleEndian(bytes);
-                        return true;
-                    case 4:
-                        value = BinaryPrimitives.ReadUInt32LittleEndian(bytes);
-                        return true;
-                    case 2:
-                        value = BinaryPrimitives.ReadUInt16LittleEndian(bytes);
-                        return true;
-                    case 1:
-                        value = bytes[0];
-                        return true;
-                }
+                value = Bytes.Unsigned(_actions, start, length);
+                return true;
             }
 
             value = 0;
@@ -338,25 +318,25 @@ public readonly ref struct XEventRecord
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private bool TryFindAction(uint rid, out ReadOnlySpan<byte> bytes)
+    private bool TryFindAction(uint rid, out int start, out int length)
     {
-        // The list was validated when the record was created, so lengths are known to fit.
+        // The list was validated when the record was created (every entry fits), so it is read unchecked.
         var a = _actions;
         var pos = 0;
         while (pos <= a.Length - 8)
         {
-            var r = BinaryPrimitives.ReadUInt32LittleEndian(a[pos..]);
-            var len = (int)BinaryPrimitives.ReadUInt32LittleEndian(a[(pos + 4)..]);
-            if (r == rid)
+            var len = (int)Bytes.U32(a, pos + 4);
+            if (Bytes.U32(a, pos) == rid)
             {
-                bytes = a.Slice(pos + 8, len);
+                start = pos + 8;
+                length = len;
                 return true;
             }
 
             pos += 8 + len;
         }
 
-        bytes = default;
+        start = length = 0;
         return false;
     }
 
@@ -421,8 +401,8 @@ public readonly ref struct XEventRecord
                 return false;
             }
 
-            _rid = BinaryPrimitives.ReadUInt32LittleEndian(_list[_next..]);
-            _length = (int)BinaryPrimitives.ReadUInt32LittleEndian(_list[(_next + 4)..]);
+            _rid = Bytes.U32(_list, _next);
+            _length = (int)Bytes.U32(_list, _next + 4);
             _start = _next + 8;
             _next = _start + _length;
             return true;

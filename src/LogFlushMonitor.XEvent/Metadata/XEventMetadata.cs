@@ -21,6 +21,8 @@ public sealed class XEventMetadata
 
     // Direct-mapped caches in front of the dictionaries: a session uses a handful of events and actions,
     // and this lookup runs once per event and once per action.
+    // Filled when a merge completes and only read afterwards, so a parallel reader's workers can share one
+    // snapshot; a RID whose slot another took is found in the dictionary.
     private readonly (uint Rid, XEventDefinition? Value)[] _eventCache = new (uint, XEventDefinition?)[CacheSize];
     private readonly (uint Rid, XEventAction? Value)[] _actionCache = new (uint, XEventAction?)[CacheSize];
     private const int CacheSize = 64;
@@ -105,7 +107,7 @@ public sealed class XEventMetadata
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal bool TryGetEventByRid(uint rid, out XEventDefinition definition)
     {
-        ref var slot = ref _eventCache[Slot(rid)];
+        ref readonly var slot = ref _eventCache[Slot(rid)];
         if (slot.Value is not null && slot.Rid == rid)
         {
             definition = slot.Value;
@@ -114,7 +116,6 @@ public sealed class XEventMetadata
 
         if (_eventsByRid.TryGetValue(rid, out definition!))
         {
-            slot = (rid, definition);
             return true;
         }
 
@@ -124,7 +125,7 @@ public sealed class XEventMetadata
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal bool TryGetActionByRid(uint rid, out XEventAction action)
     {
-        ref var slot = ref _actionCache[Slot(rid)];
+        ref readonly var slot = ref _actionCache[Slot(rid)];
         if (slot.Value is not null && slot.Rid == rid)
         {
             action = slot.Value;
@@ -133,7 +134,6 @@ public sealed class XEventMetadata
 
         if (_actionsByRid.TryGetValue(rid, out action!))
         {
-            slot = (rid, action);
             return true;
         }
 
@@ -143,6 +143,79 @@ public sealed class XEventMetadata
     private static int Slot(uint rid) => (int)((rid ^ (rid >> 10) ^ (rid >> 16)) & (CacheSize - 1));
 
     internal bool TryGetPackage(int index, out XEventPackage package) => _packages.TryGetValue(index, out package!);
+
+    /// <summary>
+    /// Merges what a freshly parsed (not yet completed) metadata object declares, in declaration order, then
+    /// resolves types. Parsing into a separate object first makes a merge all or nothing.
+    /// </summary>
+    internal void MergeFrom(XEventMetadata parsed)
+    {
+        foreach (var p in parsed._packages.Values)
+        {
+            AddPackage(p);
+        }
+
+        foreach (var e in parsed._eventsByRid.Values)
+        {
+            AddEvent(e);
+        }
+
+        foreach (var a in parsed._actionsByRid.Values)
+        {
+            AddAction(a);
+        }
+
+        foreach (var m in parsed._mapsByRid.Values)
+        {
+            AddMap(m);
+        }
+
+        foreach (var (rid, t) in parsed._typesByRid)
+        {
+            AddType(rid, t.Name, t.Size);
+        }
+
+        Complete();
+    }
+
+    /// <summary>
+    /// A copy that later merges can change without touching this one: a parallel reader keeps one snapshot per
+    /// metadata buffer, and each worker decodes a buffer with the state the sequential reader would have had.
+    /// Definitions keep their handle keys, so an unchanged event is the same event in both.
+    /// </summary>
+    internal XEventMetadata Snapshot()
+    {
+        var copy = new XEventMetadata { Version = Version };
+        foreach (var (k, v) in _packages)
+        {
+            copy._packages[k] = v;
+        }
+
+        foreach (var (rid, e) in _eventsByRid)
+        {
+            var clone = e.CloneForSnapshot();
+            copy._eventsByRid[rid] = clone;
+            copy._eventsByKey[clone.Handle.Key] = clone;
+        }
+
+        foreach (var (rid, a) in _actionsByRid)
+        {
+            copy._actionsByRid[rid] = a.CloneForSnapshot();
+        }
+
+        foreach (var (rid, m) in _mapsByRid)
+        {
+            copy._mapsByRid[rid] = m;
+        }
+
+        foreach (var (rid, t) in _typesByRid)
+        {
+            copy._typesByRid[rid] = t;
+        }
+
+        copy.Complete();
+        return copy;
+    }
 
     internal void AddPackage(XEventPackage package) => _packages[package.Index] = package;
 
@@ -188,6 +261,18 @@ public sealed class XEventMetadata
         foreach (var a in _actionsByRid.Values)
         {
             a.Type = Resolve(a.TypeRid);
+        }
+
+        foreach (var (rid, e) in _eventsByRid)
+        {
+            ref var slot = ref _eventCache[Slot(rid)];
+            slot = slot.Value is null ? (rid, e) : slot;
+        }
+
+        foreach (var (rid, a) in _actionsByRid)
+        {
+            ref var slot = ref _actionCache[Slot(rid)];
+            slot = slot.Value is null ? (rid, a) : slot;
         }
 
         Version++;

@@ -31,6 +31,11 @@ internal static class Bytes
         return BitConverter.IsLittleEndian ? v : BinaryPrimitives.ReverseEndianness(v);
     }
 
+    /// <summary>A slice whose bounds the caller has validated.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static ReadOnlySpan<byte> Slice(ReadOnlySpan<byte> span, int start, int length) =>
+        MemoryMarshal.CreateReadOnlySpan(ref Unsafe.Add(ref MemoryMarshal.GetReference(span), (nint)(uint)start), length);
+
     /// <summary>An unsigned integer of 1, 2, 4 or 8 bytes at a validated offset.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static ulong Unsigned(ReadOnlySpan<byte> span, int at, int size) => size switch

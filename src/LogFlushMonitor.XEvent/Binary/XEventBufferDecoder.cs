@@ -209,8 +209,8 @@ public sealed class XEventBufferDecoder
             }
 
             var record = new XEventRecord(
-                buffer.Slice(payloadStart, (int)payloadLength),
-                buffer.Slice(actionsStart, actionsEnd - actionsStart),
+                Bytes.Slice(buffer, payloadStart, (int)payloadLength),
+                Bytes.Slice(buffer, actionsStart, actionsEnd - actionsStart),
                 lastDefinition,
                 rid,
                 ticks,

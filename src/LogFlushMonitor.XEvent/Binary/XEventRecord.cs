@@ -1,4 +1,3 @@
-using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
 
 namespace LogFlushMonitor.XEvent;
@@ -110,7 +109,7 @@ public readonly ref struct XEventRecord
     {
         if (action.Action is not null && TryFindAction(action.Rid, out var start, out var length))
         {
-            value = new XEventValue(_actions.Slice(start, length), action.Kind, action.Action.Type);
+            value = new XEventValue(Bytes.Slice(_actions, start, length), action.Kind, action.Action.Type);
             return true;
         }
 
@@ -298,18 +297,18 @@ public readonly ref struct XEventRecord
         {
             if (offset <= p.Length - 8)
             {
-                var start = BinaryPrimitives.ReadUInt32LittleEndian(p[offset..]);
-                var length = BinaryPrimitives.ReadUInt32LittleEndian(p[(offset + 4)..]);
+                var start = Bytes.U32(p, offset);
+                var length = Bytes.U32(p, offset + 4);
                 if (start <= (uint)p.Length && length <= (uint)p.Length - start)
                 {
-                    value = new XEventValue(p.Slice((int)start, (int)length), kind, type);
+                    value = new XEventValue(Bytes.Slice(p, (int)start, (int)length), kind, type);
                     return true;
                 }
             }
         }
         else if (size > 0 && offset <= p.Length - size)
         {
-            value = new XEventValue(p.Slice(offset, size), kind, type);
+            value = new XEventValue(Bytes.Slice(p, offset, size), kind, type);
             return true;
         }
 
@@ -382,7 +381,7 @@ public readonly ref struct XEventRecord
             [MethodImpl(MethodImplOptions.AggressiveInlining)]
             get
             {
-                var bytes = _list.Slice(_start, _length);
+                var bytes = Bytes.Slice(_list, _start, _length);
                 return _metadata.TryGetActionByRid(_rid, out var a)
                     ? new ActionEntry(_rid, a, new XEventValue(bytes, a.Type.Kind, a.Type))
                     : new ActionEntry(_rid, null, new XEventValue(bytes, ValueKind.Unknown, null));

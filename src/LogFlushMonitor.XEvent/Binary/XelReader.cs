@@ -210,9 +210,17 @@ public sealed class XelReader : IDisposable
         _inFrame = false;
         while (true)
         {
-            if (_framer is null && !OpenNextSource())
+            if (_framer is null)
             {
-                return false;
+                if (!OpenNextSource())
+                {
+                    return false;
+                }
+
+                if (_framer is null)
+                {
+                    continue; // the source failed to open; its result says why
+                }
             }
 
             XelFrame frame;

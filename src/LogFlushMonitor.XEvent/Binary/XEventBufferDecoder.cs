@@ -155,6 +155,12 @@ public sealed class XEventBufferDecoder
             var ticks = Bytes.U64(buffer, pos + 12);
             var payloadLength = Bytes.U32(buffer, pos + 20);
             var payloadStart = pos + XelConstants.RecordHeaderLength;
+            if (rid >> 28 != 0)
+            {
+                failure = new RecordFailure($"Event record RID 0x{rid:X8} is not an event's (object type {rid >> 28}): not the start of a record", baseOffset + pos, pos);
+                break;
+            }
+
             if ((flags & XelConstants.RecordVersionMask) != XelConstants.SupportedVersion)
             {
                 failure = new RecordFailure($"Event record version {flags & XelConstants.RecordVersionMask} (flags 0x{flags:X8}) is not {XelConstants.SupportedVersion}: not the start of a record", baseOffset + pos + 4, pos);
@@ -194,6 +200,13 @@ public sealed class XEventBufferDecoder
                         actionsEnd = next;
                         next += 8 + (int)length;
                         break;
+                    }
+
+                    // RID bits 28-31 are the object type; every entry of an action list is an action (type 1).
+                    if (actionRid >> 28 != 1)
+                    {
+                        failure = new RecordFailure($"Action list entry RID 0x{actionRid:X8} is not an action's (object type {actionRid >> 28})", baseOffset + next, pos);
+                        goto Done;
                     }
 
                     next += 8 + (int)length;

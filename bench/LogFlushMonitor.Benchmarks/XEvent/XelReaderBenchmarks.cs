@@ -119,6 +119,20 @@ public class XelReaderBenchmarks
         return handler.Sum;
     }
 
+    /// <summary>The same work on every core: one worker per processor, each with its own handler.</summary>
+    [Benchmark]
+    public ulong Decode_LogFlushFile_EveryField_Parallel()
+    {
+        var handlers = new EveryFieldHandler[Environment.ProcessorCount];
+        for (var i = 0; i < handlers.Length; i++)
+        {
+            handlers[i] = new EveryFieldHandler(new char[16 * 1024]);
+        }
+
+        var files = XelParallelReader.Read([_logFlushFile], handlers);
+        return handlers.Aggregate(0UL, (sum, h) => sum + h.Checksum) + (ulong)files[0].Events;
+    }
+
     [Benchmark]
     public ulong Floor_RealFile() => SequentialReadFloor.Read(_realFile);
 

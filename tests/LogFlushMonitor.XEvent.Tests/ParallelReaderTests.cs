@@ -132,6 +132,23 @@ public sealed class ParallelReaderTests : IDisposable
         }
 
         Assert.Equal(pulled, seen.Positions!.Order());
+
+        // The pull API rebuilds records without the action index the push loop keeps: same values.
+        var pulledPrint = new Fingerprint();
+        using var again = XelReader.Open(real[0]);
+        var generation = -1;
+        while (again.Read())
+        {
+            if (generation != again.MetadataGeneration)
+            {
+                generation = again.MetadataGeneration;
+                pulledPrint.OnMetadataChanged(again.Metadata);
+            }
+
+            pulledPrint.OnEvent(again.Current);
+        }
+
+        Assert.Equal((sequential.Count, sequential.Sum), (pulledPrint.Count, pulledPrint.Sum));
     }
 
     [Fact]

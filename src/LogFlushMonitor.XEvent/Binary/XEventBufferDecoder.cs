@@ -136,6 +136,7 @@ public sealed class XEventBufferDecoder
 
         var metadata = Metadata;
         var source = SourceName;
+        Span<int> actionIndex = stackalloc int[MaxIndexedActions];
         var sourceIndex = SourceIndex;
         var count = 0;
         uint lastRid = 0;
@@ -176,6 +177,7 @@ public sealed class XEventBufferDecoder
             var next = payloadStart + (int)payloadLength;
             var actionsStart = next;
             var actionsEnd = next;
+            var actionCount = 0;
             // Only bit 31 is meaningful beyond the version; the other flag bits can hold garbage.
             if ((flags & XelConstants.HasActionsFlag) != 0)
             {
@@ -209,6 +211,13 @@ public sealed class XEventBufferDecoder
                         goto Done;
                     }
 
+                    if (actionCount < MaxIndexedActions)
+                    {
+                        actionIndex[actionCount] = next - actionsStart;
+                    }
+
+                    actionCount++;
+
                     next += 8 + (int)length;
                 }
             }
@@ -224,6 +233,7 @@ public sealed class XEventBufferDecoder
             var record = new XEventRecord(
                 Bytes.Slice(buffer, payloadStart, (int)payloadLength),
                 Bytes.Slice(buffer, actionsStart, actionsEnd - actionsStart),
+                actionCount <= MaxIndexedActions ? actionIndex[..actionCount] : default,
                 lastDefinition,
                 rid,
                 ticks,
@@ -241,6 +251,9 @@ public sealed class XEventBufferDecoder
         EventCount += count;
         return count;
     }
+
+    /// <summary>Action entries per record whose positions the loop keeps for the record's accessors.</summary>
+    private const int MaxIndexedActions = 32;
 
     /// <summary>Walks the records of a data area without delivering them; the first problem, or null when it walks cleanly.</summary>
     internal RecordFailure Validate(ReadOnlySpan<byte> buffer, int pos, int end)

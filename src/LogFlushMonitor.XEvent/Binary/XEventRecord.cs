@@ -11,14 +11,25 @@ public readonly ref struct XEventRecord
 {
     private readonly ReadOnlySpan<byte> _payload;
     private readonly ReadOnlySpan<byte> _actions;
+
+    // Where each action entry starts in _actions, found while the record was validated: reading an action then
+    // costs independent loads instead of a walk where each step waits for the previous length. Empty when the
+    // list was not indexed (more entries than the decoder keeps, or a record rebuilt by the pull API).
+    private readonly ReadOnlySpan<int> _actionIndex;
     private readonly XEventDefinition? _event;
     private readonly string? _source;
     private readonly int _eventKey;
 
     internal XEventRecord(ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, XEventDefinition? definition, uint rid, ulong ticks, long position, string? source, int sourceIndex)
+        : this(payload, actions, default, definition, rid, ticks, position, source, sourceIndex)
+    {
+    }
+
+    internal XEventRecord(ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, ReadOnlySpan<int> actionIndex, XEventDefinition? definition, uint rid, ulong ticks, long position, string? source, int sourceIndex)
     {
         _payload = payload;
         _actions = actions;
+        _actionIndex = actionIndex;
         _event = definition;
         _eventKey = definition is null ? 0 : definition.Handle.Key;
         EventRid = rid;
@@ -252,7 +263,7 @@ public readonly ref struct XEventRecord
     public string? GetString(ActionHandle action) => TryGetAction(action, out var v) ? v.GetString() : null;
 
     /// <summary>Visits every action value in record order (no allocation).</summary>
-    public ActionEnumerator EnumerateActions(XEventMetadata metadata) => new(_actions, metadata);
+    public ActionEnumerator EnumerateActions(XEventMetadata metadata) => new(_actions, _actionIndex, metadata);
 
     /// <summary>
     /// Materialises the event (allocates): name, timestamp, all fields and actions. ANSI strings are
@@ -321,6 +332,22 @@ public readonly ref struct XEventRecord
     {
         // The list was validated when the record was created (every entry fits), so it is read unchecked.
         var a = _actions;
+        if (!_actionIndex.IsEmpty)
+        {
+            foreach (var at in _actionIndex)
+            {
+                if (Bytes.U32(a, at) == rid)
+                {
+                    start = at + 8;
+                    length = (int)Bytes.U32(a, at + 4);
+                    return true;
+                }
+            }
+
+            start = length = 0;
+            return false;
+        }
+
         var pos = 0;
         while (pos <= a.Length - 8)
         {
@@ -363,15 +390,17 @@ public readonly ref struct XEventRecord
     public ref struct ActionEnumerator
     {
         private readonly ReadOnlySpan<byte> _list;
+        private readonly ReadOnlySpan<int> _index;
         private readonly XEventMetadata _metadata;
         private int _next;
         private int _start;
         private int _length;
         private uint _rid;
 
-        internal ActionEnumerator(ReadOnlySpan<byte> list, XEventMetadata metadata)
+        internal ActionEnumerator(ReadOnlySpan<byte> list, ReadOnlySpan<int> index, XEventMetadata metadata)
         {
             _list = list;
+            _index = index;
             _metadata = metadata;
         }
 
@@ -383,7 +412,7 @@ public readonly ref struct XEventRecord
             {
                 var bytes = Bytes.Slice(_list, _start, _length);
                 return _metadata.TryGetActionByRid(_rid, out var a)
-                    ? new ActionEntry(_rid, a, new XEventValue(bytes, a.Type.Kind, a.Type))
+                    ? new ActionEntry(_rid, a, new XEventValue(bytes, a.Kind, a.Type))
                     : new ActionEntry(_rid, null, new XEventValue(bytes, ValueKind.Unknown, null));
             }
         }
@@ -395,15 +424,31 @@ public readonly ref struct XEventRecord
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public bool MoveNext()
         {
-            if (_next > _list.Length - 8)
+            int at;
+            if (!_index.IsEmpty)
             {
-                return false;
+                // Indexed: the next entry's position does not depend on this one's length.
+                if (_next >= _index.Length)
+                {
+                    return false;
+                }
+
+                at = _index[_next++];
+            }
+            else
+            {
+                if (_next > _list.Length - 8)
+                {
+                    return false;
+                }
+
+                at = _next;
+                _next = at + 8 + (int)Bytes.U32(_list, at + 4);
             }
 
-            _rid = Bytes.U32(_list, _next);
-            _length = (int)Bytes.U32(_list, _next + 4);
-            _start = _next + 8;
-            _next = _start + _length;
+            _rid = Bytes.U32(_list, at);
+            _length = (int)Bytes.U32(_list, at + 4);
+            _start = at + 8;
             return true;
         }
     }

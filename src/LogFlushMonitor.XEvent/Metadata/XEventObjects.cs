@@ -183,7 +183,20 @@ public sealed class XEventAction
     public uint StorageSize { get; }
 
     /// <summary>Resolved value type.</summary>
-    public XEventValueType Type { get; internal set; }
+    public XEventValueType Type
+    {
+        get => _type;
+        internal set
+        {
+            _type = value;
+            Kind = value.Kind;
+        }
+    }
+
+    /// <summary>The value type's kind, kept beside it: read once per action per event.</summary>
+    internal ValueKind Kind { get; private set; }
+
+    private XEventValueType _type = null!;
 
     /// <summary>A copy whose type a snapshot resolves on its own.</summary>
     internal XEventAction CloneForSnapshot() => new(Rid, Name, PackageName, TypeRid, StorageSize);

@@ -225,7 +225,7 @@ public sealed class XEventBufferDecoder
             // A session uses a few events: the last one looked up is usually the next one too.
             if (!haveLast || rid != lastRid)
             {
-                metadata.TryGetEventByRid(rid, out lastDefinition!);
+                lastDefinition = metadata.EventByRid(rid);
                 lastRid = rid;
                 haveLast = true;
             }
@@ -283,7 +283,7 @@ public sealed class XEventBufferDecoder
             }
         }
 
-        Metadata.TryGetEventByRid(rid, out var definition);
+        var definition = Metadata.EventByRid(rid);
         return new XEventRecord(
             buffer.Slice(payloadStart, payloadLength),
             buffer.Slice(actionsStart, actionsEnd - actionsStart),

@@ -392,6 +392,7 @@ public readonly ref struct XEventRecord
         private readonly ReadOnlySpan<byte> _list;
         private readonly ReadOnlySpan<int> _index;
         private readonly XEventMetadata _metadata;
+        private readonly ActionSlot[] _cache;
         private int _next;
         private int _start;
         private int _length;
@@ -402,6 +403,7 @@ public readonly ref struct XEventRecord
             _list = list;
             _index = index;
             _metadata = metadata;
+            _cache = metadata.ActionCache;
         }
 
         /// <summary>The current action (built on demand: MoveNext only steps).</summary>
@@ -411,7 +413,14 @@ public readonly ref struct XEventRecord
             get
             {
                 var bytes = Bytes.Slice(_list, _start, _length);
-                return _metadata.TryGetActionByRid(_rid, out var a)
+                ref readonly var slot = ref _cache[XEventMetadata.SlotOf(_rid)];
+                if (slot.Rid == _rid && slot.Action is { } cached)
+                {
+                    return new ActionEntry(_rid, cached, new XEventValue(bytes, slot.Kind, slot.Type));
+                }
+
+                var a = _metadata.ActionByRid(_rid);
+                return a is not null
                     ? new ActionEntry(_rid, a, new XEventValue(bytes, a.Kind, a.Type))
                     : new ActionEntry(_rid, null, new XEventValue(bytes, ValueKind.Unknown, null));
             }

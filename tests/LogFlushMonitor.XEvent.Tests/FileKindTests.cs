@@ -54,6 +54,21 @@ public sealed class FileKindTests : IDisposable
         Assert.Contains("named pipe", results[0].Error!.Message, StringComparison.Ordinal);
     }
 
+    [SkippableFact]
+    public void A_broken_symbolic_link_matched_by_a_glob_is_reported_not_dropped()
+    {
+        Skip.IfNot(OperatingSystem.IsLinux(), "statx reports the dangling link on Linux only");
+        var link = Path.Combine(_dir, "gone_0_1.xel");
+        File.CreateSymbolicLink(link, Path.Combine(_dir, "nowhere.xel"));
+
+        var set = XelFiles.Find(Path.Combine(_dir, "gone_*.xel"));
+
+        Assert.Empty(set.Files);
+        var skipped = Assert.Single(set.Skipped);
+        Assert.Equal(XelEntryKind.Missing, skipped.Kind);
+        Assert.Contains("broken symbolic link", skipped.Reason, StringComparison.Ordinal);
+    }
+
     [Fact]
     public void Kinds_of_ordinary_entries()
     {

@@ -25,7 +25,7 @@ public enum XelEntryKind
     /// <summary>A Unix socket.</summary>
     Socket,
 
-    /// <summary>Nothing there (or a dangling link).</summary>
+    /// <summary>Nothing there (or a dangling symbolic link).</summary>
     Missing,
 }
 
@@ -138,7 +138,7 @@ public static partial class XelFiles
         XelEntryKind.CharacterDevice => "a character device",
         XelEntryKind.BlockDevice => "a block device",
         XelEntryKind.Socket => "a socket",
-        XelEntryKind.Missing => "missing",
+        XelEntryKind.Missing => "missing (a broken symbolic link, or removed while listed)",
         _ => "a regular file",
     };
 
@@ -153,8 +153,9 @@ public static partial class XelFiles
             {
                 files.Add(entry);
             }
-            else if (kind != XelEntryKind.Missing)
+            else
             {
+                // Listed but not there: a dangling symbolic link (or removed meanwhile).
                 skipped.Add(new XelSkippedEntry(entry, kind));
             }
         }

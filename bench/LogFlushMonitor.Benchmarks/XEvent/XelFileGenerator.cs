@@ -42,7 +42,7 @@ public static class XelFileGenerator
                     output = args[++i];
                     break;
                 default:
-                    Console.Error.WriteLine($"make-xel: unexpected '{args[i]}'. Usage: make-xel --size 200MB|1GB|<bytes> [--files N] --out <path.xel>");
+                    Console.Error.WriteLine($"make-xel: unexpected or invalid '{args[i]}'{(i + 1 < args.Length ? $" '{args[i + 1]}'" : "")}. Usage: make-xel --size 200MB|1GB|<bytes> [--files N] --out <path.xel>");
                     return 2;
             }
         }
@@ -85,7 +85,8 @@ public static class XelFileGenerator
             using var w = new XelWriter(fs, t, new XelWriterOptions { BufferSize = 256 * 1024 });
             while (fs.Length < target)
             {
-                for (var i = 0; i < 10_000; i++)
+                // Batches of 1,000 flushes (about 240 KB): a file ends within one batch of its target size.
+                for (var i = 0; i < 1_000; i++)
                 {
                     t = t.AddTicks(rng.Next(1, 2000));
                     var db = (uint)rng.Next(5, 8);

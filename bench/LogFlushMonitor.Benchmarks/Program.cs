@@ -2,13 +2,14 @@ using System.Globalization;
 using BenchmarkDotNet.Running;
 using LogFlushMonitor.Benchmarks.Core;
 using LogFlushMonitor.Benchmarks.Fleet;
+using LogFlushMonitor.Benchmarks.XEvent;
 
 namespace LogFlushMonitor.Benchmarks;
 
 /// <summary>
 /// Runs the benchmarks chosen on the command line (BenchmarkSwitcher), or one of the modes: <c>memory</c> (the
 /// in-process memory probe), <c>make-fleet</c> (writes a fleet NDJSON file), <c>scrape-rss</c> (the real
-/// service's resident set over many scrapes).
+/// service's resident set over many scrapes), <c>make-xel</c> (writes big log-flush .xel files).
 /// </summary>
 public static class BenchmarkProgram
 {
@@ -23,6 +24,8 @@ public static class BenchmarkProgram
                 return MakeFleet(rest);
             case ["scrape-rss", .. var rest]:
                 return await ServiceScrapeMemory.RunAsync(rest);
+            case ["make-xel", .. var rest]:
+                return XelFileGenerator.Run(rest);
             default:
                 BenchmarkSwitcher.FromAssembly(typeof(BenchmarkProgram).Assembly).Run(args);
                 return 0;

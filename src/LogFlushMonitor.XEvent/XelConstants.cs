@@ -18,6 +18,9 @@ public static class XelConstants
     /// <summary>The record RID that terminates an event's action list.</summary>
     public const uint ActionListTerminator = 0x60000000;
 
+    /// <summary>The low six bits of an event record's flags: its version (always <see cref="SupportedVersion"/>).</summary>
+    public const uint RecordVersionMask = 0x3F;
+
     /// <summary>Flag bit of an event record meaning actions follow the payload.</summary>
     public const uint HasActionsFlag = 0x80000000;
 

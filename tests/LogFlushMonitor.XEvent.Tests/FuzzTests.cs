@@ -1,10 +1,9 @@
 using System.Buffers.Binary;
-using System.Diagnostics;
 using LogFlushMonitor.XEvent.TestSupport;
 
 namespace LogFlushMonitor.XEvent.Tests;
 
-/// <summary>Mutated copies of the real file: every run decodes or raises XelFormatException, quickly.</summary>
+/// <summary>Mutated copies of the real file: every run decodes or raises XelFormatException, and none hangs.</summary>
 public class FuzzTests
 {
     private const int Mutations = 3000;
@@ -14,18 +13,17 @@ public class FuzzTests
     {
         var clean = File.ReadAllBytes(TestData.RealXelFile);
         var lengthFields = LengthFieldOffsets(clean);
-        var cleanTime = Time(() => DecodeEverything(clean));
-        // Generous: a mutated run may not take 100x the clean run (or 250 ms on a busy machine).
-        var limit = TimeSpan.FromTicks(Math.Max(cleanTime.Ticks * 100, TimeSpan.FromMilliseconds(250).Ticks));
+        // A hang must fail the test, not stall it. Not a speed assertion: the bound is far beyond any real run,
+        // even on a machine shared with several builds.
+        var hang = TimeSpan.FromSeconds(30);
 
         var rng = new Random(20261122);
         int decoded = 0, typedErrors = 0;
-        var slowest = TimeSpan.Zero;
         for (var i = 0; i < Mutations; i++)
         {
             var copy = Mutate(clean, lengthFields, rng, out var how);
             Exception? error = null;
-            var run = Task.Run(() => Time(() =>
+            var run = Task.Run(() =>
             {
                 try
                 {
@@ -35,12 +33,11 @@ public class FuzzTests
                 {
                     error = ex;
                 }
-            }));
+            });
 
-            // A hang must fail the test, not stall it: bound the wait well beyond the time limit.
-            var finished = await Task.WhenAny(run, Task.Delay(limit * 20)) == run;
-            Assert.True(finished, $"Mutation {i} ({how}) did not finish");
-            var elapsed = await run;
+            var finished = await Task.WhenAny(run, Task.Delay(hang)) == run;
+            Assert.True(finished, $"Mutation {i} ({how}) did not finish within {hang}");
+            await run;
 
             if (error is null)
             {
@@ -56,9 +53,6 @@ public class FuzzTests
             {
                 Assert.Fail($"Mutation {i} ({how}) raised {error.GetType().Name}: {error}");
             }
-
-            slowest = elapsed > slowest ? elapsed : slowest;
-            Assert.True(elapsed < limit, $"Mutation {i} ({how}) took {elapsed.TotalMilliseconds} ms (clean {cleanTime.TotalMilliseconds} ms)");
         }
 
         // Both outcomes must really occur, or the mutations are not exercising anything.
@@ -187,12 +181,5 @@ public class FuzzTests
         }
 
         return result;
-    }
-
-    private static TimeSpan Time(Action action)
-    {
-        var sw = Stopwatch.StartNew();
-        action();
-        return sw.Elapsed;
     }
 }

@@ -5,7 +5,20 @@ internal static class MetadataParser
 {
     private const int PackageHeaderLength = 48;
 
+    /// <summary>
+    /// Parses every package record of a metadata buffer, then merges them. A malformed buffer raises
+    /// <see cref="XelFormatException"/> and leaves <paramref name="metadata"/> as it was (a reader that skips
+    /// damage goes on with the metadata it had).
+    /// </summary>
     public static void Merge(XEventMetadata metadata, ReadOnlySpan<byte> buffer, int start, int end, long baseOffset, string? source)
+    {
+        var staged = new XEventMetadata();
+        Parse(staged, buffer, start, end, baseOffset, source);
+        metadata.MergeFrom(staged);
+    }
+
+    /// <summary>Parses a metadata buffer into a fresh metadata object (nothing else is touched).</summary>
+    public static void Parse(XEventMetadata metadata, ReadOnlySpan<byte> buffer, int start, int end, long baseOffset, string? source)
     {
         var pos = start;
         while (pos < end)
@@ -28,8 +41,6 @@ internal static class MetadataParser
             ParsePackage(metadata, record, baseOffset + pos, source);
             pos += (int)size;
         }
-
-        metadata.Complete();
     }
 
     private static void ParsePackage(XEventMetadata metadata, ReadOnlySpan<byte> record, long baseOffset, string? source)

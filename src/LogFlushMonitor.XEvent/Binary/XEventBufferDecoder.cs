@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
 
 namespace LogFlushMonitor.XEvent;
 
@@ -16,13 +17,16 @@ public sealed class XEventBufferDecoder
     }
 
     /// <summary>The merged metadata of the current stream or file.</summary>
-    public XEventMetadata Metadata { get; private set; } = new();
+    public XEventMetadata Metadata { get; internal set; } = new();
 
     /// <summary>Names the source in exceptions (a file name, a session name).</summary>
     public string? SourceName { get; set; }
 
     /// <summary>Events decoded so far.</summary>
-    public long EventCount { get; private set; }
+    public long EventCount { get; internal set; }
+
+    /// <summary>Index of the current source in a file set (0 for a single stream); see <see cref="XEventRecord.SourceIndex"/>.</summary>
+    internal int SourceIndex { get; set; }
 
     /// <summary>Forgets all metadata (a new stream, file or connection).</summary>
     public void Reset() => Metadata = new XEventMetadata();
@@ -42,12 +46,11 @@ public sealed class XEventBufferDecoder
         }
         else if (kind == XEventBufferKind.Events)
         {
-            while (pos < end)
+            var none = default(NoRecordObserver);
+            DecodeRecords(buffer, ref pos, end, baseOffset, int.MaxValue, ref handler, ref none, out var failure);
+            if (failure.Problem is not null)
             {
-                var layout = ReadRecord(buffer, pos, end, baseOffset);
-                var record = CreateRecord(buffer, layout, baseOffset);
-                handler.OnEvent(in record);
-                pos = layout.Next;
+                throw Error(failure.Problem, failure.Offset);
             }
         }
 
@@ -76,25 +79,25 @@ public sealed class XEventBufferDecoder
             throw Error($"Buffer of {buffer.Length} bytes is shorter than a buffer header", baseOffset);
         }
 
-        var padded = BinaryPrimitives.ReadUInt32LittleEndian(buffer[0x10..]);
-        if (padded <= XelConstants.BufferHeaderLength)
+        var header = BufferHeader.Parse(buffer);
+        if (header.IsZeroed)
         {
             return XEventBufferKind.End;
         }
 
-        CheckVersion("buffer log", BinaryPrimitives.ReadUInt16LittleEndian(buffer[0x0C..]), baseOffset + 0x0C);
-        var type = BinaryPrimitives.ReadUInt16LittleEndian(buffer[0x0E..]);
-        int dataOffset = BinaryPrimitives.ReadUInt16LittleEndian(buffer[0x16..]);
-        var dataLength = BinaryPrimitives.ReadUInt32LittleEndian(buffer[0x18..]);
-        var limit = (uint)Math.Min(padded, (uint)buffer.Length);
-        if (dataOffset < XelConstants.BufferHeaderLength || dataOffset > limit || dataLength > limit - (uint)dataOffset)
+        if (header.Problem(buffer.Length) is { } problem)
         {
-            throw Error($"Buffer data area (offset {dataOffset}, length {dataLength}) does not fit in {limit} bytes", baseOffset + 0x16);
+            if (header.LogVersion != XelConstants.SupportedVersion)
+            {
+                throw new XelUnsupportedVersionException("buffer log", header.LogVersion, SourceName, baseOffset + 0x0C);
+            }
+
+            throw Error(problem.Text, baseOffset + problem.Offset);
         }
 
-        dataStart = dataOffset;
-        dataEnd = dataOffset + (int)dataLength;
-        switch (type)
+        dataStart = header.DataOffset;
+        dataEnd = header.DataEnd;
+        switch (header.Type)
         {
             case 0:
                 return XEventBufferKind.Events;
@@ -110,70 +113,186 @@ public sealed class XEventBufferDecoder
         }
     }
 
-    /// <summary>Validates one record's header, payload and action list; the result locates its parts.</summary>
-    internal RecordLayout ReadRecord(ReadOnlySpan<byte> buffer, int pos, int end, long baseOffset)
+    /// <summary>
+    /// The per-record loop: validates each record of the data area [pos, end) and pushes it to the handler and
+    /// the observer. Bounds are checked once per record and once per action; the record's accessors then read
+    /// without further checks beyond the field's own offset. Stops at the first invalid record and describes it
+    /// in <paramref name="failure"/> (no exception: a reader that skips damage goes on with the next buffer).
+    /// Optimised from its first call: it runs once per buffer, too few times to tier up, and its loop is hot.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
+    internal int DecodeRecords<THandler, TObserver>(
+        ReadOnlySpan<byte> buffer, ref int position, int end, long baseOffset, int maxRecords, ref THandler handler, ref TObserver observer, out RecordFailure failure)
+        where THandler : IXEventHandler
+        where TObserver : struct, IRecordObserver
     {
-        if (end - pos < XelConstants.RecordHeaderLength)
+        failure = default;
+        var pos = position;
+        if (pos < 0 || end > buffer.Length || pos > end)
         {
-            throw Error($"Event record header truncated ({end - pos} bytes left in the data area)", baseOffset + pos);
+            failure = new RecordFailure($"Event data area [{pos}, {end}) lies outside its {buffer.Length}-byte buffer", baseOffset, pos);
+            return 0;
         }
 
-        var rid = BinaryPrimitives.ReadUInt32LittleEndian(buffer[pos..]);
-        var flags = BinaryPrimitives.ReadUInt32LittleEndian(buffer[(pos + 4)..]);
-        var ticks = BinaryPrimitives.ReadUInt64LittleEndian(buffer[(pos + 12)..]);
-        var payloadLength = BinaryPrimitives.ReadUInt32LittleEndian(buffer[(pos + 20)..]);
+        var metadata = Metadata;
+        var source = SourceName;
+        Span<int> actionIndex = stackalloc int[MaxIndexedActions];
+        var sourceIndex = SourceIndex;
+        var count = 0;
+        uint lastRid = 0;
+        XEventDefinition? lastDefinition = null;
+        var haveLast = false;
+        while (pos < end && count < maxRecords)
+        {
+            var left = end - pos;
+            if (left < XelConstants.RecordHeaderLength)
+            {
+                failure = new RecordFailure($"Event record header truncated ({left} bytes left in the data area)", baseOffset + pos, pos);
+                break;
+            }
+
+            var rid = Bytes.U32(buffer, pos);
+            var flags = Bytes.U32(buffer, pos + 4);
+            var ticks = Bytes.U64(buffer, pos + 12);
+            var payloadLength = Bytes.U32(buffer, pos + 20);
+            var payloadStart = pos + XelConstants.RecordHeaderLength;
+            if (rid >> 28 != 0)
+            {
+                failure = new RecordFailure($"Event record RID 0x{rid:X8} is not an event's (object type {rid >> 28}): not the start of a record", baseOffset + pos, pos);
+                break;
+            }
+
+            if ((flags & XelConstants.RecordVersionMask) != XelConstants.SupportedVersion)
+            {
+                failure = new RecordFailure($"Event record version {flags & XelConstants.RecordVersionMask} (flags 0x{flags:X8}) is not {XelConstants.SupportedVersion}: not the start of a record", baseOffset + pos + 4, pos);
+                break;
+            }
+
+            if (payloadLength > (uint)(end - payloadStart))
+            {
+                failure = new RecordFailure($"Event payload length {payloadLength} runs past the data area", baseOffset + pos + 20, pos);
+                break;
+            }
+
+            var next = payloadStart + (int)payloadLength;
+            var actionsStart = next;
+            var actionsEnd = next;
+            var actionCount = 0;
+            // Only bit 31 is meaningful beyond the version; the other flag bits can hold garbage.
+            if ((flags & XelConstants.HasActionsFlag) != 0)
+            {
+                while (true)
+                {
+                    if (end - next < 8)
+                    {
+                        failure = new RecordFailure("Action list runs past the data area without its terminator", baseOffset + next, pos);
+                        goto Done;
+                    }
+
+                    var actionRid = Bytes.U32(buffer, next);
+                    var length = Bytes.U32(buffer, next + 4);
+                    if (length > (uint)(end - next - 8))
+                    {
+                        failure = new RecordFailure($"Action length {length} runs past the data area", baseOffset + next + 4, pos);
+                        goto Done;
+                    }
+
+                    if (actionRid == XelConstants.ActionListTerminator)
+                    {
+                        actionsEnd = next;
+                        next += 8 + (int)length;
+                        break;
+                    }
+
+                    // RID bits 28-31 are the object type; every entry of an action list is an action (type 1).
+                    if (actionRid >> 28 != 1)
+                    {
+                        failure = new RecordFailure($"Action list entry RID 0x{actionRid:X8} is not an action's (object type {actionRid >> 28})", baseOffset + next, pos);
+                        goto Done;
+                    }
+
+                    if (actionCount < MaxIndexedActions)
+                    {
+                        actionIndex[actionCount] = next - actionsStart;
+                    }
+
+                    actionCount++;
+
+                    next += 8 + (int)length;
+                }
+            }
+
+            // A session uses a few events: the last one looked up is usually the next one too.
+            if (!haveLast || rid != lastRid)
+            {
+                lastDefinition = metadata.EventByRid(rid);
+                lastRid = rid;
+                haveLast = true;
+            }
+
+            var record = new XEventRecord(
+                Bytes.Slice(buffer, payloadStart, (int)payloadLength),
+                Bytes.Slice(buffer, actionsStart, actionsEnd - actionsStart),
+                actionCount <= MaxIndexedActions ? actionIndex[..actionCount] : default,
+                lastDefinition,
+                rid,
+                ticks,
+                baseOffset + pos,
+                source,
+                sourceIndex);
+            count++;
+            observer.OnRecord(in record);
+            handler.OnEvent(in record);
+            pos = next;
+        }
+
+    Done:
+        position = pos;
+        EventCount += count;
+        return count;
+    }
+
+    /// <summary>Action entries per record whose positions the loop keeps for the record's accessors.</summary>
+    private const int MaxIndexedActions = 32;
+
+    /// <summary>Walks the records of a data area without delivering them; the first problem, or null when it walks cleanly.</summary>
+    internal RecordFailure Validate(ReadOnlySpan<byte> buffer, int pos, int end)
+    {
+        var handler = default(NullHandler);
+        var observer = default(NoRecordObserver);
+        var saved = EventCount;
+        DecodeRecords(buffer, ref pos, end, 0, int.MaxValue, ref handler, ref observer, out var failure);
+        EventCount = saved;
+        return failure;
+    }
+
+    /// <summary>Rebuilds the record at <paramref name="pos"/>, which <see cref="DecodeRecords"/> validated (the pull API).</summary>
+    internal XEventRecord RecordAt(ReadOnlySpan<byte> buffer, int pos, long baseOffset)
+    {
+        var rid = Bytes.U32(buffer, pos);
+        var flags = Bytes.U32(buffer, pos + 4);
         var payloadStart = pos + XelConstants.RecordHeaderLength;
-        if (payloadLength > (uint)(end - payloadStart))
-        {
-            throw Error($"Event payload length {payloadLength} runs past the data area", baseOffset + pos + 20);
-        }
-
-        var next = payloadStart + (int)payloadLength;
-        var actionsStart = next;
-        var actionsEnd = next;
-        // Only bit 31 is meaningful; the other flag bits can hold garbage.
+        var payloadLength = (int)Bytes.U32(buffer, pos + 20);
+        var actionsStart = payloadStart + payloadLength;
+        var actionsEnd = actionsStart;
         if ((flags & XelConstants.HasActionsFlag) != 0)
         {
-            while (true)
+            while (Bytes.U32(buffer, actionsEnd) != XelConstants.ActionListTerminator)
             {
-                if (end - next < 8)
-                {
-                    throw Error("Action list runs past the data area without its terminator", baseOffset + next);
-                }
-
-                var actionRid = BinaryPrimitives.ReadUInt32LittleEndian(buffer[next..]);
-                var length = BinaryPrimitives.ReadUInt32LittleEndian(buffer[(next + 4)..]);
-                if (length > (uint)(end - next - 8))
-                {
-                    throw Error($"Action length {length} runs past the data area", baseOffset + next + 4);
-                }
-
-                if (actionRid == XelConstants.ActionListTerminator)
-                {
-                    actionsEnd = next;
-                    next += 8 + (int)length;
-                    break;
-                }
-
-                next += 8 + (int)length;
+                actionsEnd += 8 + (int)Bytes.U32(buffer, actionsEnd + 4);
             }
         }
 
-        EventCount++;
-        return new RecordLayout(rid, ticks, pos, payloadStart, (int)payloadLength, actionsStart, actionsEnd - actionsStart, next);
-    }
-
-    internal XEventRecord CreateRecord(ReadOnlySpan<byte> buffer, in RecordLayout layout, long baseOffset)
-    {
-        Metadata.TryGetEventByRid(layout.Rid, out var definition);
+        var definition = Metadata.EventByRid(rid);
         return new XEventRecord(
-            buffer.Slice(layout.PayloadStart, layout.PayloadLength),
-            buffer.Slice(layout.ActionsStart, layout.ActionsLength),
+            buffer.Slice(payloadStart, payloadLength),
+            buffer.Slice(actionsStart, actionsEnd - actionsStart),
             definition,
-            layout.Rid,
-            layout.Ticks,
-            baseOffset + layout.Start,
-            SourceName);
+            rid,
+            Bytes.U64(buffer, pos + 12),
+            baseOffset + pos,
+            SourceName,
+            SourceIndex);
     }
 
     private void CheckVersion(string what, int version, long offset)
@@ -185,8 +304,36 @@ public sealed class XEventBufferDecoder
     }
 
     private XelFormatException Error(string problem, long offset) => new(problem, SourceName, offset);
+
+    private struct NullHandler : IXEventHandler
+    {
+        public readonly void OnMetadataChanged(XEventMetadata metadata)
+        {
+        }
+
+        public readonly void OnEvent(in XEventRecord record)
+        {
+        }
+    }
 }
 
-/// <summary>Where the parts of one validated record are in its buffer.</summary>
-internal readonly record struct RecordLayout(
-    uint Rid, ulong Ticks, int Start, int PayloadStart, int PayloadLength, int ActionsStart, int ActionsLength, int Next);
+/// <summary>
+/// Where and why a record could not be decoded: the problem (null when there was none), the offset of the bad
+/// field in the source, and the start of the bad record in its buffer.
+/// </summary>
+internal readonly record struct RecordFailure(string? Problem, long Offset, int RecordStart);
+
+/// <summary>Sees every record the decoder delivers (before the handler); a struct so an empty one costs nothing.</summary>
+internal interface IRecordObserver
+{
+    void OnRecord(in XEventRecord record);
+}
+
+/// <summary>The observer that does nothing.</summary>
+internal struct NoRecordObserver : IRecordObserver
+{
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public readonly void OnRecord(in XEventRecord record)
+    {
+    }
+}

@@ -1,4 +1,3 @@
-using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
 
 namespace LogFlushMonitor.XEvent;
@@ -12,20 +11,32 @@ public readonly ref struct XEventRecord
 {
     private readonly ReadOnlySpan<byte> _payload;
     private readonly ReadOnlySpan<byte> _actions;
+
+    // Where each action entry starts in _actions, found while the record was validated: reading an action then
+    // costs independent loads instead of a walk where each step waits for the previous length. Empty when the
+    // list was not indexed (more entries than the decoder keeps, or a record rebuilt by the pull API).
+    private readonly ReadOnlySpan<int> _actionIndex;
     private readonly XEventDefinition? _event;
     private readonly string? _source;
     private readonly int _eventKey;
 
-    internal XEventRecord(ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, XEventDefinition? definition, uint rid, ulong ticks, long position, string? source)
+    internal XEventRecord(ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, XEventDefinition? definition, uint rid, ulong ticks, long position, string? source, int sourceIndex)
+        : this(payload, actions, default, definition, rid, ticks, position, source, sourceIndex)
+    {
+    }
+
+    internal XEventRecord(ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, ReadOnlySpan<int> actionIndex, XEventDefinition? definition, uint rid, ulong ticks, long position, string? source, int sourceIndex)
     {
         _payload = payload;
         _actions = actions;
+        _actionIndex = actionIndex;
         _event = definition;
         _eventKey = definition is null ? 0 : definition.Handle.Key;
         EventRid = rid;
         Ticks = ticks;
         Position = position;
         _source = source;
+        SourceIndex = sourceIndex;
     }
 
     /// <summary>The event's RID as written in the record.</summary>
@@ -36,6 +47,12 @@ public readonly ref struct XEventRecord
 
     /// <summary>Offset of the record in its file or buffer.</summary>
     public long Position { get; }
+
+    /// <summary>
+    /// Index of the record's file in the list a reader was given (0 for a single file or stream): lets a handler
+    /// keep per-file figures when a parallel reader mixes files on one worker.
+    /// </summary>
+    public int SourceIndex { get; }
 
     /// <summary>The event's definition, or null when the metadata did not declare its RID.</summary>
     public XEventDefinition? Definition => _event;
@@ -51,9 +68,6 @@ public readonly ref struct XEventRecord
 
     /// <summary>The payload bytes (fields).</summary>
     public ReadOnlySpan<byte> Payload => _payload;
-
-    /// <summary>True when the record carries at least one action.</summary>
-    public bool HasActions => !_actions.IsEmpty;
 
     /// <summary>Timestamp as a UTC FILETIME: start time + ticks * 10^7 / frequency, in 128 bits.</summary>
     public bool TryGetTimestamp(out DateTime utc)
@@ -83,7 +97,8 @@ public readonly ref struct XEventRecord
             return false;
         }
 
-        return Locate(field.Offset, field.Size, field.IsVariable, field.Kind, field.Type!, out value);
+        var f = field.Field!;
+        return Locate(f.Offset, f.Type.Size, f.IsVariable, f.Type.Kind, f.Type, out value);
     }
 
     /// <summary>Locates a field by name (a short linear search; prefer handles per event).</summary>
@@ -103,9 +118,9 @@ public readonly ref struct XEventRecord
     /// <summary>Locates an action value by handle.</summary>
     public bool TryGetAction(ActionHandle action, out XEventValue value)
     {
-        if (action.Action is not null && TryFindAction(action.Rid, out var bytes))
+        if (action.Action is not null && TryFindAction(action.Rid, out var start, out var length))
         {
-            value = new XEventValue(bytes, action.Kind, action.Action.Type);
+            value = new XEventValue(Bytes.Slice(_actions, start, length), action.Kind, action.Action.Type);
             return true;
         }
 
@@ -129,26 +144,14 @@ public readonly ref struct XEventRecord
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryGetUInt64(FieldHandle field, out ulong value)
     {
-        // Fast path for the common case, a fixed-size unsigned field: one compare and one bounded read.
-        if (field.EventKey == _eventKey && _eventKey != 0 && XEventValue.IsUnsignedKind(field.Kind) && !field.IsVariable)
+        // Fast path for the common case, a fixed-size unsigned field: one key compare, one bounds compare,
+        // one read. The default handle has no fast size, and a record of an undeclared event never gets here
+        // with a real handle (its key is 0, a resolved handle's never is).
+        var size = field.FastSize;
+        if (field.EventKey == _eventKey && size != 0 && (uint)field.Offset + (uint)size <= (uint)_payload.Length)
         {
-            var p = _payload;
-            var offset = field.Offset;
-            switch (field.Size)
-            {
-                case 8 when offset <= p.Length - 8:
-                    value = BinaryPrimitives.ReadUInt64LittleEndian(p[offset..]);
-                    return true;
-                case 4 when offset <= p.Length - 4:
-                    value = BinaryPrimitives.ReadUInt32LittleEndian(p[offset..]);
-                    return true;
-                case 2 when offset <= p.Length - 2:
-                    value = BinaryPrimitives.ReadUInt16LittleEndian(p[offset..]);
-                    return true;
-                case 1 when offset < p.Length:
-                    value = p[offset];
-                    return true;
-            }
+            value = Bytes.Unsigned(_payload, field.Offset, size);
+            return true;
         }
 
         return TryGetUInt64Slow(field, out value);
@@ -166,23 +169,10 @@ public readonly ref struct XEventRecord
         if (action.Action is not null && XEventValue.IsUnsignedKind(action.Kind))
         {
             // Fast path: scan for the RID and read the integer by its recorded length.
-            if (TryFindAction(action.Rid, out var bytes))
+            if (TryFindAction(action.Rid, out var start, out var length) && length is 8 or 4 or 2 or 1)
             {
-                switch (bytes.Length)
-                {
-                    case 8:
-                        value = BinaryPrimitives.ReadUInt64LittleEndian(bytes);
-                        return true;
-                    case 4:
-                        value = BinaryPrimitives.ReadUInt32LittleEndian(bytes);
-                        return true;
-                    case 2:
-                        value = BinaryPrimitives.ReadUInt16LittleEndian(bytes);
-                        return true;
-                    case 1:
-                        value = bytes[0];
-                        return true;
-                }
+                value = Bytes.Unsigned(_actions, start, length);
+                return true;
             }
 
             value = 0;
@@ -273,7 +263,7 @@ public readonly ref struct XEventRecord
     public string? GetString(ActionHandle action) => TryGetAction(action, out var v) ? v.GetString() : null;
 
     /// <summary>Visits every action value in record order (no allocation).</summary>
-    public ActionEnumerator EnumerateActions(XEventMetadata metadata) => new(_actions, metadata);
+    public ActionEnumerator EnumerateActions(XEventMetadata metadata) => new(_actions, _actionIndex, metadata);
 
     /// <summary>
     /// Materialises the event (allocates): name, timestamp, all fields and actions. ANSI strings are
@@ -318,18 +308,18 @@ public readonly ref struct XEventRecord
         {
             if (offset <= p.Length - 8)
             {
-                var start = BinaryPrimitives.ReadUInt32LittleEndian(p[offset..]);
-                var length = BinaryPrimitives.ReadUInt32LittleEndian(p[(offset + 4)..]);
+                var start = Bytes.U32(p, offset);
+                var length = Bytes.U32(p, offset + 4);
                 if (start <= (uint)p.Length && length <= (uint)p.Length - start)
                 {
-                    value = new XEventValue(p.Slice((int)start, (int)length), kind, type);
+                    value = new XEventValue(Bytes.Slice(p, (int)start, (int)length), kind, type);
                     return true;
                 }
             }
         }
         else if (size > 0 && offset <= p.Length - size)
         {
-            value = new XEventValue(p.Slice(offset, size), kind, type);
+            value = new XEventValue(Bytes.Slice(p, offset, size), kind, type);
             return true;
         }
 
@@ -338,25 +328,41 @@ public readonly ref struct XEventRecord
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private bool TryFindAction(uint rid, out ReadOnlySpan<byte> bytes)
+    private bool TryFindAction(uint rid, out int start, out int length)
     {
-        // The list was validated when the record was created, so lengths are known to fit.
+        // The list was validated when the record was created (every entry fits), so it is read unchecked.
         var a = _actions;
+        if (!_actionIndex.IsEmpty)
+        {
+            foreach (var at in _actionIndex)
+            {
+                if (Bytes.U32(a, at) == rid)
+                {
+                    start = at + 8;
+                    length = (int)Bytes.U32(a, at + 4);
+                    return true;
+                }
+            }
+
+            start = length = 0;
+            return false;
+        }
+
         var pos = 0;
         while (pos <= a.Length - 8)
         {
-            var r = BinaryPrimitives.ReadUInt32LittleEndian(a[pos..]);
-            var len = (int)BinaryPrimitives.ReadUInt32LittleEndian(a[(pos + 4)..]);
-            if (r == rid)
+            var len = (int)Bytes.U32(a, pos + 4);
+            if (Bytes.U32(a, pos) == rid)
             {
-                bytes = a.Slice(pos + 8, len);
+                start = pos + 8;
+                length = len;
                 return true;
             }
 
             pos += 8 + len;
         }
 
-        bytes = default;
+        start = length = 0;
         return false;
     }
 
@@ -384,16 +390,20 @@ public readonly ref struct XEventRecord
     public ref struct ActionEnumerator
     {
         private readonly ReadOnlySpan<byte> _list;
+        private readonly ReadOnlySpan<int> _index;
         private readonly XEventMetadata _metadata;
+        private readonly ActionSlot[] _cache;
         private int _next;
         private int _start;
         private int _length;
         private uint _rid;
 
-        internal ActionEnumerator(ReadOnlySpan<byte> list, XEventMetadata metadata)
+        internal ActionEnumerator(ReadOnlySpan<byte> list, ReadOnlySpan<int> index, XEventMetadata metadata)
         {
             _list = list;
+            _index = index;
             _metadata = metadata;
+            _cache = metadata.ActionCache;
         }
 
         /// <summary>The current action (built on demand: MoveNext only steps).</summary>
@@ -402,9 +412,16 @@ public readonly ref struct XEventRecord
             [MethodImpl(MethodImplOptions.AggressiveInlining)]
             get
             {
-                var bytes = _list.Slice(_start, _length);
-                return _metadata.TryGetActionByRid(_rid, out var a)
-                    ? new ActionEntry(_rid, a, new XEventValue(bytes, a.Type.Kind, a.Type))
+                var bytes = Bytes.Slice(_list, _start, _length);
+                ref readonly var slot = ref _cache[XEventMetadata.SlotOf(_rid)];
+                if (slot.Rid == _rid && slot.Action is { } cached)
+                {
+                    return new ActionEntry(_rid, cached, new XEventValue(bytes, slot.Kind, slot.Type));
+                }
+
+                var a = _metadata.ActionByRid(_rid);
+                return a is not null
+                    ? new ActionEntry(_rid, a, new XEventValue(bytes, a.Kind, a.Type))
                     : new ActionEntry(_rid, null, new XEventValue(bytes, ValueKind.Unknown, null));
             }
         }
@@ -416,15 +433,31 @@ public readonly ref struct XEventRecord
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public bool MoveNext()
         {
-            if (_next > _list.Length - 8)
+            int at;
+            if (!_index.IsEmpty)
             {
-                return false;
+                // Indexed: the next entry's position does not depend on this one's length.
+                if (_next >= _index.Length)
+                {
+                    return false;
+                }
+
+                at = _index[_next++];
+            }
+            else
+            {
+                if (_next > _list.Length - 8)
+                {
+                    return false;
+                }
+
+                at = _next;
+                _next = at + 8 + (int)Bytes.U32(_list, at + 4);
             }
 
-            _rid = BinaryPrimitives.ReadUInt32LittleEndian(_list[_next..]);
-            _length = (int)BinaryPrimitives.ReadUInt32LittleEndian(_list[(_next + 4)..]);
-            _start = _next + 8;
-            _next = _start + _length;
+            _rid = Bytes.U32(_list, at);
+            _length = (int)Bytes.U32(_list, at + 4);
+            _start = at + 8;
             return true;
         }
     }

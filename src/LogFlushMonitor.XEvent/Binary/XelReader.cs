@@ -1,44 +1,47 @@
-using System.Buffers;
-using System.Buffers.Binary;
-
 namespace LogFlushMonitor.XEvent;
 
 /// <summary>
-/// Streams the events of one .xel stream or of a set of files in order. Memory stays flat: one pooled
-/// buffer, grown to the largest XE buffer seen. Pull with <see cref="Read"/> and <see cref="Current"/>
-/// (like Utf8JsonReader), or push with <see cref="ReadAll{THandler}"/>. Each file gets fresh metadata.
+/// Streams the events of one .xel stream or of a set of files in order, on the calling thread. Memory stays
+/// flat: one pooled window, grown to the largest XE buffer seen. Pull with <see cref="Read"/> and
+/// <see cref="Current"/> (like Utf8JsonReader), or push with <see cref="ReadAll{THandler}"/>. Each file gets
+/// fresh metadata. With <see cref="XelDamageHandling.SkipAndReport"/> each file's outcome (damage, tail,
+/// errors, event_sequence losses) is in <see cref="Files"/>; see <see cref="XelParallelReader"/> for the
+/// same on every core.
 /// </summary>
 public sealed class XelReader : IDisposable
 {
-    private readonly IEnumerator<(Func<Stream> Open, string? Name)> _sources;
+    private readonly IEnumerator<(Func<XelByteSource> Open, string? Name)> _sources;
     private readonly XelReaderOptions _options;
     private readonly XEventBufferDecoder _decoder = new();
-    private readonly bool _leaveOpen;
-    private Stream? _stream;
-    private byte[] _buffer;
-    private int _bufferLength;
-    private long _bufferOffset;
-    private long _offset;
-    private long _finishedSourcesBytes;
+    private readonly List<XelFileResult> _files = [];
+    private XelByteSource? _source;
+    private XelFramer? _framer;
+    private XelFileResult? _file;
+    private XelFrame _frame;
+    private bool _inFrame;
     private int _pos;
     private int _end;
-    private RecordLayout _current;
+    private int _currentPos;
     private bool _hasCurrent;
     private bool _disposed;
+    private int _sequenceGeneration = -1;
+    private TrackingObserver _sequence;
+    private long _eventsAtFileStart;
+    private long _missingAtFileStart;
+    private long _sequencedAtFileStart;
+    private long _finishedSourcesBytes;
 
     /// <summary>Reads one stream holding a whole .xel file (header first).</summary>
     public XelReader(Stream stream, string? name = null, XelReaderOptions? options = null, bool leaveOpen = false)
-        : this([(() => stream, name)], options, leaveOpen)
+        : this([(() => new StreamByteSource(stream, leaveOpen), name)], options)
     {
         ArgumentNullException.ThrowIfNull(stream);
     }
 
-    private XelReader(IEnumerable<(Func<Stream>, string?)> sources, XelReaderOptions? options, bool leaveOpen)
+    private XelReader(IEnumerable<(Func<XelByteSource>, string?)> sources, XelReaderOptions? options)
     {
         _sources = sources.GetEnumerator();
         _options = options ?? new XelReaderOptions();
-        _leaveOpen = leaveOpen;
-        _buffer = ArrayPool<byte>.Shared.Rent(64 * 1024);
     }
 
     /// <summary>Opens a file, a folder or a glob (see <see cref="XelFiles.Expand"/>), files in rollover order.</summary>
@@ -47,7 +50,7 @@ public sealed class XelReader : IDisposable
 
     /// <summary>Opens files in the given order, each with its own header, metadata and clock.</summary>
     public static XelReader Open(IEnumerable<string> paths, XelReaderOptions? options = null) =>
-        new(paths.Select(p => ((Func<Stream>)(() => OpenFile(p)), (string?)p)), options, leaveOpen: false);
+        new(paths.Select(p => ((Func<XelByteSource>)(() => new StreamByteSource(XelFiles.OpenRead(p), leaveOpen: false)), (string?)p)), options);
 
     /// <summary>Metadata of the current file.</summary>
     public XEventMetadata Metadata => _decoder.Metadata;
@@ -55,14 +58,11 @@ public sealed class XelReader : IDisposable
     /// <summary>Changes whenever metadata is merged or reset (pull readers compare it to re-resolve handles).</summary>
     public int MetadataGeneration { get; private set; }
 
-    /// <summary>Name of the file being read.</summary>
-    public string? CurrentSource => _decoder.SourceName;
-
     /// <summary>Bytes consumed from the current source.</summary>
-    public long Position => _offset;
+    public long Position => _source?.Consumed ?? 0;
 
     /// <summary>Bytes consumed from all sources so far (for progress reporting).</summary>
-    public long TotalBytesRead => _finishedSourcesBytes + _offset;
+    public long TotalBytesRead => _finishedSourcesBytes + Position;
 
     /// <summary>Sources opened so far.</summary>
     public int SourcesOpened { get; private set; }
@@ -70,9 +70,16 @@ public sealed class XelReader : IDisposable
     /// <summary>Events read so far (over all sources).</summary>
     public long EventCount => _decoder.EventCount;
 
+    /// <summary>
+    /// One result per source opened so far, in order (the last one is still being read until the reader reaches
+    /// its end). Damage and file-level errors appear here in <see cref="XelDamageHandling.SkipAndReport"/> mode;
+    /// in Throw mode they are raised instead.
+    /// </summary>
+    public IReadOnlyList<XelFileResult> Files => _files;
+
     /// <summary>The current event; valid until the next <see cref="Read"/>.</summary>
     public XEventRecord Current => _hasCurrent
-        ? _decoder.CreateRecord(_buffer.AsSpan(0, _bufferLength), _current, _bufferOffset)
+        ? _decoder.RecordAt(_source!.Get(_frame.Offset, _frame.Length), _currentPos, _frame.Offset)
         : throw new InvalidOperationException("Call Read() first, and only use Current while it returned true.");
 
     /// <summary>Advances to the next event; false at the end of the last source.</summary>
@@ -81,16 +88,24 @@ public sealed class XelReader : IDisposable
         ObjectDisposedException.ThrowIf(_disposed, this);
         while (true)
         {
-            if (_pos < _end)
+            if (_inFrame && _pos < _end)
             {
-                _current = _decoder.ReadRecord(_buffer.AsSpan(0, _bufferLength), _pos, _end, _bufferOffset);
-                _pos = _current.Next;
-                _hasCurrent = true;
-                return true;
+                var span = _source!.Get(_frame.Offset, _frame.Length);
+                var start = _pos;
+                var handler = default(NullHandler);
+                var n = Decode(span, 1, ref handler, out var failure);
+                if (n == 1)
+                {
+                    _currentPos = start;
+                    _hasCurrent = true;
+                    return true;
+                }
+
+                OnRecordFailure(failure);
             }
 
             _hasCurrent = false;
-            if (!LoadNextBuffer())
+            if (!LoadNextFrame(CancellationToken.None))
             {
                 return false;
             }
@@ -99,7 +114,8 @@ public sealed class XelReader : IDisposable
 
     /// <summary>
     /// Pushes every remaining event to a handler. <see cref="IXEventHandler.OnMetadataChanged"/> is called
-    /// before the first event after each metadata change.
+    /// before the first event after each metadata change. Cancellation is checked between buffers (and while
+    /// scanning damaged regions); it raises <see cref="OperationCanceledException"/>.
     /// </summary>
     public void ReadAll<THandler>(ref THandler handler, CancellationToken cancellationToken = default)
         where THandler : IXEventHandler
@@ -109,7 +125,8 @@ public sealed class XelReader : IDisposable
         _hasCurrent = false;
         while (true)
         {
-            if (_pos < _end)
+            cancellationToken.ThrowIfCancellationRequested();
+            if (_inFrame && _pos < _end)
             {
                 if (seen != MetadataGeneration)
                 {
@@ -117,20 +134,12 @@ public sealed class XelReader : IDisposable
                     handler.OnMetadataChanged(Metadata);
                 }
 
-                // The tight loop over one buffer: validate, build, push.
-                var span = _buffer.AsSpan(0, _bufferLength);
-                while (_pos < _end)
-                {
-                    var layout = _decoder.ReadRecord(span, _pos, _end, _bufferOffset);
-                    _pos = layout.Next;
-                    var record = _decoder.CreateRecord(span, layout, _bufferOffset);
-                    handler.OnEvent(in record);
-                }
-
-                cancellationToken.ThrowIfCancellationRequested();
+                var span = _source!.Get(_frame.Offset, _frame.Length);
+                Decode(span, int.MaxValue, ref handler, out var failure);
+                OnRecordFailure(failure);
             }
 
-            if (!LoadNextBuffer())
+            if (!LoadNextFrame(cancellationToken))
             {
                 return;
             }
@@ -155,100 +164,102 @@ public sealed class XelReader : IDisposable
         }
 
         _disposed = true;
-        CloseStream();
+        _source?.Dispose();
+        _source = null;
         _sources.Dispose();
-        ArrayPool<byte>.Shared.Return(_buffer);
-        _buffer = [];
     }
 
-    private static FileStream OpenFile(string path) =>
-        new(path, new FileStreamOptions
-        {
-            Mode = FileMode.Open,
-            Access = FileAccess.Read,
-            Share = FileShare.ReadWrite | FileShare.Delete,
-            BufferSize = 0, // whole XE buffers are read at once into the pooled array
-            Options = FileOptions.SequentialScan,
-        });
-
-    private bool LoadNextBuffer()
+    private int Decode<THandler>(ReadOnlySpan<byte> span, int max, ref THandler handler, out RecordFailure failure)
+        where THandler : IXEventHandler
     {
+        if (_options.TrackEventSequence)
+        {
+            if (_sequenceGeneration != MetadataGeneration)
+            {
+                _sequenceGeneration = MetadataGeneration;
+                _sequence.Action = Metadata.GetActionHandle(EventSequence.ActionName);
+            }
+
+            return _decoder.DecodeRecords(span, ref _pos, _end, _frame.Offset, max, ref handler, ref _sequence, out failure);
+        }
+
+        var none = default(NoRecordObserver);
+        return _decoder.DecodeRecords(span, ref _pos, _end, _frame.Offset, max, ref handler, ref none, out failure);
+    }
+
+    private void OnRecordFailure(in RecordFailure failure)
+    {
+        if (failure.Problem is null)
+        {
+            return;
+        }
+
+        if (_options.Damage == XelDamageHandling.Throw)
+        {
+            throw new XelFormatException(failure.Problem, _file?.Path, failure.Offset);
+        }
+
+        // The records before the bad one were delivered; the rest of this buffer's data cannot be framed.
+        var start = _frame.Offset + failure.RecordStart;
+        _file!.AddDamage(new XelDamage(start, _end - failure.RecordStart, failure.Problem + "; the rest of the buffer's events were skipped", failure.Offset));
+        _pos = _end;
+    }
+
+    private bool LoadNextFrame(CancellationToken cancellationToken)
+    {
+        _inFrame = false;
         while (true)
         {
-            if (_stream is null && !OpenNextSource())
+            if (_framer is null)
             {
-                return false;
-            }
-
-            var header = Fill(0, XelConstants.BufferHeaderLength);
-            if (header == 0)
-            {
-                CloseStream();
-                continue;
-            }
-
-            if (header < XelConstants.BufferHeaderLength)
-            {
-                if (TruncatedTail("buffer header", _offset))
+                if (!OpenNextSource())
                 {
-                    continue;
+                    return false;
+                }
+
+                if (_framer is null)
+                {
+                    continue; // the source failed to open; its result says why
                 }
             }
 
-            var padded = BinaryPrimitives.ReadUInt32LittleEndian(_buffer.AsSpan(0x10));
-            if (padded <= XelConstants.BufferHeaderLength)
+            XelFrame frame;
+            try
             {
-                // A zeroed header ends the data of this file.
-                CloseStream();
-                continue;
-            }
-
-            if (padded > (uint)_options.MaxBufferSize || (_stream!.CanSeek && padded > _stream.Length - _offset))
-            {
-                var why = padded > (uint)_options.MaxBufferSize ? $"exceeds the limit of {_options.MaxBufferSize}" : "runs past the end of the file";
-                if (padded <= (uint)_options.MaxBufferSize && TruncatedTail("buffer", _offset))
+                if (!_framer!.Next(out frame, cancellationToken))
                 {
+                    FinishSource(null);
                     continue;
                 }
 
-                throw Error($"Buffer length {padded} {why}", _offset + 0x10);
-            }
+                if (frame.Kind == XEventBufferKind.Metadata)
+                {
+                    var span = _source!.Get(frame.Offset, frame.Length);
+                    try
+                    {
+                        MetadataParser.Merge(Metadata, span, frame.DataStart, frame.DataEnd, frame.Offset, _file!.Path);
+                        MetadataGeneration++;
+                    }
+                    catch (XelFormatException e)
+                    {
+                        _framer.SkipBuffer(frame, e);
+                    }
 
-            EnsureCapacity((int)padded);
-            var got = Fill(XelConstants.BufferHeaderLength, (int)padded - XelConstants.BufferHeaderLength);
-            if (got < (int)padded - XelConstants.BufferHeaderLength && TruncatedTail("buffer", _offset))
+                    continue;
+                }
+            }
+            catch (Exception e) when (_options.Damage == XelDamageHandling.SkipAndReport && e is IOException or UnauthorizedAccessException)
             {
+                FinishSource(e);
                 continue;
             }
 
-            _bufferOffset = _offset;
-            _bufferLength = (int)padded;
-            _offset += padded;
-            var kind = _decoder.Begin(_buffer.AsSpan(0, _bufferLength), _bufferOffset, out var start, out var end);
-            switch (kind)
-            {
-                case XEventBufferKind.Events:
-                    _pos = start;
-                    _end = end;
-                    return true;
-                case XEventBufferKind.Metadata:
-                case XEventBufferKind.Header:
-                    MetadataGeneration++;
-                    break;
-            }
-        }
-    }
-
-    /// <summary>Returns true to end the source quietly; otherwise throws the truncation error.</summary>
-    private bool TruncatedTail(string what, long offset)
-    {
-        if (_options.AllowTruncatedTail)
-        {
-            CloseStream();
+            _frame = frame;
+            _pos = frame.DataStart;
+            _end = frame.DataEnd;
+            _inFrame = true;
             return true;
         }
-
-        throw Error($"File truncated inside a {what}", offset);
     }
 
     private bool OpenNextSource()
@@ -259,71 +270,60 @@ public sealed class XelReader : IDisposable
         }
 
         var (open, name) = _sources.Current;
-        _decoder.SourceName = name;
-        _stream = open();
+        var file = new XelFileResult(_files.Count, name);
+        _files.Add(file);
+        _file = file;
         SourcesOpened++;
-        _finishedSourcesBytes += _offset;
-        _offset = 0;
-        _pos = _end = 0;
-        Span<byte> head = stackalloc byte[8];
-        var got = _stream.ReadAtLeast(head, 8, throwOnEndOfStream: false);
-        if (got < 8 || BinaryPrimitives.ReadUInt32LittleEndian(head) != XelConstants.FileMagic)
-        {
-            throw Error("Not an XEL file: the file header magic 0xEFAB375A is missing", 0);
-        }
-
-        var version = BinaryPrimitives.ReadUInt16LittleEndian(head[4..]);
-        if (version != XelConstants.SupportedVersion)
-        {
-            throw new XelUnsupportedVersionException("file header", version, name, 4);
-        }
-
-        int headerLength = BinaryPrimitives.ReadUInt16LittleEndian(head[6..]);
-        if (headerLength < 8)
-        {
-            throw Error($"File header length {headerLength} is too short", 6);
-        }
-
-        _offset = 8;
-        EnsureCapacity(headerLength);
-        if (Fill(0, headerLength - 8) < headerLength - 8)
-        {
-            throw Error("File truncated inside its header", _offset);
-        }
-
-        _offset = headerLength;
+        _decoder.SourceName = name;
+        _decoder.SourceIndex = file.Index;
         _decoder.Reset();
         MetadataGeneration++;
+        _eventsAtFileStart = _decoder.EventCount;
+        if (!_options.SequenceAcrossFiles)
+        {
+            _sequence.Tracker.Reset();
+        }
+
+        _missingAtFileStart = _sequence.Tracker.Missing;
+        _sequencedAtFileStart = _sequence.Tracker.Observed;
+        try
+        {
+            _source = open();
+            _framer = new XelFramer(_source, _options, file);
+            _framer.ReadFileHeader();
+        }
+        catch (Exception e) when (_options.Damage == XelDamageHandling.SkipAndReport
+            && e is XelFormatException or IOException or UnauthorizedAccessException)
+        {
+            FinishSource(e);
+        }
+
         return true;
     }
 
-    private int Fill(int at, int count) =>
-        _stream!.ReadAtLeast(_buffer.AsSpan(at, count), count, throwOnEndOfStream: false);
-
-    private void EnsureCapacity(int size)
+    private void FinishSource(Exception? error)
     {
-        if (_buffer.Length >= size)
-        {
-            return;
-        }
-
-        // Keep the header already read in [0, 32).
-        var bigger = ArrayPool<byte>.Shared.Rent(size);
-        _buffer.AsSpan(0, XelConstants.BufferHeaderLength).CopyTo(bigger);
-        ArrayPool<byte>.Shared.Return(_buffer);
-        _buffer = bigger;
+        var file = _file!;
+        file.Error ??= error;
+        file.Events = _decoder.EventCount - _eventsAtFileStart;
+        file.EventsLost = Math.Max(0, _sequence.Tracker.Missing - _missingAtFileStart);
+        file.SequencedEvents = _sequence.Tracker.Observed - _sequencedAtFileStart;
+        file.Bytes = _source?.Consumed ?? 0;
+        _finishedSourcesBytes += file.Bytes;
+        _source?.Dispose();
+        _source = null;
+        _framer = null;
+        _inFrame = false;
     }
 
-    private void CloseStream()
+    private struct NullHandler : IXEventHandler
     {
-        if (_stream is not null && !_leaveOpen)
+        public readonly void OnMetadataChanged(XEventMetadata metadata)
         {
-            _stream.Dispose();
         }
 
-        _stream = null;
-        _pos = _end = 0;
+        public readonly void OnEvent(in XEventRecord record)
+        {
+        }
     }
-
-    private XelFormatException Error(string problem, long offset) => new(problem, _decoder.SourceName, offset);
 }

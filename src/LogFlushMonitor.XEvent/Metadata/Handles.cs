@@ -36,30 +36,22 @@ public readonly struct FieldHandle
     {
         EventKey = eventKey;
         Field = field;
-        Type = field.Type;
-        // Offset, size, kind and the variable flag packed in one int: a handle of four fields stays
-        // small enough for the JIT to keep in registers on the per-value path.
-        _layout = (field.Offset & 0xFFFF)
-            | ((Math.Clamp(field.Type.Size, -1, 510) + 1) << 16)
-            | ((int)field.Type.Kind << 25)
-            | (field.IsVariable ? 1 << 30 : 0);
+        Offset = (ushort)field.Offset;
+        // Fixed-size integers (also map keys and booleans) take the one-read path of XEventRecord.TryGetUInt64.
+        FastSize = !field.IsVariable && XEventValue.IsUnsignedKind(field.Type.Kind) && field.Type.Size is 1 or 2 or 4 or 8
+            ? (byte)field.Type.Size
+            : (byte)0;
     }
 
-    private readonly int _layout;
-
+    // Kept to 16 bytes (key, offset, fast size, one reference) so a handle copied per read stays in registers.
     internal int EventKey { get; }
 
+    internal ushort Offset { get; }
+
+    /// <summary>1, 2, 4 or 8 for a fixed-size unsigned value; 0 when the general path must decode it.</summary>
+    internal byte FastSize { get; }
+
     internal XEventField? Field { get; }
-
-    internal XEventValueType? Type { get; }
-
-    internal int Offset => _layout & 0xFFFF;
-
-    internal int Size => ((_layout >> 16) & 0x1FF) - 1;
-
-    internal ValueKind Kind => (ValueKind)((_layout >> 25) & 0x1F);
-
-    internal bool IsVariable => (_layout & (1 << 30)) != 0;
 
     /// <summary>False for the default handle (field absent).</summary>
     public bool IsValid => Field is not null;

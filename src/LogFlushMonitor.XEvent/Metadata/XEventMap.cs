@@ -59,22 +59,6 @@ public sealed class XEventMap
         return false;
     }
 
-    /// <summary>Finds the key of a text (e.g. the key of WRITELOG), case-insensitive.</summary>
-    public bool TryGetKey(string text, out uint key)
-    {
-        foreach (var e in _ordered)
-        {
-            if (string.Equals(e.Value, text, StringComparison.OrdinalIgnoreCase))
-            {
-                key = e.Key;
-                return true;
-            }
-        }
-
-        key = 0;
-        return false;
-    }
-
     /// <summary>Describes a bitmask value as <c>A, B</c> (allocates); unknown bits appear as hex.</summary>
     public string FormatFlags(ulong value)
     {

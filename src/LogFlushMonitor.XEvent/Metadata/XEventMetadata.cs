@@ -21,8 +21,10 @@ public sealed class XEventMetadata
 
     // Direct-mapped caches in front of the dictionaries: a session uses a handful of events and actions,
     // and this lookup runs once per event and once per action.
+    // Filled when a merge completes and only read afterwards, so a parallel reader's workers can share one
+    // snapshot; a RID whose slot another took is found in the dictionary.
     private readonly (uint Rid, XEventDefinition? Value)[] _eventCache = new (uint, XEventDefinition?)[CacheSize];
-    private readonly (uint Rid, XEventAction? Value)[] _actionCache = new (uint, XEventAction?)[CacheSize];
+    private readonly ActionSlot[] _actionCache = new ActionSlot[CacheSize];
     private const int CacheSize = 64;
 
     /// <summary>Increments at every merged metadata buffer.</summary>
@@ -102,47 +104,109 @@ public sealed class XEventMetadata
     public bool TryGetEvent(EventHandle handle, out XEventDefinition definition) =>
         _eventsByKey.TryGetValue(handle.Key, out definition!);
 
+    /// <summary>The event a record's RID names, or null (returned, not an out parameter, so it stays in a register).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal bool TryGetEventByRid(uint rid, out XEventDefinition definition)
+    internal XEventDefinition? EventByRid(uint rid)
     {
-        ref var slot = ref _eventCache[Slot(rid)];
-        if (slot.Value is not null && slot.Rid == rid)
-        {
-            definition = slot.Value;
-            return true;
-        }
-
-        if (_eventsByRid.TryGetValue(rid, out definition!))
-        {
-            slot = (rid, definition);
-            return true;
-        }
-
-        return false;
+        ref readonly var slot = ref _eventCache[Slot(rid)];
+        return slot.Rid == rid && slot.Value is { } cached ? cached : _eventsByRid.GetValueOrDefault(rid);
     }
 
+    /// <summary>The action an action-list entry's RID names, or null.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    internal bool TryGetActionByRid(uint rid, out XEventAction action)
+    internal XEventAction? ActionByRid(uint rid)
     {
-        ref var slot = ref _actionCache[Slot(rid)];
-        if (slot.Value is not null && slot.Rid == rid)
-        {
-            action = slot.Value;
-            return true;
-        }
-
-        if (_actionsByRid.TryGetValue(rid, out action!))
-        {
-            slot = (rid, action);
-            return true;
-        }
-
-        return false;
+        ref readonly var slot = ref _actionCache[Slot(rid)];
+        return slot.Rid == rid && slot.Action is { } cached ? cached : _actionsByRid.GetValueOrDefault(rid);
     }
 
+    /// <summary>
+    /// The action cache itself, for the action enumerator: each slot holds the action with its kind and type,
+    /// so resolving an entry reads one cache line instead of following the action object.
+    /// </summary>
+    internal ActionSlot[] ActionCache => _actionCache;
+
+    /// <summary>The cache slot of a RID.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static int SlotOf(uint rid) => Slot(rid);
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static int Slot(uint rid) => (int)((rid ^ (rid >> 10) ^ (rid >> 16)) & (CacheSize - 1));
 
     internal bool TryGetPackage(int index, out XEventPackage package) => _packages.TryGetValue(index, out package!);
+
+    /// <summary>
+    /// Merges what a freshly parsed (not yet completed) metadata object declares, in declaration order, then
+    /// resolves types. Parsing into a separate object first makes a merge all or nothing.
+    /// </summary>
+    internal void MergeFrom(XEventMetadata parsed)
+    {
+        foreach (var p in parsed._packages.Values)
+        {
+            AddPackage(p);
+        }
+
+        foreach (var e in parsed._eventsByRid.Values)
+        {
+            AddEvent(e);
+        }
+
+        foreach (var a in parsed._actionsByRid.Values)
+        {
+            AddAction(a);
+        }
+
+        foreach (var m in parsed._mapsByRid.Values)
+        {
+            AddMap(m);
+        }
+
+        foreach (var (rid, t) in parsed._typesByRid)
+        {
+            AddType(rid, t.Name, t.Size);
+        }
+
+        Complete();
+    }
+
+    /// <summary>
+    /// A copy that later merges can change without touching this one: a parallel reader keeps one snapshot per
+    /// metadata buffer, and each worker decodes a buffer with the state the sequential reader would have had.
+    /// Definitions keep their handle keys, so an unchanged event is the same event in both.
+    /// </summary>
+    internal XEventMetadata Snapshot()
+    {
+        var copy = new XEventMetadata { Version = Version };
+        foreach (var (k, v) in _packages)
+        {
+            copy._packages[k] = v;
+        }
+
+        foreach (var (rid, e) in _eventsByRid)
+        {
+            var clone = e.CloneForSnapshot();
+            copy._eventsByRid[rid] = clone;
+            copy._eventsByKey[clone.Handle.Key] = clone;
+        }
+
+        foreach (var (rid, a) in _actionsByRid)
+        {
+            copy._actionsByRid[rid] = a.CloneForSnapshot();
+        }
+
+        foreach (var (rid, m) in _mapsByRid)
+        {
+            copy._mapsByRid[rid] = m;
+        }
+
+        foreach (var (rid, t) in _typesByRid)
+        {
+            copy._typesByRid[rid] = t;
+        }
+
+        copy.Complete();
+        return copy;
+    }
 
     internal void AddPackage(XEventPackage package) => _packages[package.Index] = package;
 
@@ -188,6 +252,18 @@ public sealed class XEventMetadata
         foreach (var a in _actionsByRid.Values)
         {
             a.Type = Resolve(a.TypeRid);
+        }
+
+        foreach (var (rid, e) in _eventsByRid)
+        {
+            ref var slot = ref _eventCache[Slot(rid)];
+            slot = slot.Value is null ? (rid, e) : slot;
+        }
+
+        foreach (var (rid, a) in _actionsByRid)
+        {
+            ref var slot = ref _actionCache[Slot(rid)];
+            slot = slot.Action is null ? new ActionSlot(rid, a.Kind, a, a.Type) : slot;
         }
 
         Version++;
@@ -246,3 +322,6 @@ public sealed class XEventMetadata
             && query.AsSpan(dot + 1).SequenceEqual(name);
     }
 }
+
+/// <summary>One slot of the action cache: the RID, and the action with its value kind and type.</summary>
+internal readonly record struct ActionSlot(uint Rid, ValueKind Kind, XEventAction? Action, XEventValueType? Type);

@@ -80,6 +80,19 @@ public sealed class XEventDefinition
 
     private FieldHandle[] _fieldHandles = [];
 
+    /// <summary>A copy with its own fields (types are re-resolved per snapshot) and the same handle key.</summary>
+    internal XEventDefinition CloneForSnapshot()
+    {
+        var fields = new XEventField[FieldArray.Length];
+        for (var i = 0; i < fields.Length; i++)
+        {
+            var f = FieldArray[i];
+            fields[i] = new XEventField(f.Name, f.Index, f.Offset, f.TypeRid, f.IsVariable, f.Capabilities);
+        }
+
+        return new XEventDefinition(Rid, Name, Package, fields, Uuid) { Handle = Handle };
+    }
+
     internal void BuildFieldHandles()
     {
         var handles = new FieldHandle[FieldArray.Length];
@@ -170,7 +183,23 @@ public sealed class XEventAction
     public uint StorageSize { get; }
 
     /// <summary>Resolved value type.</summary>
-    public XEventValueType Type { get; internal set; }
+    public XEventValueType Type
+    {
+        get => _type;
+        internal set
+        {
+            _type = value;
+            Kind = value.Kind;
+        }
+    }
+
+    /// <summary>The value type's kind, kept beside it: read once per action per event.</summary>
+    internal ValueKind Kind { get; private set; }
+
+    private XEventValueType _type = null!;
+
+    /// <summary>A copy whose type a snapshot resolves on its own.</summary>
+    internal XEventAction CloneForSnapshot() => new(Rid, Name, PackageName, TypeRid, StorageSize);
 
     /// <inheritdoc />
     public override string ToString() => FullName;

@@ -16,6 +16,7 @@ public static class Program
             AnalyzeCommand.Create(),
             CheckCommand.Create(),
             SetupSqlCommand.Create(),
+            WorkloadCommand.Create(),
         };
 
         var parse = root.Parse(args);

@@ -60,7 +60,7 @@ internal static class CheckCommand
     }
 
     /// <summary>The same configuration sources as <c>run</c> (appsettings, LOGFLUSHMONITOR__ variables, --Section:Key=value).</summary>
-    private static SqlServerSourceOptions LoadOptions(string[] configArgs)
+    internal static SqlServerSourceOptions LoadOptions(string[] configArgs)
     {
         var env = Environment.GetEnvironmentVariable("DOTNET_ENVIRONMENT") ?? Environments.Production;
         var configuration = MonitorHost.AddConfigurationSources(new ConfigurationBuilder(), env, configArgs).Build();

@@ -47,6 +47,7 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
         _waits["LOG_RATE_GOVERNOR"] = new WaitRow(0, 0);
         _waits["POOL_LOG_RATE_GOVERNOR"] = new WaitRow(1, 3);
         Server.Handle(Faults);
+        AddWorkloadRules();
         AddEventSessionRules();
         AddDmvRules();
         AddCheckRules();
@@ -302,6 +303,9 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
 
     /// <summary>Other parts of this class add their statements' rules here (runs once, in the constructor).</summary>
     partial void AddEventSessionRules();
+
+    /// <summary>The workload's statements (ScriptedSqlServer.Workload.cs), right after the fault rule.</summary>
+    partial void AddWorkloadRules();
 
     private static bool TouchesServerState(string text) =>
         text.Contains("sys.dm_os_", StringComparison.OrdinalIgnoreCase) ||

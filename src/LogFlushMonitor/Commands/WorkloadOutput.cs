@@ -1,0 +1,104 @@
+using System.Globalization;
+using LogFlushMonitor.SqlServer.Workload;
+
+namespace LogFlushMonitor.Commands;
+
+/// <summary>The table <c>workload</c> ends with: per scenario commits/s and rows/s, then the totals.</summary>
+internal static class WorkloadOutput
+{
+    private static readonly CultureInfo Ci = CultureInfo.InvariantCulture;
+
+    /// <summary>Writes the table of <paramref name="result"/>.</summary>
+    public static void WriteTable(TextWriter output, WorkloadResult result)
+    {
+        const string Format = "{0,-19} {1,8} {2,9} {3,10} {4,12} {5,10} {6,12} {7,12} {8,7}  {9}";
+        output.WriteLine(string.Format(Ci, Format, "scenario", "sessions", "rows/tx", "duration", "commits", "commits/s", "rows", "rows/s", "errors", "outcome"));
+        foreach (var s in result.Scenarios)
+        {
+            output.WriteLine(string.Format(Ci, Format,
+                WorkloadScenarios.NameOf(s.Scenario), s.Sessions, s.RowsPerTransaction == 0 ? "all" : s.RowsPerTransaction.ToString("N0", Ci),
+                Duration(s.Elapsed), s.Commits.ToString("N0", Ci), s.CommitsPerSecond.ToString("N1", Ci),
+                s.Rows.ToString("N0", Ci), s.RowsPerSecond.ToString("N1", Ci), s.Errors.ToString("N0", Ci), Outcome(s)));
+        }
+
+        var seconds = result.Elapsed.TotalSeconds;
+        output.WriteLine(string.Format(Ci, Format,
+            "total", "", "", Duration(result.Elapsed), result.Commits.ToString("N0", Ci), (seconds > 0 ? result.Commits / seconds : 0).ToString("N1", Ci),
+            result.Rows.ToString("N0", Ci), (seconds > 0 ? result.Rows / seconds : 0).ToString("N1", Ci), result.Errors.ToString("N0", Ci), ""));
+    }
+
+    /// <summary>"95.0 s", "2m 05s", "1h 02m".</summary>
+    public static string Duration(TimeSpan t) => t.TotalSeconds switch
+    {
+        < 120 => string.Create(Ci, $"{t.TotalSeconds:0.0} s"),
+        < 7200 => string.Create(Ci, $"{(int)t.TotalMinutes}m {t.Seconds:00}s"),
+        _ => string.Create(Ci, $"{(int)t.TotalHours}h {t.Minutes:00}m"),
+    };
+
+    private static string Outcome(ScenarioResult s) => s.Outcome switch
+    {
+        WorkloadOutcome.Completed => s.Reconnects > 0 ? $"done, {s.Reconnects} reconnect(s)" : "done",
+        WorkloadOutcome.Cancelled => "stopped (Ctrl+C)",
+        _ => "failed",
+    };
+}
+
+/// <summary>
+/// The live progress line on stderr: rewritten in place every second on a terminal, otherwise one line every
+/// <see cref="LogInterval"/> (a log file or a container's output gets whole lines, not carriage returns).
+/// </summary>
+internal sealed class WorkloadProgressLine(TextWriter output, bool terminal, TimeProvider time)
+{
+    /// <summary>Between lines when stderr is not a terminal.</summary>
+    public static readonly TimeSpan LogInterval = TimeSpan.FromSeconds(5);
+
+    private static readonly CultureInfo Ci = CultureInfo.InvariantCulture;
+    private int _width;
+
+    /// <summary>Prints the progress of <paramref name="read"/> until <paramref name="run"/> ends.</summary>
+    public async Task FollowAsync(Func<WorkloadProgress?> read, Task run)
+    {
+        using var timer = new PeriodicTimer(terminal ? TimeSpan.FromSeconds(1) : LogInterval, time);
+        var tick = timer.WaitForNextTickAsync().AsTask();
+        while (await Task.WhenAny(tick, run).ConfigureAwait(false) == tick)
+        {
+            if (read() is { } p)
+            {
+                Write(Format(p));
+            }
+
+            tick = timer.WaitForNextTickAsync().AsTask();
+        }
+
+        if (terminal && _width > 0)
+        {
+            // Leave the last state on screen and the table below it.
+            output.WriteLine();
+        }
+    }
+
+    /// <summary>One progress line.</summary>
+    public static string Format(WorkloadProgress p)
+    {
+        var s = p.Elapsed.TotalSeconds;
+        var of = p.Duration is { } d ? " of " + WorkloadOutput.Duration(d) : "";
+        return string.Create(Ci,
+            $"workload {WorkloadScenarios.NameOf(p.Scenario)}: {WorkloadOutput.Duration(p.Elapsed)}{of}, {p.Commits:N0} commits ({(s > 0 ? p.Commits / s : 0):N0}/s), {p.Rows:N0} rows ({(s > 0 ? p.Rows / s : 0):N0}/s), {p.Errors:N0} errors");
+    }
+
+    private void Write(string line)
+    {
+        if (terminal)
+        {
+            // Pad over a longer previous line.
+            output.Write("\r" + line.PadRight(_width));
+            _width = line.Length;
+        }
+        else
+        {
+            output.WriteLine(line);
+        }
+
+        output.Flush();
+    }
+}

@@ -17,6 +17,7 @@ public static class Program
             CheckCommand.Create(),
             SetupSqlCommand.Create(),
             WorkloadCommand.Create(),
+            HealthCommand.Create(),
         };
 
         var parse = root.Parse(args);

@@ -18,6 +18,7 @@ public static class Program
             SetupSqlCommand.Create(),
             WorkloadCommand.Create(),
             HealthCommand.Create(),
+            ReportCommand.Create(),
         };
 
         var parse = root.Parse(args);

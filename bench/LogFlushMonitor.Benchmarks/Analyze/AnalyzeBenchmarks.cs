@@ -76,6 +76,11 @@ public class AnalyzeBenchmarks
     [Benchmark]
     public int Analyze_LogFlushFile() => Analyze(_logFlushFile);
 
+    /// <summary><c>report</c>: the same reading plus the per-database time series and the HTML page.</summary>
+    [Benchmark]
+    public int Report_LogFlushFile() => Commands.ReportCommand.Run(
+        new AnalyzeSettings { Inputs = [_logFlushFile], Progress = ProgressMode.Never }, new FileInfo(Path.Combine(_directory, "report.html")), TextWriter.Null, TextWriter.Null, CancellationToken.None);
+
     [Benchmark]
     public ulong Floor_RealFile() => SequentialReadFloor.Read(_realFile);
 

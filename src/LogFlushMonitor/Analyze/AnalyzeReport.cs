@@ -67,6 +67,9 @@ internal sealed record DurationStats(long Count, double MeanMs, double? P50Ms, d
 /// <summary>One database's figures.</summary>
 internal sealed record DatabaseReport
 {
+    /// <summary>The instance: <see cref="AnalyzeRunner.InstanceName"/> for .xel files, the recorded name for an NDJSON recording.</summary>
+    public string Instance { get; init; } = AnalyzeRunner.InstanceName;
+
     /// <summary>Name from sqlserver.database_name, or "id:N".</summary>
     public required string Database { get; init; }
 

@@ -13,7 +13,8 @@ namespace LogFlushMonitor.Analyze;
 /// </summary>
 internal static class AnalyzeRunner
 {
-    private const string InstanceName = "analyze";
+    /// <summary>The instance name events from .xel files are counted under (a file does not say which server wrote it).</summary>
+    public const string InstanceName = "analyze";
 
     /// <summary>Analyses, writes the report to <paramref name="stdout"/> and problems and progress to <paramref name="stderr"/>; returns the exit code.</summary>
     public static int Run(AnalyzeSettings settings, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken)
@@ -49,8 +50,12 @@ internal static class AnalyzeRunner
         return report.ExitCode;
     }
 
-    /// <summary>Reads the expanded file groups (one group per input; a group's files share event_sequence numbering).</summary>
-    public static AnalyzeReport Analyze(AnalyzeSettings settings, IReadOnlyList<IReadOnlyList<string>> groups, TextWriter? stderr, CancellationToken cancellationToken)
+    /// <summary>
+    /// Reads the expanded file groups (one group per input; a group's files share event_sequence numbering); with
+    /// <paramref name="series"/>, also counts flushes and WRITELOG waits per time bucket (the HTML report).
+    /// </summary>
+    public static AnalyzeReport Analyze(
+        AnalyzeSettings settings, IReadOnlyList<IReadOnlyList<string>> groups, TextWriter? stderr, CancellationToken cancellationToken, TimeSeriesRecorder? series = null)
     {
         var time = settings.Time;
         var started = time.GetTimestamp();
@@ -62,10 +67,10 @@ internal static class AnalyzeRunner
             ProgressMode.Never => false,
             _ => total > AnalyzeSettings.ProgressThresholdBytes || settings.StdErrIsTerminal,
         };
-        var progress = new ProgressReporter(show ? stderr : null, total, time);
+        var progress = new ProgressReporter(show ? stderr : null, total, time, settings.ProgressLabel);
 
         var aggregator = new LogFlushAggregator();
-        var sink = new AnalyzeSink(aggregator);
+        var sink = new AnalyzeSink(aggregator, series);
         var mapper = new XEventSampleMapper(InstanceName, sink);
         var files = new List<FileReport>();
         var read = new HashSet<string>(StringComparer.Ordinal);
@@ -78,7 +83,9 @@ internal static class AnalyzeRunner
                 // The same file named twice (a folder and a glob) is read once, or it would count twice.
                 if (read.Add(Path.GetFullPath(path)))
                 {
-                    files.Add(ReadFile(path, sizes[path], mapper, sink, progress, cancellationToken));
+                    files.Add(settings.AcceptNdjson && NdjsonInput.IsNdjson(path)
+                        ? NdjsonInput.Read(path, sizes[path], sink, progress, cancellationToken)
+                        : ReadFile(path, sizes[path], mapper, sink, progress, cancellationToken));
                 }
             }
         }
@@ -229,6 +236,7 @@ internal static class AnalyzeRunner
         var d = db.FlushDurations;
         return new DatabaseReport
         {
+            Instance = db.Instance,
             Database = db.Database,
             DatabaseId = db.DatabaseId,
             Flushes = n,

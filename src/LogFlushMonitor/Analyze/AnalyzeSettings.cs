@@ -41,6 +41,12 @@ internal sealed record AnalyzeSettings
     /// <summary>Whether stderr is a terminal (decides <see cref="ProgressMode.Auto"/>).</summary>
     public bool StdErrIsTerminal { get; init; }
 
+    /// <summary>Also read NDJSON recordings (<c>simulate --out</c>) among the inputs (the HTML report does; analyze reads .xel only).</summary>
+    public bool AcceptNdjson { get; init; }
+
+    /// <summary>The command name progress lines start with.</summary>
+    public string ProgressLabel { get; init; } = "analyze";
+
     /// <summary>Clock for elapsed time and progress pacing.</summary>
     public TimeProvider Time { get; init; } = TimeProvider.System;
 }

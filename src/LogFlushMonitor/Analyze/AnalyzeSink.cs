@@ -9,13 +9,17 @@ namespace LogFlushMonitor.Analyze;
 /// so a database that only had unrelated waits does not show up with an empty histogram. Files hold events only,
 /// so this is an event sink.
 /// </summary>
-/// <remarks>One reading thread. Per event it allocates nothing (wait-type strings come interned from the map).</remarks>
-internal sealed class AnalyzeSink(LogFlushAggregator aggregator) : IEventSink
+/// <remarks>
+/// One reading thread. Per event it allocates nothing (wait-type strings come interned from the map); with a
+/// <see cref="TimeSeriesRecorder"/> (the HTML report) flushes and WRITELOG waits are also counted per time bucket.
+/// </remarks>
+internal sealed class AnalyzeSink(LogFlushAggregator aggregator, TimeSeriesRecorder? series = null) : IEventSink
 {
     /// <summary>The wait type whose events the report is about.</summary>
     public const string WriteLog = "WRITELOG";
 
     private readonly LogFlushAggregator _aggregator = aggregator;
+    private readonly TimeSeriesRecorder? _series = series;
 
     // Events go to the aggregation in batches: one lock per 1,024 events instead of one per event.
     private readonly EventSample[] _batch = new EventSample[1024];
@@ -65,6 +69,7 @@ internal sealed class AnalyzeSink(LogFlushAggregator aggregator) : IEventSink
         else
         {
             FlushStarts++;
+            _series?.Flush(flush.Instance, flush.DatabaseId, flush.TimestampUtc);
         }
 
         Add(EventSample.Of(flush));
@@ -76,6 +81,7 @@ internal sealed class AnalyzeSink(LogFlushAggregator aggregator) : IEventSink
         if (ReferenceEquals(wait.WaitType, WriteLog) || wait.WaitType == WriteLog)
         {
             WriteLogWaits++;
+            _series?.WriteLog(wait.Instance, wait.DatabaseId, wait.TimestampUtc, wait.Duration);
             Add(EventSample.Of(wait));
             return;
         }

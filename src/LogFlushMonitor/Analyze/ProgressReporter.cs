@@ -14,14 +14,16 @@ internal sealed class ProgressReporter
     private readonly long _totalBytes;
     private readonly long _step;
     private readonly TimeProvider _time;
+    private readonly string _label;
     private readonly long _start;
     private long _lastTimestamp;
     private long _nextBytes;
     private long _printedBytes = -1;
 
-    /// <summary>Creates a reporter; a null <paramref name="writer"/> counts bytes and prints nothing.</summary>
-    public ProgressReporter(TextWriter? writer, long totalBytes, TimeProvider time)
+    /// <summary>Creates a reporter; a null <paramref name="writer"/> counts bytes and prints nothing. Lines start with <paramref name="label"/>.</summary>
+    public ProgressReporter(TextWriter? writer, long totalBytes, TimeProvider time, string label = "analyze")
     {
+        _label = label;
         _writer = writer;
         _totalBytes = totalBytes;
         _step = Math.Max(1, totalBytes / 20);
@@ -70,7 +72,7 @@ internal sealed class ProgressReporter
         var rate = seconds > 0 ? BytesRead / Mb / seconds : 0;
         var percent = _totalBytes > 0 ? Math.Min(100.0, 100.0 * BytesRead / _totalBytes) : 100.0;
         _writer!.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"analyze: {BytesRead / Mb:N1} / {_totalBytes / Mb:N1} MB ({percent:0} %), {rate:N1} MB/s"));
+            $"{_label}: {BytesRead / Mb:N1} / {_totalBytes / Mb:N1} MB ({percent:0} %), {rate:N1} MB/s"));
         Lines++;
         _printedBytes = BytesRead;
     }

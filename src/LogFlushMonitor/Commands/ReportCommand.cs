@@ -1,0 +1,121 @@
+using System.CommandLine;
+using System.Globalization;
+using LogFlushMonitor.Analyze;
+using LogFlushMonitor.Cli;
+using LogFlushMonitor.Report;
+
+namespace LogFlushMonitor.Commands;
+
+/// <summary>
+/// <c>logflushmonitor report</c>: analyze's reading and aggregation, written as one self-contained HTML page with
+/// charts (docs/analyze.md, "report"). Exit codes as analyze: 0, 2 usage, 3 no relevant events, 4 a corrupt input (the
+/// report still covers the good ones), 1 when the page cannot be written.
+/// </summary>
+internal static class ReportCommand
+{
+    public static Command Create()
+    {
+        var inputs = new Argument<string[]>("inputs")
+        {
+            Arity = ArgumentArity.OneOrMore,
+            Description = ".xel files, folders (their *.xel files), globs such as /path/session*.xel, or NDJSON recordings (simulate --out).",
+        };
+        var output = new Option<FileInfo>("--out") { Description = "The HTML file to write.", Required = true };
+        var progress = new Option<string>("--progress") { Description = "Progress lines on stderr: auto, always or never.", DefaultValueFactory = _ => "auto" };
+        var command = new Command("report", "Write an HTML report of .xel files or an NDJSON recording: per database the write-size distribution, flush and WRITELOG rates over time, lost events and advice.")
+        {
+            inputs, output, progress,
+        };
+        command.SetAction(async (parse, cancellationToken) =>
+        {
+            var progressMode = parse.GetValue(progress)?.ToLowerInvariant() switch
+            {
+                "auto" => ProgressMode.Auto,
+                "always" => ProgressMode.Always,
+                "never" => ProgressMode.Never,
+                _ => (ProgressMode?)null,
+            };
+            if (progressMode is null)
+            {
+                await Console.Error.WriteLineAsync($"--progress '{parse.GetValue(progress)}' is not known. Use auto, always or never.").ConfigureAwait(false);
+                return ExitCodes.Configuration;
+            }
+
+            var settings = new AnalyzeSettings
+            {
+                Inputs = parse.GetValue(inputs) ?? [],
+                Progress = progressMode.Value,
+                StdErrIsTerminal = !Console.IsErrorRedirected,
+                AcceptNdjson = true,
+                ProgressLabel = "report",
+            };
+            var file = parse.GetValue(output)!;
+            using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            ConsoleCancelEventHandler onCancel = (_, e) =>
+            {
+                e.Cancel = true;
+                stop.Cancel();
+            };
+            Console.CancelKeyPress += onCancel;
+            try
+            {
+                return await Task.Run(() => Run(settings, file, Console.Out, Console.Error, stop.Token), stop.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException)
+            {
+                await Console.Error.WriteLineAsync("report: cancelled; no report written.").ConfigureAwait(false);
+                return ExitCodes.Failure;
+            }
+            finally
+            {
+                Console.CancelKeyPress -= onCancel;
+            }
+        });
+        return command;
+    }
+
+    /// <summary>Reads, writes the page to <paramref name="file"/>, reports to <paramref name="stdout"/> and <paramref name="stderr"/>; returns the exit code.</summary>
+    public static int Run(AnalyzeSettings settings, FileInfo file, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken)
+    {
+        if (!AnalyzeRunner.TryExpand(settings.Inputs, stderr, out var groups))
+        {
+            return ExitCodes.Configuration;
+        }
+
+        var series = new TimeSeriesRecorder();
+        var report = AnalyzeRunner.Analyze(settings, groups, stderr, cancellationToken, series);
+        foreach (var f in report.Files.Where(f => f.Status != FileStatus.Ok))
+        {
+            var offset = f.ErrorOffset is { } o ? string.Create(CultureInfo.InvariantCulture, $" (byte offset {o})") : "";
+            stderr.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"error: {f.Path}: {f.Error}{offset}; {f.Events:N0} events before it were counted, the other inputs are in the report."));
+        }
+
+        try
+        {
+            file.Directory?.Create();
+            // Written beside the target and moved into place: a viewer never sees half a page.
+            var temporary = file.FullName + ".tmp";
+            using (var writer = new StreamWriter(temporary, append: false, new System.Text.UTF8Encoding(false)))
+            {
+                HtmlReportWriter.Write(report, series, settings.Time.GetUtcNow().UtcDateTime, writer);
+            }
+
+            File.Move(temporary, file.FullName, overwrite: true);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            stderr.WriteLine($"error: cannot write {file.FullName}: {e.Message}");
+            return ExitCodes.Failure;
+        }
+
+        foreach (var f in report.HasRelevantEvents ? [] : report.Files.Where(f => f.Status == FileStatus.Ok))
+        {
+            stderr.WriteLine(TextReportWriter.Census(f));
+        }
+
+        stdout.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"report: wrote {file.FullName} ({report.Databases.Count:N0} database(s), {report.TotalEvents:N0} events from {report.Files.Count:N0} file(s), {report.TotalLost:N0} lost)."));
+        return report.ExitCode;
+    }
+}

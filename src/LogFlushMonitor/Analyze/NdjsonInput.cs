@@ -1,5 +1,5 @@
 using LogFlushMonitor.Core.Samples;
-using LogFlushMonitor.Core.Simulation;
+using LogFlushMonitor.Simulation.Ndjson;
 
 namespace LogFlushMonitor.Analyze;
 
@@ -85,7 +85,7 @@ internal static class NdjsonInput
     }
 
     /// <summary>Events to the analysis; malformed lines are the file's problem, not lost events; polled rows are counted.</summary>
-    private sealed class Adapter(AnalyzeSink sink) : ISampleSink
+    private sealed class Adapter(AnalyzeSink sink) : IPacedSampleSink
     {
         public long Samples { get; private set; }
 
@@ -120,6 +120,13 @@ internal static class NdjsonInput
         public void OnServerStart(in ServerStartSample start) => Poll();
 
         public void OnPollCompleted(in PollCompleted completed) => Poll();
+
+        public void OnDatabaseName(in DatabaseNameSample database) => Poll();
+
+        public void OnFlushBucket(in FlushBucketSample bucket) => Poll();
+
+        // Read as fast as the file allows: the analysis never falls behind.
+        public ValueTask WaitForRoomAsync(CancellationToken cancellationToken) => ValueTask.CompletedTask;
 
         private void Poll()
         {

@@ -1,7 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
 using System.Net.Sockets;
-using LogFlushMonitor.Cli;
 
 namespace LogFlushMonitor.Commands;
 

@@ -1,7 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
 using LogFlushMonitor.Analyze;
-using LogFlushMonitor.Cli;
 using LogFlushMonitor.Report;
 
 namespace LogFlushMonitor.Commands;

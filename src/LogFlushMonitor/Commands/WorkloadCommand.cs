@@ -1,6 +1,5 @@
 using System.CommandLine;
 using System.Runtime.InteropServices;
-using LogFlushMonitor.Cli;
 using LogFlushMonitor.SqlServer;
 using LogFlushMonitor.SqlServer.Fleet;
 using LogFlushMonitor.SqlServer.Workload;
@@ -198,7 +197,7 @@ internal static class WorkloadCommand
         SqlServerSourceOptions options;
         try
         {
-            options = SqlServer.CheckCommand.LoadOptions(configArgs);
+            options = CheckCommand.LoadOptions(configArgs);
         }
         catch (Exception e) when (e is InvalidDataException or FormatException or IOException or InvalidOperationException)
         {

@@ -1,5 +1,5 @@
 using System.Text.RegularExpressions;
-using LogFlushMonitor.Core.Simulation;
+using LogFlushMonitor.Simulation;
 using LogFlushMonitor.SqlServer.Workload;
 using LogFlushMonitor.Tests.Deploy;
 

@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Samples;
-using LogFlushMonitor.Core.Simulation;
+using LogFlushMonitor.Simulation;
+using LogFlushMonitor.Simulation.Ndjson;
 
 namespace LogFlushMonitor.Tests.Report;
 

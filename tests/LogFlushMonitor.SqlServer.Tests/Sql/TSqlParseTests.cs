@@ -18,6 +18,7 @@ public sealed partial class TSqlParseTests
     /// <summary>Every static method of Sql/ that returns T-SQL; a new one must be added here and parsed below.</summary>
     private static readonly string[] StatementBuilders =
     [
+        "WorkloadSql.CreateDatabase", "WorkloadSql.DropDatabase", "WorkloadSql.SetDelayedDurability", "WorkloadSql.SetSimpleRecovery",
         "XeSql.CreateSession", "XeSql.DropSession", "XeSql.HistogramTarget", "XeSql.StartSession", "XeSql.StopSession",
     ];
 
@@ -112,6 +113,31 @@ public sealed partial class TSqlParseTests
         AssertParses(XeSql.StartSession(quoted, azure), "start");
         AssertParses(XeSql.StopSession(quoted, azure), "stop");
         AssertParses(XeSql.DropSession(quoted, azure), "drop");
+    }
+
+    [Theory]
+    [InlineData("LogFlushMonitorWorkload")]
+    [InlineData("work]; DROP DATABASE [master")]
+    [InlineData("o'brien -- \"q\"")]
+    [InlineData("名前 load")]
+    public void The_workload_database_statements_parse_with_a_hostile_name(string database)
+    {
+        var statements = new[]
+        {
+            WorkloadSql.CreateDatabase(database), WorkloadSql.SetSimpleRecovery(database),
+            WorkloadSql.SetDelayedDurability(database, forced: true), WorkloadSql.SetDelayedDurability(database, forced: false),
+            WorkloadSql.DropDatabase(database),
+        };
+        var single = AssertParses(WorkloadSql.CreateDatabase("x"), "create database").GetType();
+        foreach (var text in statements)
+        {
+            var fragment = AssertParses(text, "workload database statement");
+            // The name stays one identifier: a hostile name adds no statement.
+            var expected = Statements(AssertParses(text.Replace(SqlIdentifier.Quote(database, "--database"), "[x]", StringComparison.Ordinal), "plain")).Count();
+            Assert.Equal(expected, Statements(fragment).Count());
+        }
+
+        Assert.Equal(typeof(TSqlScript), single);
     }
 
     public static TheoryData<SetupTarget, string> SetupCases()

@@ -7,12 +7,16 @@ namespace LogFlushMonitor.Simulation;
 /// <remarks>
 /// <list type="bullet">
 /// <item><c>mixed</c>: three instances (sql-a, sql-b, sql-c), eight databases: autocommit, big transaction,
-/// delayed durability, a WRITELOG spike (60 s after start, then every 180 s), light traffic. Runs forever.</item>
+/// delayed durability, a WRITELOG spike on sql-b/payments (20 sessions of 250 commits/s with think time; 60 s after start, then every
+/// 180 s), light traffic. Runs forever.</item>
 /// <item><c>autocommit</c>: sql1/shop, single-row autocommit: ~5,000 flushes/s per session, nearly all 512 B.</item>
 /// <item><c>big-transaction</c>: sql1/warehouse, large transactions: mostly 61,440 B flushes, ~250/s.</item>
 /// <item><c>delayed-durability</c>: sql1/audit, 5,000 commits/s per session, ~1 flush per 10 commits, 512 B..60 KB.</item>
-/// <item><c>writelog-spike</c>: sql1/payments, autocommit with 2 sessions; latency rises from ~0.15 ms to ~30 ms
-/// from 30 s after start (3 s ramp, 20 s plateau, 3 s ramp down), again every 120 s.</item>
+/// <item><c>writelog-spike</c>: sql1/payments, autocommit from 50 sessions that each commit up to 200 times a second
+/// (~5 ms of think time between commits, ~10,000 commits/s in all); latency rises from ~0.15 ms to ~30 ms from 30 s
+/// after start (3 s ramp, 20 s plateau, 3 s ramp down), again every 120 s. With think time the sessions are not
+/// always waiting, so the WRITELOG pressure rises with the latency (~1.6 s/s to ~40 s/s) as on a server whose
+/// commits come from many clients; a couple of sessions in a tight loop would wait all the time at any latency.</item>
 /// <item><c>restart</c>: sql1 with shop (autocommit) and audit (delayed); the instance goes down 32.5 s after
 /// start and is back 4 s later with a new start time, every cumulative value and the event_sequence from zero.</item>
 /// <item><c>drop-database</c>: sql1 with shop (autocommit) and scratch (big transaction); scratch is dropped 32.5 s
@@ -28,6 +32,10 @@ public static class SimulationScenarios
     private const double BigBlockLatencyUs = 300;
     private const double DelayedLatencyUs = 200;
     private const long OneGbKb = 1024 * 1024;
+
+    // Sessions with think time (an open-ish loop): many clients, each committing at most 200 times a second.
+    private const int SpikeSessions = 50;
+    private const double ThinkingSessionCommitsPerSecond = 200;
 
     /// <summary>Every scenario name.</summary>
     public static IReadOnlyList<string> Names { get; } =
@@ -54,7 +62,7 @@ public static class SimulationScenarios
                 break;
             case "writelog-spike":
                 var spike = new WritelogSpike(TimeSpan.FromSeconds(30), TimeSpan.FromSeconds(120), TimeSpan.FromSeconds(3), TimeSpan.FromSeconds(20), 30_000);
-                b.Instance("sql1", b.Autocommit(5, "payments", 2, AutocommitLatencyUs, spike, complete: true));
+                b.Instance("sql1", b.Autocommit(5, "payments", SpikeSessions, AutocommitLatencyUs, spike, complete: true, commitsPerSecond: ThinkingSessionCommitsPerSecond));
                 break;
             case "restart":
                 b.Instance(
@@ -78,7 +86,7 @@ public static class SimulationScenarios
                     b.Delayed(7, "audit", 1, complete: false));
                 b.Instance(
                     "sql-b",
-                    b.Autocommit(5, "payments", 1, AutocommitLatencyUs, recurring, complete: true),
+                    b.Autocommit(5, "payments", 20, AutocommitLatencyUs, recurring, complete: true, commitsPerSecond: 250),
                     b.Autocommit(6, "inventory", 2, 250, null, complete: false, commitsPerSecond: 200));
                 b.Instance(
                     "sql-c",

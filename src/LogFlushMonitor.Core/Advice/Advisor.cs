@@ -20,8 +20,10 @@ public enum AdviceLevel
 public sealed record AdviceItem(string Code, AdviceLevel Level, string Text);
 
 /// <summary>
-/// Turns a database's statistics into the advice the articles support (DOMAIN.md §1 and §5). Every rule
-/// needs enough data to speak: below <see cref="MinFlushes"/> flushes, the write-size rules stay silent.
+/// Turns a database's statistics into the advice the articles support (DOMAIN.md §1 and §5). A slow log device
+/// comes first: while each write takes milliseconds, fewer commits only reduce how many pay for it, so batching
+/// advice follows it instead of hiding it (the periodic summary shows only the first item). Every rule needs
+/// enough data to speak: below <see cref="MinFlushes"/> flushes, the write-size rules stay silent.
 /// </summary>
 public static class Advisor
 {
@@ -34,43 +36,90 @@ public static class Advisor
     /// <summary>Latency above which log writes are a bottleneck (Microsoft's I/O guide: 10-15 ms consistently).</summary>
     public const double SlowLogWriteSeconds = 0.010;
 
-    /// <summary>The advice for one database, most important first.</summary>
+    /// <summary>
+    /// WRITELOG pressure (seconds commits spent waiting per second) under which slow commits are too few to name
+    /// the device: the same floor as the SqlServerWritelogSpike alert.
+    /// </summary>
+    public const double MinWritelogPressure = 0.1;
+
+    /// <summary>WRITELOG waits needed before their percentile speaks.</summary>
+    public const int MinWaits = 20;
+
+    /// <summary>The advice for one database, most important first: the log device, then how commits use it.</summary>
     public static IReadOnlyList<AdviceItem> Advise(DatabaseSnapshot db)
     {
+        ArgumentNullException.ThrowIfNull(db);
         var list = new List<AdviceItem>();
+        AdviseDevice(db, list);
+        AdviseWriteSizes(db, list);
+        return list;
+    }
+
+    private static void AdviseDevice(DatabaseSnapshot db, List<AdviceItem> list)
+    {
         var ci = CultureInfo.InvariantCulture;
-        var n = db.WriteSizes.Count;
-        if (n >= MinFlushes)
-        {
-            var single = (double)db.WriteSizes.CountAtMost(512) / n;
-            var full = (double)db.WriteSizes[WriteSizeDistribution.SlotOf(WriteSizeDistribution.MaxBlockBytes)] / n;
-            // A rate needs a time span; without one (a single instant), the shape alone speaks.
-            var busy = db.EventSpanSeconds <= 0 || n / db.EventSpanSeconds >= MinFlushesPerSecond;
-            if (single >= 0.8 && busy)
-            {
-                list.Add(new("single-sector-flushes", AdviceLevel.Warning, string.Create(ci,
-                    $"{single * 100:0} % of flushes are 512 B: commits are row-at-a-time; batch them into larger transactions or consider delayed durability")));
-            }
-            else if (full >= 0.5)
-            {
-                list.Add(new("full-block-flushes", AdviceLevel.Info, string.Create(ci,
-                    $"{full * 100:0} % of flushes are full 60 KB log blocks: large transactions fill the log buffer; flush sizes are already as large as they get")));
-            }
-        }
-
-        var writelog = db.Waits.FirstOrDefault(w => w.WaitType == "WRITELOG");
-        if (writelog is { Count: >= 20 } && writelog.P95Seconds > SlowLogWriteSeconds)
-        {
-            list.Add(new("slow-writelog", AdviceLevel.Warning, string.Create(ci,
-                $"WRITELOG p95 is {writelog.P95Seconds * 1000:0.#} ms, over the 10-15 ms bottleneck line: commits wait on the log device; check its latency or reduce the number of commits")));
-        }
-
         if (db.LogWriteLatencySeconds is { } latency && latency > SlowLogWriteSeconds)
         {
             list.Add(new("slow-log-writes", AdviceLevel.Warning, string.Create(ci,
                 $"log writes take {latency * 1000:0.#} ms on average (io_stall_write_ms / writes): the log device is slow; SSD/NVMe log writes take well under 1 ms")));
         }
 
-        return list;
+        if (Writelog(db) is { } w && w.PerCommitSeconds > SlowLogWriteSeconds && w.PressureSecondsPerSecond > MinWritelogPressure)
+        {
+            list.Add(new("slow-writelog", AdviceLevel.Warning, string.Create(ci,
+                $"commits wait {w.PerCommitSeconds * 1000:0.#} ms each for the log ({w.PressureSecondsPerSecond:0.##} s waiting per second, {w.Where}), over the 10-15 ms bottleneck line: the log device is slow; check its latency and what else writes to it")));
+            return;
+        }
+
+        var writelog = db.Waits.FirstOrDefault(x => x.WaitType == "WRITELOG");
+        if (writelog is { Count: >= MinWaits } && writelog.P95Seconds > SlowLogWriteSeconds)
+        {
+            list.Add(new("slow-writelog", AdviceLevel.Warning, string.Create(ci,
+                $"WRITELOG p95 is {writelog.P95Seconds * 1000:0.#} ms, over the 10-15 ms bottleneck line: commits wait on the log device; check its latency or reduce the number of commits")));
+        }
+    }
+
+    private static void AdviseWriteSizes(DatabaseSnapshot db, List<AdviceItem> list)
+    {
+        var ci = CultureInfo.InvariantCulture;
+        var n = db.WriteSizes.Count;
+        if (n < MinFlushes)
+        {
+            return;
+        }
+
+        var single = (double)db.WriteSizes.CountAtMost(512) / n;
+        var full = (double)db.WriteSizes[WriteSizeDistribution.SlotOf(WriteSizeDistribution.MaxBlockBytes)] / n;
+        // A rate needs a time span; without one (a single instant), the shape alone speaks.
+        var busy = db.EventSpanSeconds <= 0 || n / db.EventSpanSeconds >= MinFlushesPerSecond;
+        if (single >= 0.8 && busy)
+        {
+            list.Add(new("single-sector-flushes", AdviceLevel.Warning, string.Create(ci,
+                $"{single * 100:0} % of flushes are 512 B: commits are row-at-a-time; batch them into larger transactions or consider delayed durability")));
+        }
+        else if (full >= 0.5)
+        {
+            list.Add(new("full-block-flushes", AdviceLevel.Info, string.Create(ci,
+                $"{full * 100:0} % of flushes are full 60 KB log blocks: large transactions fill the log buffer; flush sizes are already as large as they get")));
+        }
+    }
+
+    /// <summary>
+    /// Time-weighted WRITELOG: from the server's log-flush wait counters over the last poll interval when polled
+    /// (what is happening now, as the periodic summary needs), else from the wait events over their span (a file
+    /// or a recording, as analyze and report read). Null when nothing waited.
+    /// </summary>
+    private static (double PressureSecondsPerSecond, double PerCommitSeconds, string Where)? Writelog(DatabaseSnapshot db)
+    {
+        if (db.CounterFlushWaitSecondsPerSecond is { } pressure && db.CounterFlushWaitsPerSecond is { } waits)
+        {
+            return waits > 0 ? (pressure, pressure / waits, "last poll") : null;
+        }
+
+        var events = db.Waits.FirstOrDefault(x => x.WaitType == "WRITELOG");
+        var span = db.EventSpanSeconds;
+        return events is { Count: >= MinWaits } && span > 0
+            ? (events.Count * events.MeanSeconds / span, events.MeanSeconds, string.Create(CultureInfo.InvariantCulture, $"over {span:0.#} s of events"))
+            : null;
     }
 }

@@ -34,6 +34,12 @@ internal static class CounterCatalog
     /// <summary>The counter of bytes flushed (cumulative).</summary>
     public const string LogBytesFlushedCounter = "Log Bytes Flushed/sec";
 
+    /// <summary>The counter of commits that waited for a flush (cumulative).</summary>
+    public const string LogFlushWaitsCounter = "Log Flush Waits/sec";
+
+    /// <summary>The counter of time commits waited for flushes (cumulative milliseconds despite the name).</summary>
+    public const string LogFlushWaitTimeCounter = "Log Flush Wait Time";
+
     /// <summary>The counter instance that sums all databases.</summary>
     public const string TotalInstance = "_Total";
 
@@ -45,8 +51,8 @@ internal static class CounterCatalog
             {
                 (LogFlushesCounter, PerfCounterType.BulkCount) => CounterExport.Flushes,
                 (LogBytesFlushedCounter, PerfCounterType.BulkCount) => CounterExport.FlushedBytes,
-                ("Log Flush Waits/sec", PerfCounterType.BulkCount) => CounterExport.FlushWaits,
-                ("Log Flush Wait Time", PerfCounterType.BulkCount) => CounterExport.FlushWaitTime,
+                (LogFlushWaitsCounter, PerfCounterType.BulkCount) => CounterExport.FlushWaits,
+                (LogFlushWaitTimeCounter, PerfCounterType.BulkCount) => CounterExport.FlushWaitTime,
                 ("Percent Log Used", PerfCounterType.LargeRawCount or PerfCounterType.RawCount) => CounterExport.LogUsedRatio,
                 ("Log File(s) Used Size (KB)", PerfCounterType.LargeRawCount or PerfCounterType.RawCount) => CounterExport.LogUsedBytes,
                 ("Log File(s) Size (KB)", PerfCounterType.LargeRawCount or PerfCounterType.RawCount) => CounterExport.LogSizeBytes,

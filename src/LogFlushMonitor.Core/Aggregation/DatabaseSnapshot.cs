@@ -39,6 +39,15 @@ public sealed record DatabaseSnapshot
     /// <summary>Average log write latency over the last poll interval (delta stall / delta writes), seconds.</summary>
     public double? LogWriteLatencySeconds { get; init; }
 
+    /// <summary>
+    /// Seconds commits spent waiting for log flushes per second over the last poll interval (the counter
+    /// <c>Log Flush Wait Time</c>, milliseconds, as a rate): WRITELOG pressure from the server, when polled.
+    /// </summary>
+    public double? CounterFlushWaitSecondsPerSecond { get; init; }
+
+    /// <summary>Commits that waited for a log flush per second over the last poll interval (<c>Log Flush Waits/sec</c>).</summary>
+    public double? CounterFlushWaitsPerSecond { get; init; }
+
     /// <summary>Log writes per second over the last poll interval, from file stats.</summary>
     public double? LogWritesPerSecond { get; init; }
 

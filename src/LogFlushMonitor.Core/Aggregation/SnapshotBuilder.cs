@@ -30,6 +30,8 @@ internal static class SnapshotBuilder
                     CounterBytesPerSecond = Counter(inst, db.Name, CounterCatalog.LogBytesFlushedCounter)?.Tracker.LastRate,
                     CounterFlushesTotal = Counter(inst, db.Name, CounterCatalog.LogFlushesCounter)?.Tracker.Total,
                     LogWriteLatencySeconds = Latency(inst, db.Name),
+                    CounterFlushWaitSecondsPerSecond = FlushWaitPressure(inst, db.Name),
+                    CounterFlushWaitsPerSecond = Counter(inst, db.Name, CounterCatalog.LogFlushWaitsCounter)?.Tracker.LastRate,
                     LogWritesPerSecond = Files(inst, db.Name).Sum(f => f.Writes.LastRate),
                     EventLossRatio = Counter(inst, db.Name, CounterCatalog.LogFlushesCounter)?.LossRatio,
                 });
@@ -57,6 +59,8 @@ internal static class SnapshotBuilder
                     CounterBytesPerSecond = Counter(inst, name, CounterCatalog.LogBytesFlushedCounter)?.Tracker.LastRate,
                     CounterFlushesTotal = Counter(inst, name, CounterCatalog.LogFlushesCounter)?.Tracker.Total,
                     LogWriteLatencySeconds = Latency(inst, name),
+                    CounterFlushWaitSecondsPerSecond = FlushWaitPressure(inst, name),
+                    CounterFlushWaitsPerSecond = Counter(inst, name, CounterCatalog.LogFlushWaitsCounter)?.Tracker.LastRate,
                     LogWritesPerSecond = Files(inst, name).Sum(f => f.Writes.LastRate),
                 });
             }
@@ -67,6 +71,10 @@ internal static class SnapshotBuilder
 
     private static CounterSeries? Counter(InstanceState inst, string database, string counter) =>
         inst.Counters.GetValueOrDefault((CounterCatalog.DatabasesObject, counter, database)) is { CounterType: PerfCounterType.BulkCount } s ? s : null;
+
+    // Log Flush Wait Time is cumulative milliseconds (DOMAIN.md §4): its rate in ms/s over 1000 is seconds waited per second.
+    private static double? FlushWaitPressure(InstanceState inst, string database) =>
+        Counter(inst, database, CounterCatalog.LogFlushWaitTimeCounter)?.Tracker.LastRate / 1000.0;
 
     private static IEnumerable<FileStatsSeries> Files(InstanceState inst, string database) =>
         inst.FileStats.Values.Where(f => f.DatabaseName == database);

@@ -63,8 +63,106 @@ public class AdvisorTests
             agg.OnFileStats(new FileStatsSample("sql1", T0.AddSeconds(15), 5, "shop", 2, 200, 0, 2100));
         });
 
-        var codes = Advisor.Advise(db).ToDictionary(a => a.Code);
-        Assert.Contains("WRITELOG p95 is 20", codes["slow-writelog"].Text, StringComparison.Ordinal);
+        var advice = Advisor.Advise(db);
+        var codes = advice.ToDictionary(a => a.Code);
+        Assert.Equal(["slow-log-writes", "slow-writelog", "full-block-flushes"], advice.Select(a => a.Code));
+        Assert.Contains("commits wait 20 ms each", codes["slow-writelog"].Text, StringComparison.Ordinal);
         Assert.Contains("20 ms on average", codes["slow-log-writes"].Text, StringComparison.Ordinal);
+    }
+
+    private static void LogFlushWaitCounters(LogFlushAggregator agg, DateTime at, long waits, long waitMs)
+    {
+        agg.OnCounter(new CounterSample("sql1", at, "Databases", "Log Flush Waits/sec", "shop", waits, PerfCounterType.BulkCount));
+        agg.OnCounter(new CounterSample("sql1", at, "Databases", "Log Flush Wait Time", "shop", waitMs, PerfCounterType.BulkCount));
+    }
+
+    [Fact]
+    public void A_slow_log_device_comes_before_the_batching_advice_for_row_at_a_time_commits()
+    {
+        // As the periodic summary saw it: 512 B flushes by the thousand and log writes at 31 ms over the last poll.
+        var db = Db(5000, 512, TimeSpan.FromSeconds(1), agg =>
+        {
+            agg.OnFileStats(new FileStatsSample("sql1", T0, 5, "shop", 2, 100, 0, 100));
+            agg.OnFileStats(new FileStatsSample("sql1", T0.AddSeconds(5), 5, "shop", 2, 200, 0, 3200));
+        });
+
+        var codes = Advisor.Advise(db).Select(a => a.Code).ToList();
+        Assert.Equal(["slow-log-writes", "single-sector-flushes"], codes);
+        Assert.Contains("31 ms on average", Advisor.Advise(db)[0].Text, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void High_writelog_pressure_from_the_counters_names_the_log_device_first()
+    {
+        // Over the last 5 s poll: 300 commits waited 9 s in total (30 ms each, 1.8 s waiting per second).
+        var db = Db(5000, 512, TimeSpan.FromSeconds(1), agg =>
+        {
+            LogFlushWaitCounters(agg, T0, 1_000, 500);
+            LogFlushWaitCounters(agg, T0.AddSeconds(5), 1_300, 9_500);
+        });
+
+        var advice = Advisor.Advise(db);
+        Assert.Equal(["slow-writelog", "single-sector-flushes"], advice.Select(a => a.Code));
+        Assert.StartsWith("commits wait 30 ms each for the log (1.8 s waiting per second, last poll)", advice[0].Text, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void High_pressure_of_fast_commits_is_not_a_slow_device()
+    {
+        // Two sessions in a tight loop: always waiting (1.6 s/s) but 0.16 ms each: row-at-a-time, the device is fine.
+        var db = Db(5000, 512, TimeSpan.FromSeconds(1), agg =>
+        {
+            LogFlushWaitCounters(agg, T0, 0, 0);
+            LogFlushWaitCounters(agg, T0.AddSeconds(5), 50_000, 8_000);
+        });
+
+        Assert.Equal(["single-sector-flushes"], Advisor.Advise(db).Select(a => a.Code));
+    }
+
+    [Fact]
+    public void A_few_slow_commits_are_too_little_pressure_to_blame_the_device()
+    {
+        // 30 ms each, but only 2 commits a second: 0.06 s/s, under the alert's own floor.
+        var db = Db(300, 61440, TimeSpan.FromSeconds(2), agg =>
+        {
+            LogFlushWaitCounters(agg, T0, 0, 0);
+            LogFlushWaitCounters(agg, T0.AddSeconds(5), 10, 300);
+        });
+
+        Assert.DoesNotContain(Advisor.Advise(db), a => a.Code == "slow-writelog");
+    }
+
+    [Fact]
+    public void Without_counters_the_wait_events_over_their_span_give_the_pressure()
+    {
+        // A file: 100 commits of 25 ms over 2 s of events: 1.25 s waiting per second.
+        var db = Db(300, 512, TimeSpan.FromSeconds(2), agg =>
+        {
+            for (var i = 0; i < 100; i++)
+            {
+                agg.OnWait(new WaitEvent("sql1", "WRITELOG", TimeSpan.FromMilliseconds(25), 5, "shop", T0));
+            }
+        });
+
+        var first = Advisor.Advise(db)[0];
+        Assert.Equal("slow-writelog", first.Code);
+        Assert.StartsWith("commits wait 25 ms each for the log (1.25 s waiting per second, over 2 s of events)", first.Text, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_tail_of_slow_waits_speaks_through_the_p95_when_the_average_is_fast()
+    {
+        // 185 commits of 0.2 ms and 15 of 50 ms over 2 s: 3.9 ms on average, but more than one commit in twenty waits 50 ms.
+        var db = Db(300, 61440, TimeSpan.FromSeconds(2), agg =>
+        {
+            for (var i = 0; i < 200; i++)
+            {
+                agg.OnWait(new WaitEvent("sql1", "WRITELOG", TimeSpan.FromMilliseconds(i < 185 ? 0.2 : 50), 5, "shop", T0));
+            }
+        });
+
+        var first = Advisor.Advise(db)[0];
+        Assert.Equal("slow-writelog", first.Code);
+        Assert.StartsWith("WRITELOG p95 is", first.Text, StringComparison.Ordinal);
     }
 }

@@ -53,9 +53,10 @@ public sealed class RealPrometheus : IAsyncDisposable
 
     /// <summary>
     /// Starts Prometheus scraping <paramref name="target"/> (host:port) every second as job "logflushmonitor", with the
-    /// given rule files evaluated every second, and waits until its API answers.
+    /// given rule files evaluated every second, sending alerts to <paramref name="alertmanager"/> (host:port) when
+    /// given, and waits until its API answers.
     /// </summary>
-    public static async Task<RealPrometheus> StartAsync(string target, IEnumerable<string>? ruleFiles = null)
+    public static async Task<RealPrometheus> StartAsync(string target, IEnumerable<string>? ruleFiles = null, string? alertmanager = null)
     {
         var work = Directory.CreateTempSubdirectory("lfm-prometheus-");
         var rules = new List<string>();
@@ -73,6 +74,8 @@ public sealed class RealPrometheus : IAsyncDisposable
               scrape_timeout: 1s
               evaluation_interval: 1s
             rule_files: [{string.Join(", ", rules.Select(r => $"'{r}'"))}]
+            alerting:
+              alertmanagers: [{(alertmanager is null ? "" : $"{{ static_configs: [{{ targets: ['{alertmanager}'] }}] }}")}]
             scrape_configs:
               - job_name: {Job}
                 static_configs:

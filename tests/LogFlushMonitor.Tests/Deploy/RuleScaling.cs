@@ -57,7 +57,8 @@ internal static partial class RuleScaling
         return total;
     }
 
-    private static string Format(long ms) => ms % 1000 == 0
+    /// <summary>A duration in milliseconds as Prometheus and Alertmanager write it (whole seconds as "s", else "ms").</summary>
+    public static string Format(long ms) => ms % 1000 == 0
         ? (ms / 1000).ToString(CultureInfo.InvariantCulture) + "s"
         : ms.ToString(CultureInfo.InvariantCulture) + "ms";
 

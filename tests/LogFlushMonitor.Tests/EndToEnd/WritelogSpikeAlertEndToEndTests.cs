@@ -46,6 +46,22 @@ public class WritelogSpikeAlertEndToEndTests(ITestOutputHelper output)
 
         // One page for one spike: it did not resolve and fire again on the way.
         Assert.Single(stack.Receiver.Alerts, a => IsSpike(a) && a.Status == "firing" && a.Arrived < resolved.Arrived);
-        output.WriteLine(stack.Diagnostics()[..Math.Min(600, stack.Diagnostics().Length)]);
+        output.WriteLine(await AlertStatesAsync(stack));
+    }
+
+    /// <summary>When Prometheus had the spike alert pending and firing (1 s steps), in seconds since the monitor started.</summary>
+    private static async Task<string> AlertStatesAsync(AlertingStack stack)
+    {
+        var end = TimeProvider.System.GetUtcNow();
+        var start = stack.MonitorStarted;
+        var range = await stack.Prometheus.GetAsync(
+            "/api/v1/query_range?query=" + Uri.EscapeDataString("ALERTS{alertname=\"SqlServerWritelogSpike\"}")
+            + $"&start={start.ToUnixTimeSeconds()}&end={end.ToUnixTimeSeconds()}&step=1");
+        var parts = range.GetProperty("data").GetProperty("result").EnumerateArray().Select(series =>
+        {
+            var times = series.GetProperty("values").EnumerateArray().Select(v => v[0].GetDouble() - start.ToUnixTimeMilliseconds() / 1000.0).ToList();
+            return $"{series.GetProperty("metric").GetProperty("alertstate").GetString()} from {times.Min():0} s to {times.Max():0} s";
+        });
+        return "Prometheus: SqlServerWritelogSpike " + string.Join(", ", parts) + " after the monitor started";
     }
 }

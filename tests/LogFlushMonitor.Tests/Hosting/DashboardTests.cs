@@ -23,7 +23,7 @@ public class DashboardTests
     }
 
     [SkippableFact]
-    public async Task Every_dashboard_query_runs_in_a_real_prometheus_and_the_workload_panels_have_data()
+    public async Task Every_dashboard_query_runs_in_a_real_prometheus_and_every_panel_has_data()
     {
         Skip.IfNot(RealPrometheus.IsInstalled, RealPrometheus.NotInstalledReason);
         var dashboard = JsonDocument.Parse(File.ReadAllText(RepoFile("deploy", "grafana", "logflushmonitor.json"))).RootElement;
@@ -80,10 +80,10 @@ public class DashboardTests
         await using var prometheus = await RealPrometheus.StartAsync(host.BaseAddress.Authority);
         var query = Substitute(expr, "4s"); // one database: sql1/payments
         var before = Value(await prometheus.WaitForAsync(query, r => r.GetArrayLength() == 1, "the pressure panel before the spike"));
-        var during = Value(await prometheus.WaitForAsync(query, r => r.GetArrayLength() == 1 && Value(r) > 10 * before, "the pressure panel during the spike", TimeSpan.FromSeconds(90)));
-
-        // 50 sessions with think time: ~1.6 s of waiting per second on a fast log, ~40 during the plateau.
-        Assert.InRange(before, 0.5, 3);
+        // 50 sessions with think time: ~1.6 s of waiting per second on a fast log (less in the first seconds), ~40
+        // during the plateau: over ten sessions stuck on the log on average.
+        Assert.True(before < 3, $"pressure {before} s/s before the spike");
+        var during = Value(await prometheus.WaitForAsync(query, r => r.GetArrayLength() == 1 && Value(r) > 10, "over 10 s/s in the pressure panel during the spike", TimeSpan.FromSeconds(90)));
         Assert.True(during > 10 * before, $"pressure {during} s/s during the spike vs {before} s/s before");
     }
 

@@ -61,6 +61,31 @@ public class DashboardTests
         Assert.Equal(expectedRules, rules.GetProperty("data").GetProperty("groups").EnumerateArray().Sum(g => g.GetProperty("rules").GetArrayLength()));
     }
 
+    [Fact]
+    public void Every_panel_title_promises_what_its_query_computes()
+    {
+        var dashboard = JsonDocument.Parse(File.ReadAllText(RepoFile("deploy", "grafana", "logflushmonitor.json"))).RootElement;
+        foreach (var panel in dashboard.GetProperty("panels").EnumerateArray())
+        {
+            var title = panel.GetProperty("title").GetString()!;
+            var expr = panel.GetProperty("targets")[0].GetProperty("expr").GetString()!;
+            void Implies(string inTitle, string inQuery) =>
+                Assert.True(!title.Contains(inTitle, StringComparison.Ordinal) || expr.Contains(inQuery, StringComparison.Ordinal), $"'{title}' promises {inTitle}, its query has no {inQuery}: {expr}");
+
+            // A percentile in the title is the one computed, and a computed percentile is named in the title.
+            Assert.Equal(title.Contains("p95", StringComparison.Ordinal), expr.Contains("histogram_quantile(0.95,", StringComparison.Ordinal));
+            Assert.Equal(title.Contains("Median", StringComparison.Ordinal), expr.Contains("histogram_quantile(0.5,", StringComparison.Ordinal));
+            Implies("per second", "rate(");
+            Implies("per database", "sqlserver_database_name)");
+            Implies("WRITELOG", "WRITELOG");
+            Implies("(file stats)", "sqlserver_log_file_");
+            Implies("(wait stats", "sqlserver_wait_");
+            Implies("512 B", "le=\"512\"");
+            Implies("Average", "/");
+            Implies("over 10 ms", "le=\"0.01\"");
+        }
+    }
+
     [SkippableFact]
     public async Task The_writelog_row_leads_with_pressure_per_database_and_it_shows_the_writelog_spike()
     {

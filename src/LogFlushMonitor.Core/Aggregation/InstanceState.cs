@@ -12,10 +12,14 @@ internal sealed class InstanceState
     public InstanceState(string name)
     {
         Name = name;
-        Tags = [new(MetricAttributes.Instance, name)];
+        ExportName = MetricAttributes.Limit(name);
+        Tags = [new(MetricAttributes.Instance, ExportName)];
     }
 
     public string Name { get; }
+
+    /// <summary>The name as exported (cut to <see cref="MetricAttributes.MaxValueLength"/>).</summary>
+    public string ExportName { get; }
 
     public KeyValuePair<string, object?>[] Tags { get; }
 

@@ -22,19 +22,35 @@ internal sealed partial class OtlpFailureHandler(ExportHealth health, Uri endpoi
     private long _lastLogged = long.MinValue;
     private long _unlogged;
 
-    protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken cancellationToken)
+    // The exporter sends synchronously (HttpClient.Send) on .NET; both paths are watched.
+    protected override HttpResponseMessage Send(HttpRequestMessage request, CancellationToken cancellationToken)
     {
-        HttpResponseMessage response;
         try
         {
-            response = await base.SendAsync(request, cancellationToken).ConfigureAwait(false);
+            return Observe(base.Send(request, cancellationToken));
         }
         catch (Exception e) when (e is HttpRequestException or OperationCanceledException)
         {
             Failed(Classify(e), e.GetBaseException().Message);
             throw;
         }
+    }
 
+    protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken cancellationToken)
+    {
+        try
+        {
+            return Observe(await base.SendAsync(request, cancellationToken).ConfigureAwait(false));
+        }
+        catch (Exception e) when (e is HttpRequestException or OperationCanceledException)
+        {
+            Failed(Classify(e), e.GetBaseException().Message);
+            throw;
+        }
+    }
+
+    private HttpResponseMessage Observe(HttpResponseMessage response)
+    {
         if (!response.IsSuccessStatusCode)
         {
             Failed("http_" + ((int)response.StatusCode).ToString(CultureInfo.InvariantCulture), $"HTTP {(int)response.StatusCode} {response.ReasonPhrase}");

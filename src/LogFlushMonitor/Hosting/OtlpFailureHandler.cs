@@ -98,6 +98,6 @@ internal sealed partial class OtlpFailureHandler(ExportHealth health, Uri endpoi
     }
 
     [LoggerMessage(EventId = 103, Level = LogLevel.Warning,
-        Message = "OTLP export to {Endpoint} failed ({ErrorType}: {Detail}); {Suppressed} more failures since the last message (logged at most once a minute, counted in sqlserver.monitor.export.failures)")]
+        Message = "OTLP export to {Endpoint} failed ({ErrorType}: {Detail}); failures are logged at most once a minute ({Suppressed} not logged since the previous message) and all counted in sqlserver.monitor.export.failures")]
     private static partial void LogExportFailed(ILogger logger, Uri endpoint, string errorType, string detail, long suppressed);
 }

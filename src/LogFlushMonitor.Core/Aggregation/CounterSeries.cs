@@ -14,8 +14,8 @@ internal sealed class CounterSeries : PolledSeries
         CounterType = counterType;
         Export = CounterCatalog.Classify(objectName, counterName, counterType);
         Tags = Export is CounterExport.GenericTotal or CounterExport.GenericValue or CounterExport.GenericFraction or CounterExport.GenericAverage
-            ? [new(MetricAttributes.Instance, instance), new(MetricAttributes.Database, counterInstance), new(MetricAttributes.CounterObject, objectName), new(MetricAttributes.CounterName, counterName)]
-            : [new(MetricAttributes.Instance, instance), new(MetricAttributes.Database, counterInstance)];
+            ? [new(MetricAttributes.Instance, MetricAttributes.Limit(instance)), new(MetricAttributes.Database, MetricAttributes.Limit(counterInstance)), new(MetricAttributes.CounterObject, MetricAttributes.Limit(objectName)), new(MetricAttributes.CounterName, MetricAttributes.Limit(counterName))]
+            : [new(MetricAttributes.Instance, MetricAttributes.Limit(instance)), new(MetricAttributes.Database, MetricAttributes.Limit(counterInstance))];
     }
 
     public string ObjectName { get; }

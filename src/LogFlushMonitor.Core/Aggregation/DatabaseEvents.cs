@@ -21,6 +21,9 @@ internal sealed class DatabaseEvents
 
     public bool HasRealName { get; private set; }
 
+    /// <summary>The name as exported (cut to <see cref="MetricAttributes.MaxValueLength"/>).</summary>
+    public string ExportName { get; private set; } = "";
+
     /// <summary>Tags for histogram records: built once per name, so recording allocates nothing.</summary>
     public TagList Tags { get; private set; }
 
@@ -38,7 +41,8 @@ internal sealed class DatabaseEvents
     {
         Name = name;
         HasRealName = !name.StartsWith("id:", StringComparison.Ordinal);
-        Tags = new TagList { { MetricAttributes.Instance, Instance.Name }, { MetricAttributes.Database, name } };
+        ExportName = MetricAttributes.Limit(name);
+        Tags = new TagList { { MetricAttributes.Instance, Instance.ExportName }, { MetricAttributes.Database, ExportName } };
         foreach (var w in Waits.Values)
         {
             w.Tags = WaitTags(w.WaitType);
@@ -46,7 +50,7 @@ internal sealed class DatabaseEvents
     }
 
     public TagList WaitTags(string waitType) =>
-        new() { { MetricAttributes.Instance, Instance.Name }, { MetricAttributes.Database, Name }, { MetricAttributes.WaitType, waitType } };
+        new() { { MetricAttributes.Instance, Instance.ExportName }, { MetricAttributes.Database, ExportName }, { MetricAttributes.WaitType, MetricAttributes.Limit(waitType) } };
 
     public void Touch(DateTime utc)
     {

@@ -9,7 +9,7 @@ internal sealed class FileStatsSeries : PolledSeries
     {
         DatabaseId = databaseId;
         DatabaseName = databaseName;
-        Tags = [new(MetricAttributes.Instance, instance), new(MetricAttributes.Database, databaseName)];
+        Tags = [new(MetricAttributes.Instance, MetricAttributes.Limit(instance)), new(MetricAttributes.Database, MetricAttributes.Limit(databaseName))];
     }
 
     public int DatabaseId { get; }

@@ -12,10 +12,14 @@ internal sealed class InstanceState
     public InstanceState(string name)
     {
         Name = name;
-        Tags = [new(MetricAttributes.Instance, name)];
+        ExportName = MetricAttributes.Limit(name);
+        Tags = [new(MetricAttributes.Instance, ExportName)];
     }
 
     public string Name { get; }
+
+    /// <summary>The name as exported (cut to <see cref="MetricAttributes.MaxValueLength"/>).</summary>
+    public string ExportName { get; }
 
     public KeyValuePair<string, object?>[] Tags { get; }
 
@@ -143,11 +147,9 @@ internal sealed class InstanceState
 
     private void Grow(int databaseId)
     {
-        if (databaseId < 0 || databaseId > 1_000_000)
-        {
-            throw new ArgumentOutOfRangeException(nameof(databaseId), databaseId, "A database id must be between 0 and 1,000,000.");
-        }
-
+        // Callers skip ids outside DatabaseIds (counted as malformed); this is the last line of defence.
+        ArgumentOutOfRangeException.ThrowIfNegative(databaseId);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(databaseId, DatabaseIds.Max);
         Array.Resize(ref _byId, Math.Max(databaseId + 1, _byId.Length * 2));
     }
 }

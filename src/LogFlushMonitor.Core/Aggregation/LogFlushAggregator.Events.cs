@@ -3,7 +3,11 @@ using LogFlushMonitor.Core.Samples;
 
 namespace LogFlushMonitor.Core.Aggregation;
 
-/// <summary>The event side: log flushes, waits, histogram buckets and losses.</summary>
+/// <summary>
+/// The event side: log flushes, waits, histogram buckets and losses. An event whose database id SQL Server cannot
+/// assign (<see cref="DatabaseIds"/>) is counted as malformed and skipped, whatever its source: sources that can name
+/// the file and line reject it before (NDJSON replay, analyze), this guard keeps the rest flowing for all others.
+/// </summary>
 public sealed partial class LogFlushAggregator
 {
     /// <inheritdoc />
@@ -55,6 +59,12 @@ public sealed partial class LogFlushAggregator
         lock (_gate)
         {
             var inst = Instance(bucket.Instance);
+            if (!DatabaseIds.IsValid(bucket.DatabaseId))
+            {
+                inst.Lost[(int)LossKind.Malformed] += bucket.Count;
+                return;
+            }
+
             inst.EventsReceived += bucket.Count;
             var db = inst.Database(bucket.DatabaseId, bucket.DatabaseName);
             db.Touch(bucket.TimestampUtc);
@@ -83,6 +93,12 @@ public sealed partial class LogFlushAggregator
     private void ApplyFlush(in LogFlushEvent e)
     {
         var inst = Instance(e.Instance);
+        if (!DatabaseIds.IsValid(e.DatabaseId))
+        {
+            inst.Lost[(int)LossKind.Malformed]++;
+            return;
+        }
+
         inst.EventsReceived++;
         var db = inst.Database(e.DatabaseId, e.DatabaseName);
         db.Touch(e.TimestampUtc);
@@ -102,6 +118,12 @@ public sealed partial class LogFlushAggregator
     private void ApplyWait(in WaitEvent e)
     {
         var inst = Instance(e.Instance);
+        if (!DatabaseIds.IsValid(e.DatabaseId))
+        {
+            inst.Lost[(int)LossKind.Malformed]++;
+            return;
+        }
+
         inst.EventsReceived++;
         var db = inst.Database(e.DatabaseId, e.DatabaseName);
         db.Touch(e.TimestampUtc);

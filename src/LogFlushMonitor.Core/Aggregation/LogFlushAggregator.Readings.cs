@@ -133,5 +133,5 @@ public sealed partial class LogFlushAggregator
         inst.FileStats.Values.GroupBy(f => f.DatabaseName, StringComparer.Ordinal).Select(g => (g.First().Tags, g.ToList()));
 
     private static KeyValuePair<string, object?>[] LossTags(InstanceState inst, LossKind kind) =>
-        [new(MetricAttributes.Instance, inst.Name), new(MetricAttributes.LossKind, LossKindNames.Of(kind))];
+        [new(MetricAttributes.Instance, inst.ExportName), new(MetricAttributes.LossKind, LossKindNames.Of(kind))];
 }

@@ -8,7 +8,7 @@ internal sealed class WaitStatsSeries : PolledSeries
     public WaitStatsSeries(string instance, string waitType)
     {
         WaitType = waitType;
-        Tags = [new(MetricAttributes.Instance, instance), new(MetricAttributes.WaitType, waitType)];
+        Tags = [new(MetricAttributes.Instance, MetricAttributes.Limit(instance)), new(MetricAttributes.WaitType, MetricAttributes.Limit(waitType))];
     }
 
     public string WaitType { get; }

@@ -44,6 +44,32 @@ public sealed class SourceHealth
     /// <summary>Whether a component is up now (false when it never reported).</summary>
     public bool IsUp(string instance, string component) => _states.TryGetValue((instance, component), out var s) && s.Up;
 
+    /// <summary>
+    /// How an instance's source fares as a whole, for readiness: whether any component ever succeeded, whether any is
+    /// down now, and the last success of any component.
+    /// </summary>
+    public (bool Delivered, bool AnyDown, DateTimeOffset? LastSuccessUtc) Instance(string instance)
+    {
+        bool delivered = false, anyDown = false;
+        DateTimeOffset? last = null;
+        foreach (var (key, state) in _states)
+        {
+            if (key.Instance != instance)
+            {
+                continue;
+            }
+
+            anyDown |= !state.Up;
+            if (state.LastSuccessUtc is { } t)
+            {
+                delivered = true;
+                last = last is { } l && l > t ? l : t;
+            }
+        }
+
+        return (delivered, anyDown, last);
+    }
+
     /// <summary>Errors counted for a component and kind.</summary>
     public long Errors(string instance, string component, string errorKind) => _errors.GetValueOrDefault((instance, component, errorKind));
 

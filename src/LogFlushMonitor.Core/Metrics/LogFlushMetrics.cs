@@ -32,14 +32,16 @@ public sealed class LogFlushMetrics
 
     private readonly IAggregationReadings _aggregation;
     private readonly SourceHealth _health;
+    private readonly ExportHealth _exports;
 
     /// <summary>Creates the observable instruments on the Meter <paramref name="meterFactory"/> makes (owned and disposed by the factory).</summary>
-    public LogFlushMetrics(IMeterFactory meterFactory, IAggregationReadings aggregation, SourceHealth health)
+    public LogFlushMetrics(IMeterFactory meterFactory, IAggregationReadings aggregation, SourceHealth health, ExportHealth? exports = null)
     {
         ArgumentNullException.ThrowIfNull(aggregation);
         ArgumentNullException.ThrowIfNull(health);
         _aggregation = aggregation;
         _health = health;
+        _exports = exports ?? new ExportHealth();
         var meter = CreateMeter(meterFactory);
 
         // Performance counters of the Databases object, by cntr_type (DOMAIN.md §4).
@@ -103,6 +105,10 @@ public sealed class LogFlushMetrics
             "1 for the collection mode the instance uses now (mode=stream or mode=histogram).");
         meter.CreateObservableCounter("sqlserver.monitor.fallbacks", () => _health.ObserveFallbacks(), "{fallback}",
             "Times an instance fell back from streaming events to the server-side histogram by itself (repeated error 25726).");
+        meter.CreateObservableCounter("sqlserver.monitor.export.failures", () => _exports.ObserveFailures(), "{export}",
+            "Metric exports that failed, by exporter (otlp) and error.type (unreachable, timeout, http_<status>, grpc_<status>, failed).");
+        meter.CreateObservableCounter("sqlserver.monitor.attributes.truncated", () => new Measurement<long>(MetricAttributes.Truncated), "{value}",
+            $"Attribute values (instance, database, wait type, counter names) cut to {MetricAttributes.MaxValueLength} characters because they were longer.");
     }
 
     /// <summary>The one Meter of <see cref="MeterName"/>: the factory hands the same one to every caller and disposes it.</summary>

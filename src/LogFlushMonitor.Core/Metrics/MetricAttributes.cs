@@ -33,6 +33,38 @@ public static class MetricAttributes
     /// <summary>A collection mode: stream or histogram.</summary>
     public const string Mode = "mode";
 
+    /// <summary>A metric exporter: otlp.</summary>
+    public const string Exporter = "exporter";
+
+    /// <summary>
+    /// The longest attribute value exported. SQL Server names are at most 128 characters (sysname); a longer value
+    /// (hostile input, a damaged file) is cut here so one name cannot make every scrape megabytes long.
+    /// </summary>
+    public const int MaxValueLength = 256;
+
+    private static long _truncated;
+
+    /// <summary>Values cut by <see cref="Limit"/> since the process started (sqlserver.monitor.attributes.truncated).</summary>
+    public static long Truncated => Interlocked.Read(ref _truncated);
+
+    /// <summary>
+    /// <paramref name="value"/>, or its first <see cref="MaxValueLength"/> characters (counted) when it is longer. Every
+    /// name from a source passes here before it becomes an attribute; callers build their tags once per name, not per event.
+    /// </summary>
+    public static string Limit(string value)
+    {
+        ArgumentNullException.ThrowIfNull(value);
+        if (value.Length <= MaxValueLength)
+        {
+            return value;
+        }
+
+        Interlocked.Increment(ref _truncated);
+        // Never split a surrogate pair: the exposition must stay valid UTF-8.
+        var length = char.IsHighSurrogate(value[MaxValueLength - 1]) ? MaxValueLength - 1 : MaxValueLength;
+        return value[..length];
+    }
+
     /// <summary>A database name to export for a database whose name is not known yet.</summary>
     public static string UnnamedDatabase(int databaseId) => "id:" + databaseId.ToString(System.Globalization.CultureInfo.InvariantCulture);
 }

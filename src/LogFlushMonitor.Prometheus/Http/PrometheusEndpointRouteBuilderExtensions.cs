@@ -23,7 +23,8 @@ public static class PrometheusEndpointRouteBuilderExtensions
 
     /// <summary>
     /// Maps <paramref name="healthPath"/> (200 while the process serves requests) and
-    /// <paramref name="readyPath"/> (200 when <paramref name="readiness"/> says ready, else 503 with its reason).
+    /// <paramref name="readyPath"/> (200 when <paramref name="readiness"/> says ready, else 503 with its reason; a reason
+    /// that is a JSON object is the body in both cases, as application/json).
     /// </summary>
     public static IEndpointRouteBuilder MapHealthEndpoints(
         this IEndpointRouteBuilder endpoints,
@@ -37,17 +38,24 @@ public static class PrometheusEndpointRouteBuilderExtensions
         endpoints.MapGet(readyPath, context =>
         {
             var (ready, reason) = readiness?.Invoke() ?? (true, "ready");
+            var status = ready ? StatusCodes.Status200OK : StatusCodes.Status503ServiceUnavailable;
+            if (reason.StartsWith('{'))
+            {
+                // A JSON report of each component's state goes out as it is, whatever the status.
+                return WriteTextAsync(context, status, reason + "\n", "application/json; charset=utf-8");
+            }
+
             return ready
-                ? WriteTextAsync(context, StatusCodes.Status200OK, "ready\n")
-                : WriteTextAsync(context, StatusCodes.Status503ServiceUnavailable, (string.IsNullOrWhiteSpace(reason) ? "not ready" : reason) + "\n");
+                ? WriteTextAsync(context, status, "ready\n")
+                : WriteTextAsync(context, status, (string.IsNullOrWhiteSpace(reason) ? "not ready" : reason) + "\n");
         });
         return endpoints;
     }
 
-    private static Task WriteTextAsync(HttpContext context, int statusCode, string text)
+    private static Task WriteTextAsync(HttpContext context, int statusCode, string text, string contentType = "text/plain; charset=utf-8")
     {
         context.Response.StatusCode = statusCode;
-        context.Response.ContentType = "text/plain; charset=utf-8";
+        context.Response.ContentType = contentType;
         return context.Response.WriteAsync(text, context.RequestAborted);
     }
 

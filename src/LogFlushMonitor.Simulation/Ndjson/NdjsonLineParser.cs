@@ -68,6 +68,11 @@ internal sealed class NdjsonLineParser
         {
             return "invalid JSON: " + e.Message;
         }
+        catch (InvalidOperationException)
+        {
+            // Utf8JsonReader checks a string's UTF-8 only when it is decoded.
+            return "invalid UTF-8 in a string";
+        }
     }
 
     /// <summary>Delivers the parsed sample, its times shifted by <paramref name="shiftTicks"/>.</summary>

@@ -51,7 +51,14 @@ public static class NdjsonReplay
     // Pacing waits only when more than this ahead: finer waits cost more than they are worth.
     private static readonly TimeSpan PaceSlack = TimeSpan.FromMilliseconds(5);
 
-    private const int MaxLineBytes = 16 * 1024 * 1024;
+    // Waits longer than this are taken in steps (Task.Delay takes at most about 49 days).
+    private static readonly TimeSpan MaxDelayStep = TimeSpan.FromDays(1);
+
+    /// <summary>
+    /// The longest line read (1 MiB; the format's lines are under 1 KB). A longer line is skipped as malformed
+    /// without being held in memory.
+    /// </summary>
+    public const int MaxLineBytes = 1 << 20;
 
     /// <summary>Replays the file at <paramref name="path"/>.</summary>
     /// <exception cref="OperationCanceledException">When <paramref name="cancellationToken"/> is cancelled.</exception>
@@ -80,28 +87,37 @@ public static class NdjsonReplay
         int start = 0, end = 0;
         long lines = 0, samples = 0, errors = 0;
         var eof = false;
+        var overlong = false; // the current line passed MaxLineBytes: its bytes are dropped up to its newline
         var haveFirst = false;
         long firstTicks = 0, shiftTicks = 0;
         var wallStart = default(DateTimeOffset);
+
+        void Skip(string? instance, string problem)
+        {
+            errors++;
+            sink.OnSourceLoss(instance ?? UnknownInstance, LossKind.Malformed, 1);
+            options.OnError?.Invoke(new NdjsonReplayError(sourceName, lines, problem));
+        }
 
         while (true)
         {
             cancellationToken.ThrowIfCancellationRequested();
             var newline = buffer.AsSpan(start, end - start).IndexOf((byte)'\n');
-            int length;
+            int length, consumed;
             if (newline >= 0)
             {
                 length = newline;
+                consumed = newline + 1;
             }
             else if (eof)
             {
-                if (start == end)
+                if (start == end && !overlong)
                 {
                     break;
                 }
 
                 // The last line has no newline.
-                length = end - start;
+                length = consumed = end - start;
             }
             else
             {
@@ -114,12 +130,16 @@ public static class NdjsonReplay
 
                 if (end == buffer.Length)
                 {
-                    if (buffer.Length >= MaxLineBytes)
+                    if (buffer.Length < MaxLineBytes)
                     {
-                        throw new InvalidDataException($"{sourceName}:{lines + 1}: line longer than {MaxLineBytes} bytes.");
+                        Array.Resize(ref buffer, buffer.Length * 2);
                     }
-
-                    Array.Resize(ref buffer, buffer.Length * 2);
+                    else
+                    {
+                        // A line this long is no sample: drop what is buffered and read on to its end.
+                        overlong = true;
+                        start = end = 0;
+                    }
                 }
 
                 var read = await stream.ReadAsync(buffer.AsMemory(end), cancellationToken).ConfigureAwait(false);
@@ -130,7 +150,14 @@ public static class NdjsonReplay
 
             lines++;
             var line = Trim(buffer.AsSpan(start, length), lines == 1);
-            start += newline >= 0 ? newline + 1 : length;
+            start += consumed;
+            if (overlong)
+            {
+                overlong = false;
+                Skip(null, $"line longer than {MaxLineBytes} bytes");
+                continue;
+            }
+
             if (line.IsEmpty)
             {
                 continue;
@@ -139,9 +166,7 @@ public static class NdjsonReplay
             var error = parser.Parse(line);
             if (error is not null)
             {
-                errors++;
-                sink.OnSourceLoss(parser.Instance ?? UnknownInstance, LossKind.Malformed, 1);
-                options.OnError?.Invoke(new NdjsonReplayError(sourceName, lines, error));
+                Skip(parser.Instance, error);
                 continue;
             }
 
@@ -157,12 +182,7 @@ public static class NdjsonReplay
 
                 if (paced)
                 {
-                    var due = wallStart + TimeSpan.FromTicks((long)((recorded.Ticks - firstTicks) / options.Speed));
-                    var ahead = due - time.GetUtcNow();
-                    if (ahead > PaceSlack)
-                    {
-                        await Task.Delay(ahead, time, cancellationToken).ConfigureAwait(false);
-                    }
+                    await PaceAsync(wallStart, recorded.Ticks - firstTicks, options.Speed, time, cancellationToken).ConfigureAwait(false);
                 }
             }
 
@@ -172,6 +192,19 @@ public static class NdjsonReplay
         }
 
         return new NdjsonReplaySummary(lines, samples, errors);
+    }
+
+    /// <summary>Waits until the recorded offset, scaled by <paramref name="speed"/>, is due on the wall clock.</summary>
+    private static async Task PaceAsync(DateTimeOffset wallStart, long recordedTicks, double speed, TimeProvider time, CancellationToken cancellationToken)
+    {
+        // Recorded times lie within NdjsonSchema's window, so the offset is at most a few centuries: a double holds it.
+        var offset = TimeSpan.FromTicks((long)Math.Clamp(recordedTicks / speed, TimeSpan.MinValue.Ticks / 2.0, TimeSpan.MaxValue.Ticks / 2.0));
+        var due = offset > DateTimeOffset.MaxValue - wallStart ? DateTimeOffset.MaxValue : wallStart + offset;
+        TimeSpan ahead;
+        while ((ahead = due - time.GetUtcNow()) > PaceSlack)
+        {
+            await Task.Delay(ahead < MaxDelayStep ? ahead : MaxDelayStep, time, cancellationToken).ConfigureAwait(false);
+        }
     }
 
     private static ReadOnlySpan<byte> Trim(ReadOnlySpan<byte> line, bool first)

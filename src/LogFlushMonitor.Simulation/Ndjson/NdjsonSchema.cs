@@ -9,6 +9,15 @@ namespace LogFlushMonitor.Simulation.Ndjson;
 /// </summary>
 internal static class NdjsonSchema
 {
+    /// <summary>
+    /// Times outside this window are damage, not recordings (Extended Events exist since 2008): a line at 9999-12-31
+    /// would overflow the rebase to now and stall a paced replay for millennia.
+    /// </summary>
+    public static readonly DateTime EarliestTime = new(2000, 1, 1, 0, 0, 0, DateTimeKind.Utc);
+
+    /// <summary>The end (exclusive) of the window of plausible times.</summary>
+    public static readonly DateTime LatestTime = new(2100, 1, 1, 0, 0, 0, DateTimeKind.Utc);
+
     /// <summary>Null when <paramref name="record"/> is a valid sample of its type, otherwise what is wrong.</summary>
     public static string? Validate(NdjsonRecord record)
     {
@@ -17,6 +26,21 @@ internal static class NdjsonSchema
         if (missing != NdjsonField.None)
         {
             return $"missing field(s) for type {TypeName(record.Type)}: {Names(missing)} (required: {names})";
+        }
+
+        if ((record.Present & NdjsonField.DbId) != 0 && !DatabaseIds.IsValid(record.DatabaseId))
+        {
+            return $"invalid field 'db_id': {record.DatabaseId} is not a database id (0 to {DatabaseIds.Max})";
+        }
+
+        if ((record.Present & NdjsonField.T) != 0 && !IsPlausible(record.Time))
+        {
+            return $"invalid field 't': {record.Time:O} is outside {EarliestTime:yyyy-MM-dd} to {LatestTime:yyyy-MM-dd}";
+        }
+
+        if ((record.Present & NdjsonField.StartTime) != 0 && !IsPlausible(record.StartTime))
+        {
+            return $"invalid field 'start_time': {record.StartTime:O} is outside {EarliestTime:yyyy-MM-dd} to {LatestTime:yyyy-MM-dd}";
         }
 
         if (record.Type is NdjsonRecordType.FileStats or NdjsonRecordType.DatabaseName && record.Database is null)
@@ -41,6 +65,8 @@ internal static class NdjsonSchema
 
         return null;
     }
+
+    private static bool IsPlausible(DateTime utc) => utc >= EarliestTime && utc < LatestTime;
 
     /// <summary>The type a <c>type</c> string value names, <see cref="NdjsonRecordType.None"/> when unknown.</summary>
     public static NdjsonRecordType TypeOf(ref Utf8JsonReader reader) =>

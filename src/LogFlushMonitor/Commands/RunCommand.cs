@@ -82,8 +82,9 @@ internal static class RunCommand
         {
             try
             {
+                var exitCode = HostFailures.ExitCodeOf(host);
                 await host.RunAsync().ConfigureAwait(false);
-                return ExitCodes.Ok;
+                return exitCode();
             }
             catch (OptionsValidationException e)
             {

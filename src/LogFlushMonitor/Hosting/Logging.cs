@@ -17,7 +17,8 @@ internal static class Logging
             .MinimumLevel.Is(level)
             .MinimumLevel.Override("Microsoft", LogEventLevel.Warning)
             .MinimumLevel.Override("Microsoft.Hosting.Lifetime", LogEventLevel.Information)
-            .Enrich.FromLogContext();
+            .Enrich.FromLogContext()
+            .Enrich.With(new LogEscaping()); // names from servers and files never reach a log line as structure
 
         // Advanced users may add sinks and overrides in a "Serilog" section (Serilog.Settings.Configuration).
         if (configuration.GetSection("Serilog").Exists())

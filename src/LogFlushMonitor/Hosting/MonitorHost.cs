@@ -55,7 +55,11 @@ public static class MonitorHost
         });
 
         services.AddSingleton(TimeProvider.System);
-        services.AddSingleton<Readiness>();
+        services.AddSingleton(sp => new Readiness(
+            sp.GetRequiredService<SourceHealth>(),
+            sp.GetRequiredService<TimeProvider>(),
+            sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Http.ReadinessGracePeriod));
+        services.AddSingleton<HostFailures>();
         services.AddSingleton(new SystemdNotifier(Environment.GetEnvironmentVariable("NOTIFY_SOCKET")));
         // Metrics: the Meter comes from IMeterFactory (owned by the container); the aggregation records the per-event
         // histograms, and the observable instruments read it through its read-only view. Neither holds the other.
@@ -64,6 +68,7 @@ public static class MonitorHost
         services.AddSingleton(sp => new LogFlushAggregator(sp.GetRequiredService<EventHistograms>()));
         services.AddSingleton<IAggregationReadings>(sp => sp.GetRequiredService<LogFlushAggregator>());
         services.AddSingleton(sp => new SourceHealth(sp.GetRequiredService<TimeProvider>()));
+        services.AddSingleton<ExportHealth>();
         services.AddSingleton<LogFlushMetrics>();
         services.AddSingleton(sp => new SamplePipeline(
             sp.GetRequiredService<LogFlushAggregator>(),

@@ -22,8 +22,11 @@ public sealed class MonitorOptions
     /// <summary>The event pipeline.</summary>
     public PipelineOptions Pipeline { get; set; } = new();
 
-    /// <summary>service.name resource attribute (Prometheus job of target_info).</summary>
-    public string ServiceName { get; set; } = "logflushmonitor";
+    /// <summary>The service.name used when neither ServiceName nor OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES gives one.</summary>
+    public const string DefaultServiceName = "logflushmonitor";
+
+    /// <summary>service.name resource attribute (in target_info); when empty, OTEL_SERVICE_NAME, then service.name in OTEL_RESOURCE_ATTRIBUTES, then logflushmonitor.</summary>
+    public string? ServiceName { get; set; }
 
     /// <summary>service.instance.id resource attribute; the host name when empty.</summary>
     public string? ServiceInstanceId { get; set; }
@@ -109,11 +112,11 @@ public sealed class OtlpOptions
     /// <summary>Push metrics over OTLP.</summary>
     public bool Enabled { get; set; }
 
-    /// <summary>Collector endpoint, e.g. http://otel-collector:4317 (grpc) or http://otel-collector:4318 (http/protobuf).</summary>
+    /// <summary>Collector endpoint, e.g. http://otel-collector:4317 (grpc) or http://otel-collector:4318 (http/protobuf); when empty, OTEL_EXPORTER_OTLP_ENDPOINT, then the exporter's default (localhost).</summary>
     public string? Endpoint { get; set; }
 
-    /// <summary><c>grpc</c> or <c>http/protobuf</c>.</summary>
-    public string Protocol { get; set; } = "grpc";
+    /// <summary><c>grpc</c> or <c>http/protobuf</c>; when empty, OTEL_EXPORTER_OTLP_PROTOCOL, then grpc.</summary>
+    public string? Protocol { get; set; }
 
     /// <summary>Export interval.</summary>
     public TimeSpan Interval { get; set; } = TimeSpan.FromSeconds(15);
@@ -121,7 +124,7 @@ public sealed class OtlpOptions
     /// <summary>Export timeout.</summary>
     public TimeSpan Timeout { get; set; } = TimeSpan.FromSeconds(10);
 
-    /// <summary>Extra headers, <c>key=value</c> pairs separated by commas (e.g. an API key).</summary>
+    /// <summary>Extra headers, <c>key=value</c> pairs separated by commas (e.g. an API key); when empty, OTEL_EXPORTER_OTLP_HEADERS.</summary>
     public string? Headers { get; set; }
 }
 
@@ -133,6 +136,9 @@ public sealed class HttpOptions
 
     /// <summary>Kestrel URLs separated by ';'. Use http://0.0.0.0:9464 in a container.</summary>
     public string Urls { get; set; } = "http://127.0.0.1:9464";
+
+    /// <summary>How long a source instance may be down before /readyz answers 503 (docs/operations.md).</summary>
+    public TimeSpan ReadinessGracePeriod { get; set; } = TimeSpan.FromMinutes(2);
 }
 
 /// <summary>Log.</summary>

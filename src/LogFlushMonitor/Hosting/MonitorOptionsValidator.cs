@@ -64,12 +64,13 @@ public sealed class MonitorOptionsValidator(IReadOnlyCollection<string> scenario
 
         if (e.Otlp.Enabled)
         {
-            if (!Uri.TryCreate(e.Otlp.Endpoint, UriKind.Absolute, out var uri) || (uri.Scheme != Uri.UriSchemeHttp && uri.Scheme != Uri.UriSchemeHttps))
+            // Empty settings leave the OTEL_EXPORTER_OTLP_* variables (or the exporter's defaults) in charge.
+            if (!string.IsNullOrWhiteSpace(e.Otlp.Endpoint) && (!Uri.TryCreate(e.Otlp.Endpoint, UriKind.Absolute, out var uri) || (uri.Scheme != Uri.UriSchemeHttp && uri.Scheme != Uri.UriSchemeHttps)))
             {
                 Fail("Exporters:Otlp:Endpoint", $"is '{e.Otlp.Endpoint}', not an absolute http(s) URL", "Set the collector's address, e.g. http://otel-collector:4317 for grpc or http://otel-collector:4318 for http/protobuf");
             }
 
-            if (e.Otlp.Protocol is not ("grpc" or "http/protobuf"))
+            if (!string.IsNullOrWhiteSpace(e.Otlp.Protocol) && e.Otlp.Protocol is not ("grpc" or "http/protobuf"))
             {
                 Fail("Exporters:Otlp:Protocol", $"is '{e.Otlp.Protocol}'", "Use grpc or http/protobuf");
             }

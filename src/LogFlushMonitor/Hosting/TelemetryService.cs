@@ -1,3 +1,4 @@
+using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Prometheus;
 using Microsoft.Extensions.Options;
@@ -16,6 +17,8 @@ namespace LogFlushMonitor.Hosting;
 internal sealed partial class TelemetryService(
     IOptions<MonitorOptions> options,
     LogFlushMetrics metrics,
+    ExportHealth exportHealth,
+    TimeProvider time,
     Readiness readiness,
     ILoggerFactory loggerFactory,
     ILogger<TelemetryService> logger) : IHostedService, IAsyncDisposable
@@ -23,6 +26,7 @@ internal sealed partial class TelemetryService(
     private MeterProvider? _provider;
     private PrometheusScrapeHandler? _scrapeHandler;
     private PrometheusHttpServer? _http;
+    private bool _pushes;
 
     /// <summary>The addresses the HTTP listener bound (port 0 resolved), for tests and the start-up log.</summary>
     public IReadOnlyList<Uri> HttpAddresses => _http?.BoundAddresses ?? [];
@@ -32,10 +36,7 @@ internal sealed partial class TelemetryService(
         _ = metrics; // the Meter exists before the provider subscribes to it
         var o = options.Value;
         var builder = Sdk.CreateMeterProviderBuilder()
-            .SetResourceBuilder(ResourceBuilder.CreateEmpty().AddService(
-                serviceName: o.ServiceName,
-                serviceVersion: typeof(TelemetryService).Assembly.GetName().Version?.ToString(3),
-                serviceInstanceId: string.IsNullOrWhiteSpace(o.ServiceInstanceId) ? Environment.MachineName : o.ServiceInstanceId))
+            .SetResourceBuilder(Resource(o))
             .AddMeter(LogFlushMetrics.MeterName)
             .AddView(instrument => StreamConfiguration(instrument, o.Exporters.CardinalityLimit));
 
@@ -48,20 +49,45 @@ internal sealed partial class TelemetryService(
         if (o.Exporters.Otlp.Enabled)
         {
             var otlp = o.Exporters.Otlp;
+            Uri? endpoint = null;
+            var protocol = "";
             builder.AddOtlpExporter((exporter, reader) =>
             {
-                exporter.Protocol = otlp.Protocol == "grpc" ? OtlpExportProtocol.Grpc : OtlpExportProtocol.HttpProtobuf;
-                exporter.Endpoint = OtlpEndpoint(otlp);
+                // The exporter options arrive with OTEL_EXPORTER_OTLP_ENDPOINT, _HEADERS and _PROTOCOL applied (the
+                // OpenTelemetry specification's variables); our own settings win only where they are given.
+                if (!string.IsNullOrWhiteSpace(otlp.Protocol))
+                {
+                    exporter.Protocol = otlp.Protocol == "grpc" ? OtlpExportProtocol.Grpc : OtlpExportProtocol.HttpProtobuf;
+                }
+
+                if (!string.IsNullOrWhiteSpace(otlp.Endpoint))
+                {
+                    exporter.Endpoint = OtlpEndpoint(otlp.Endpoint, exporter.Protocol);
+                }
+
+                if (!string.IsNullOrWhiteSpace(otlp.Headers))
+                {
+                    exporter.Headers = otlp.Headers;
+                }
+
                 exporter.TimeoutMilliseconds = (int)otlp.Timeout.TotalMilliseconds;
-                exporter.Headers = otlp.Headers;
+                endpoint = exporter.Endpoint;
+                protocol = exporter.Protocol == OtlpExportProtocol.Grpc ? "grpc" : "http/protobuf";
+                var target = exporter.Endpoint;
+                exporter.HttpClientFactory = () => new HttpClient(new OtlpFailureHandler(exportHealth, target, time, logger))
+                {
+                    Timeout = otlp.Timeout,
+                };
                 reader.TemporalityPreference = MetricReaderTemporalityPreference.Cumulative;
                 reader.PeriodicExportingMetricReaderOptions.ExportIntervalMilliseconds = (int)otlp.Interval.TotalMilliseconds;
                 reader.PeriodicExportingMetricReaderOptions.ExportTimeoutMilliseconds = (int)otlp.Timeout.TotalMilliseconds;
             });
-            LogOtlp(logger, OtlpEndpoint(otlp), otlp.Protocol, otlp.Interval);
+            _pushes = true;
+            _provider = builder.Build();
+            LogOtlp(logger, endpoint!, protocol, otlp.Interval);
         }
 
-        _provider = builder.Build();
+        _provider ??= builder.Build();
 
         if (o.Http.Enabled)
         {
@@ -80,9 +106,9 @@ internal sealed partial class TelemetryService(
 
     public async Task StopAsync(CancellationToken cancellationToken)
     {
-        // Last export first (the sources and the pipeline have stopped by now), then stop serving.
-        var flushed = _provider?.ForceFlush((int)TimeSpan.FromSeconds(5).TotalMilliseconds) ?? true;
-        if (!flushed)
+        // Last export first (the sources and the pipeline have stopped by now), then stop serving. Only a push
+        // exporter has anything to flush: the pull reader's ForceFlush has no exporter to call and returns false.
+        if (_pushes && _provider?.ForceFlush((int)TimeSpan.FromSeconds(5).TotalMilliseconds) == false)
         {
             LogFlushFailed(logger);
         }
@@ -127,10 +153,38 @@ internal sealed partial class TelemetryService(
     }
 
     /// <summary>For http/protobuf a bare collector address gets the metrics path the protocol defines.</summary>
-    internal static Uri OtlpEndpoint(OtlpOptions otlp)
+    internal static Uri OtlpEndpoint(string endpoint, OtlpExportProtocol protocol)
     {
-        var uri = new Uri(otlp.Endpoint!, UriKind.Absolute);
-        return otlp.Protocol != "grpc" && uri.AbsolutePath is "/" or "" ? new Uri(uri, "/v1/metrics") : uri;
+        var uri = new Uri(endpoint, UriKind.Absolute);
+        return protocol != OtlpExportProtocol.Grpc && uri.AbsolutePath is "/" or "" ? new Uri(uri, "/v1/metrics") : uri;
+    }
+
+    /// <summary>
+    /// The resource, lowest precedence first: our defaults (service.name logflushmonitor, the host name as
+    /// service.instance.id), then OTEL_RESOURCE_ATTRIBUTES and OTEL_SERVICE_NAME as the OpenTelemetry specification
+    /// defines them, then ServiceName and ServiceInstanceId when they are configured.
+    /// </summary>
+    internal static ResourceBuilder Resource(MonitorOptions o)
+    {
+        var builder = ResourceBuilder.CreateEmpty()
+            .AddService(
+                serviceName: MonitorOptions.DefaultServiceName,
+                serviceVersion: typeof(TelemetryService).Assembly.GetName().Version?.ToString(3),
+                autoGenerateServiceInstanceId: false,
+                serviceInstanceId: Environment.MachineName)
+            .AddEnvironmentVariableDetector();
+        var configured = new Dictionary<string, object>(StringComparer.Ordinal);
+        if (!string.IsNullOrWhiteSpace(o.ServiceName))
+        {
+            configured["service.name"] = o.ServiceName;
+        }
+
+        if (!string.IsNullOrWhiteSpace(o.ServiceInstanceId))
+        {
+            configured["service.instance.id"] = o.ServiceInstanceId;
+        }
+
+        return builder.AddAttributes(configured);
     }
 
     [LoggerMessage(EventId = 100, Level = LogLevel.Information, Message = "Serving metrics at {Url}")]

@@ -1,3 +1,4 @@
+using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.Hosting;
@@ -5,40 +6,34 @@ using LogFlushMonitor.Hosting;
 namespace LogFlushMonitor.Sources;
 
 /// <summary>
-/// A source that runs only when configured: it holds readiness back from construction until it runs, and
-/// delivers through a waiting writer of the pipeline (a paced source may wait for room; it never loses samples).
+/// A source that runs only when configured: it holds readiness back from construction until it delivers its first
+/// sample, reports its instances' health (<see cref="DeliveryTrackingSink"/>), and delivers through a waiting writer of
+/// the pipeline (a paced source may wait for room; it never loses samples).
 /// </summary>
 internal abstract class OptionalSourceService : BackgroundService
 {
-    private readonly Readiness _readiness;
-    private readonly string _component;
-
-    protected OptionalSourceService(string component, bool configured, SamplePipeline pipeline, Readiness readiness)
+    protected OptionalSourceService(string component, bool configured, SamplePipeline pipeline, SourceHealth health, Readiness readiness, TimeProvider time)
     {
-        _component = component;
-        _readiness = readiness;
         IsConfigured = configured;
-        Sink = pipeline.CreateWaitingWriter();
+        Readiness = readiness;
+        Time = time;
+        Sink = new DeliveryTrackingSink(pipeline.CreateWaitingWriter(), health, readiness, component, time);
         if (configured)
         {
-            readiness.NotReady(component, "starting");
+            readiness.Expect(component);
         }
     }
 
     protected bool IsConfigured { get; }
 
+    protected Readiness Readiness { get; }
+
+    protected TimeProvider Time { get; }
+
     protected IPacedSampleSink Sink { get; }
 
-    protected sealed override Task ExecuteAsync(CancellationToken stoppingToken)
-    {
-        if (!IsConfigured)
-        {
-            return Task.CompletedTask;
-        }
-
-        _readiness.Ready(_component);
-        return RunAsync(stoppingToken);
-    }
+    protected sealed override Task ExecuteAsync(CancellationToken stoppingToken) =>
+        IsConfigured ? RunAsync(stoppingToken) : Task.CompletedTask;
 
     protected abstract Task RunAsync(CancellationToken stoppingToken);
 }

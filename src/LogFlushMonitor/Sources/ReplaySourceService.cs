@@ -1,3 +1,4 @@
+using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Hosting;
 using LogFlushMonitor.Simulation.Ndjson;
@@ -5,28 +6,71 @@ using Microsoft.Extensions.Options;
 
 namespace LogFlushMonitor.Sources;
 
-/// <summary>Replays an NDJSON recording (Sources:Replay) into the pipeline.</summary>
-internal sealed partial class ReplaySourceService(IOptions<MonitorOptions> options, SamplePipeline pipeline, TimeProvider time, Readiness readiness, ILogger<ReplaySourceService> logger)
-    : OptionalSourceService(ReadinessComponents.ReplaySource, !string.IsNullOrWhiteSpace(options.Value.Sources.Replay.Path), pipeline, readiness)
+/// <summary>
+/// Replays an NDJSON recording (Sources:Replay) into the pipeline. A malformed line is logged (at most
+/// <see cref="MaxLoggedErrors"/> of them, then a count) and skipped; a file that cannot be read stops the service
+/// with exit code 1.
+/// </summary>
+internal sealed partial class ReplaySourceService(
+    IOptions<MonitorOptions> options,
+    SamplePipeline pipeline,
+    SourceHealth health,
+    TimeProvider time,
+    Readiness readiness,
+    HostFailures failures,
+    IHostApplicationLifetime lifetime,
+    ILogger<ReplaySourceService> logger)
+    : OptionalSourceService(ReadinessComponents.ReplaySource, !string.IsNullOrWhiteSpace(options.Value.Sources.Replay.Path), pipeline, health, readiness, time)
 {
+    /// <summary>Malformed lines logged one by one; the rest are counted (sqlserver.monitor.events.lost, malformed) and summed up at the end.</summary>
+    internal const int MaxLoggedErrors = 100;
+
     private readonly ReplaySourceOptions _options = options.Value.Sources.Replay;
+    private long _errors;
 
     protected override async Task RunAsync(CancellationToken stoppingToken)
     {
         var path = _options.Path!;
         LogStarted(logger, path, _options.Speed);
-        var summary = await NdjsonReplay.ReplayFileAsync(
-            path,
-            Sink,
-            new NdjsonReplayOptions
-            {
-                Speed = _options.Speed == 0 ? double.PositiveInfinity : _options.Speed,
-                RebaseToNow = _options.RebaseToNow,
-                Time = time,
-                OnError = e => LogMalformed(logger, e.Source, e.Line, e.Message),
-            },
-            stoppingToken).ConfigureAwait(false);
+        NdjsonReplaySummary summary;
+        try
+        {
+            summary = await NdjsonReplay.ReplayFileAsync(
+                path,
+                Sink,
+                new NdjsonReplayOptions
+                {
+                    Speed = _options.Speed == 0 ? double.PositiveInfinity : _options.Speed,
+                    RebaseToNow = _options.RebaseToNow,
+                    Time = Time,
+                    OnError = OnMalformed,
+                },
+                stoppingToken).ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException && !stoppingToken.IsCancellationRequested)
+        {
+            Readiness.NotReady(ReadinessComponents.ReplaySource, "failed");
+            failures.Record(ReadinessComponents.ReplaySource);
+            LogReadFailed(logger, path, e.Message);
+            lifetime.StopApplication();
+            return;
+        }
+
         LogFinished(logger, path, summary.Lines, summary.Samples, summary.Errors);
+    }
+
+    private void OnMalformed(NdjsonReplayError e)
+    {
+        // Rate-limited by count: a damaged file of a million lines must not become a million log lines.
+        if (++_errors <= MaxLoggedErrors)
+        {
+            LogMalformed(logger, e.Source, e.Line, e.Message);
+        }
+
+        if (_errors == MaxLoggedErrors)
+        {
+            LogMalformedSuppressed(logger, e.Source, MaxLoggedErrors);
+        }
     }
 
     [LoggerMessage(EventId = 310, Level = LogLevel.Information, Message = "Replaying {Path} at speed {Speed}")]
@@ -37,4 +81,10 @@ internal sealed partial class ReplaySourceService(IOptions<MonitorOptions> optio
 
     [LoggerMessage(EventId = 312, Level = LogLevel.Information, Message = "Replay of {Path} finished: {Lines} lines, {Samples} samples, {Errors} malformed lines; metrics stay available until the service stops")]
     private static partial void LogFinished(ILogger logger, string path, long lines, long samples, long errors);
+
+    [LoggerMessage(EventId = 313, Level = LogLevel.Warning, Message = "{Path}: {Count} malformed lines logged; further ones are only counted (sqlserver.monitor.events.lost, loss.kind=malformed) and totalled when the replay ends")]
+    private static partial void LogMalformedSuppressed(ILogger logger, string path, int count);
+
+    [LoggerMessage(EventId = 314, Level = LogLevel.Critical, Message = "Replay of {Path} failed: {Problem}; the service stops (exit code 1)")]
+    private static partial void LogReadFailed(ILogger logger, string path, string problem);
 }

@@ -1,3 +1,4 @@
+using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Hosting;
 using LogFlushMonitor.Simulation;
@@ -6,8 +7,8 @@ using Microsoft.Extensions.Options;
 namespace LogFlushMonitor.Sources;
 
 /// <summary>Runs the simulated workload (Sources:Simulate) into the pipeline, paced in real time.</summary>
-internal sealed partial class SimulationSourceService(IOptions<MonitorOptions> options, SamplePipeline pipeline, TimeProvider time, Readiness readiness, ILogger<SimulationSourceService> logger)
-    : OptionalSourceService(ReadinessComponents.SimulateSource, !string.IsNullOrWhiteSpace(options.Value.Sources.Simulate.Scenario), pipeline, readiness)
+internal sealed partial class SimulationSourceService(IOptions<MonitorOptions> options, SamplePipeline pipeline, SourceHealth health, TimeProvider time, Readiness readiness, ILogger<SimulationSourceService> logger)
+    : OptionalSourceService(ReadinessComponents.SimulateSource, !string.IsNullOrWhiteSpace(options.Value.Sources.Simulate.Scenario), pipeline, health, readiness, time)
 {
     private readonly SimulateSourceOptions _options = options.Value.Sources.Simulate;
 
@@ -15,7 +16,7 @@ internal sealed partial class SimulationSourceService(IOptions<MonitorOptions> o
     {
         var simulation = SimulationScenarios.Create(_options.Scenario!, new SimulationOptions { Seed = _options.Seed });
         LogStarted(logger, _options.Scenario!, string.Join(", ", simulation.Instances), _options.Speed);
-        await SimulationRunner.RunAsync(simulation, Sink, time, _options.Speed, _options.Duration, stoppingToken).ConfigureAwait(false);
+        await SimulationRunner.RunAsync(simulation, Sink, Time, _options.Speed, _options.Duration, stoppingToken).ConfigureAwait(false);
         if (!stoppingToken.IsCancellationRequested)
         {
             LogFinished(logger, _options.Scenario!);

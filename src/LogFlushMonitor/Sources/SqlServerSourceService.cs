@@ -46,8 +46,8 @@ internal sealed partial class SqlServerSourceService : BackgroundService
         }
 
         var fleet = new SqlServerFleet(_options, _pipeline.Polls, _health, _logger, _time);
-        // Ready once the loops run: an unreachable instance is a health metric, not a reason to stay unready.
-        _readiness.Ready(ReadinessComponents.SqlServerSource);
+        // Ready once every instance delivered, and while none is down past the grace period (read from SourceHealth).
+        _readiness.ExpectInstances(ReadinessComponents.SqlServerSource, fleet.Selected.Select(i => i.Name));
 
         // Beside each instance's pollers, its events: the live stream (or the server-side histogram), each in its
         // own task so one instance never stalls another. The stream writes through the pipeline's dropping writer (it

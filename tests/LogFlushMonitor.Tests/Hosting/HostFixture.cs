@@ -18,7 +18,7 @@ public sealed class RunningHost : IAsyncDisposable
 
     public HttpClient Http { get; }
 
-    public static async Task<RunningHost> StartAsync(Dictionary<string, string?> settings, Action<IServiceCollection>? services = null)
+    public static async Task<RunningHost> StartAsync(Dictionary<string, string?> settings, Action<IServiceCollection>? services = null, Action<IServiceProvider>? beforeStart = null)
     {
         var all = new Dictionary<string, string?>
         {
@@ -32,6 +32,7 @@ public sealed class RunningHost : IAsyncDisposable
         }
 
         var host = MonitorHost.Build([], all, services);
+        beforeStart?.Invoke(host.Services);
         await host.StartAsync();
         var telemetry = host.Services.GetRequiredService<TelemetryService>();
         var address = telemetry.HttpAddresses.FirstOrDefault() ?? new Uri("http://127.0.0.1:1");

@@ -19,6 +19,12 @@ internal sealed class FakeOtlpReceiver : IAsyncDisposable
 
     public ConcurrentQueue<(string Path, string? ContentType, byte[] Body)> Requests { get; } = new();
 
+    /// <summary>Each request's x-api-key header, as name=value.</summary>
+    public ConcurrentQueue<string> Headers { get; } = new();
+
+    /// <summary>The status the receiver answers with (200 unless a test wants failures).</summary>
+    public int Status { get; set; } = StatusCodes.Status200OK;
+
     public Uri Address => new(_app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First());
 
     public static async Task<FakeOtlpReceiver> StartAsync(bool grpc)
@@ -33,6 +39,17 @@ internal sealed class FakeOtlpReceiver : IAsyncDisposable
             using var ms = new MemoryStream();
             await context.Request.Body.CopyToAsync(ms);
             receiver.Requests.Enqueue((context.Request.Path, context.Request.ContentType, ms.ToArray()));
+            foreach (var key in context.Request.Headers["x-api-key"])
+            {
+                receiver.Headers.Enqueue("x-api-key=" + key);
+            }
+
+            if (receiver.Status != StatusCodes.Status200OK)
+            {
+                context.Response.StatusCode = receiver.Status;
+                return;
+            }
+
             if (grpc)
             {
                 // An empty ExportMetricsServiceResponse in a gRPC frame, then the status trailer.

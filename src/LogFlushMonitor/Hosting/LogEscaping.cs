@@ -1,0 +1,103 @@
+using System.Text;
+using Serilog.Core;
+using Serilog.Events;
+
+namespace LogFlushMonitor.Hosting;
+
+/// <summary>
+/// Escapes control characters in every property value of a log event before any sink sees it: names come from
+/// servers, files and recordings (an instance, database or session name may hold a newline or an ANSI escape), and
+/// must never reach the log as structure (a forged line) or the terminal as commands. A newline becomes <c>\n</c>,
+/// ESC <c>\u001B</c>; text and JSON output both show the escaped form. Backslashes stay as they are
+/// (<c>HOST\INSTANCE</c> names are common).
+/// </summary>
+internal sealed class LogEscaping : ILogEventEnricher
+{
+    /// <inheritdoc />
+    public void Enrich(LogEvent logEvent, ILogEventPropertyFactory propertyFactory)
+    {
+        List<LogEventProperty>? changed = null;
+        foreach (var (name, value) in logEvent.Properties)
+        {
+            if (Escape(value) is { } escaped)
+            {
+                (changed ??= []).Add(new LogEventProperty(name, escaped));
+            }
+        }
+
+        if (changed is not null)
+        {
+            foreach (var property in changed)
+            {
+                logEvent.AddOrUpdateProperty(property);
+            }
+        }
+    }
+
+    /// <summary>Whether <paramref name="c"/> must not reach a log line as it is: C0 and C1 controls, DEL, line and paragraph separators.</summary>
+    internal static bool NeedsEscape(char c) => char.IsControl(c) || c is '\u2028' or '\u2029';
+
+    /// <summary><paramref name="text"/> with every character <see cref="NeedsEscape"/> names written as an escape.</summary>
+    internal static string Escape(string text)
+    {
+        var first = text.AsSpan().IndexOfAnyInRange('\0', '\u001F');
+        if (first < 0 && !text.AsSpan().ContainsAny("\u007F\u2028\u2029") && !text.AsSpan().ContainsAnyInRange('\u0080', '\u009F'))
+        {
+            return text;
+        }
+
+        var sb = new StringBuilder(text.Length + 16);
+        foreach (var c in text)
+        {
+            _ = c switch
+            {
+                '\n' => sb.Append("\\n"),
+                '\r' => sb.Append("\\r"),
+                '\t' => sb.Append("\\t"),
+                _ when NeedsEscape(c) => sb.Append("\\u").Append(((int)c).ToString("X4", System.Globalization.CultureInfo.InvariantCulture)),
+                _ => sb.Append(c),
+            };
+        }
+
+        return sb.ToString();
+    }
+
+    /// <summary>The escaped value, or null when nothing in it needed escaping.</summary>
+    private static LogEventPropertyValue? Escape(LogEventPropertyValue value)
+    {
+        switch (value)
+        {
+            case ScalarValue { Value: string s }:
+                var escaped = Escape(s);
+                return ReferenceEquals(escaped, s) ? null : new ScalarValue(escaped);
+            case SequenceValue sequence:
+                return EscapeAll(sequence.Elements, out var elements) ? new SequenceValue(elements) : null;
+            case StructureValue structure:
+                var properties = structure.Properties.Select(p => (p, Escaped: Escape(p.Value))).ToList();
+                return properties.Any(p => p.Escaped is not null)
+                    ? new StructureValue(properties.Select(p => new LogEventProperty(p.p.Name, p.Escaped ?? p.p.Value)), structure.TypeTag)
+                    : null;
+            case DictionaryValue dictionary:
+                var entries = dictionary.Elements.Select(kv => (Key: Escape(kv.Key), Value: Escape(kv.Value), Original: kv)).ToList();
+                return entries.Any(e => e.Key is not null || e.Value is not null)
+                    ? new DictionaryValue(entries.Select(e => new KeyValuePair<ScalarValue, LogEventPropertyValue>((ScalarValue?)e.Key ?? e.Original.Key, e.Value ?? e.Original.Value)))
+                    : null;
+            default:
+                return null;
+        }
+    }
+
+    private static bool EscapeAll(IReadOnlyList<LogEventPropertyValue> values, out List<LogEventPropertyValue> escaped)
+    {
+        escaped = new List<LogEventPropertyValue>(values.Count);
+        var any = false;
+        foreach (var v in values)
+        {
+            var e = Escape(v);
+            any |= e is not null;
+            escaped.Add(e ?? v);
+        }
+
+        return any;
+    }
+}

@@ -170,7 +170,8 @@ internal static class AnalyzeRunner
                 else if (set.Files.Count == 0)
                 {
                     left.AddRange(set.Skipped);
-                    problem = Directory.Exists(input) ? "the folder holds no readable .xel file" : "no readable file matches this pattern";
+                    var others = set.Skipped.Count > 0 ? $" ({string.Join("; ", set.Skipped.Select(s => s.Reason))})" : "";
+                    problem = (Directory.Exists(input) ? "the folder holds no .xel file" : "no file matches this pattern") + others;
                 }
                 else
                 {

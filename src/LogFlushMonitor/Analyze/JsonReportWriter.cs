@@ -99,6 +99,7 @@ internal static class JsonReportWriter
             w.WriteNumber("offset", d.Offset);
             w.WriteNumber("length", d.Length);
             w.WriteString("problem", d.Problem);
+            w.WriteNumber("problem_offset", d.ProblemOffset);
             w.WriteEndObject();
         }
 

@@ -30,13 +30,17 @@ internal sealed class LogFlushTally
             return last;
         }
 
-        _last = _instances.Find(i => i.Name == instance);
-        if (_last is null)
+        // A loop, not a lambda: a closure over the parameter would be allocated on every call, the fast path's too.
+        foreach (var i in _instances)
         {
-            _last = new InstanceTally(instance);
-            _instances.Add(_last);
+            if (i.Name == instance)
+            {
+                return _last = i;
+            }
         }
 
+        _last = new InstanceTally(instance);
+        _instances.Add(_last);
         return _last;
     }
 

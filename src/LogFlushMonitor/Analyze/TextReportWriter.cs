@@ -103,7 +103,7 @@ internal static class TextReportWriter
         {
             var first = f.Damage[0];
             parts.Add(string.Create(Ci,
-                $"{f.BytesSkipped:N0} bytes skipped in {f.Damage.Count:N0} range(s), the first {first.Length:N0} bytes at byte offset {first.Offset} ({first.Problem})"));
+                $"{f.BytesSkipped:N0} bytes skipped in {f.Damage.Count:N0} range(s), the first {first.Length:N0} bytes at byte offset {first.Offset} ({first.Problem}, at byte offset {first.ProblemOffset})"));
         }
 
         if (f.MalformedEvents > 0)

@@ -84,8 +84,13 @@ public class AnalyzeBenchmarks
     [Benchmark(Baseline = true)]
     public ulong Floor_LogFlushFile() => SequentialReadFloor.Read(_logFlushFile);
 
+    /// <summary>Every core (the default: one decoding worker per core, tallies merged at the end).</summary>
     [Benchmark]
     public int Analyze_LogFlushFile() => Analyze(_logFlushFile);
+
+    /// <summary><c>--threads 1</c>: the sequential reader on the calling thread.</summary>
+    [Benchmark]
+    public int Analyze_LogFlushFile_OneThread() => Analyze(_logFlushFile, threads: 1);
 
     /// <summary><c>report</c>: the same reading plus the per-database time series and the HTML page.</summary>
     [Benchmark]
@@ -138,9 +143,9 @@ public class AnalyzeBenchmarks
         return (fs.Length, w.EventCount);
     }
 
-    private static int Analyze(string path)
+    private static int Analyze(string path, int? threads = null)
     {
-        var settings = new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never };
+        var settings = new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never, Threads = threads ?? Environment.ProcessorCount };
         return AnalyzeRunner.Run(settings, TextWriter.Null, TextWriter.Null, CancellationToken.None);
     }
 

@@ -30,9 +30,11 @@ for f in /tmp/analyze-throughput-"$(basename "$input")"-*.json; do
 import json, sys, statistics
 d = json.load(open(sys.argv[1])); b = int(sys.argv[2])
 cat = min(next(r for r in d["results"] if r["command"] == "cat")["times"])
+catcpu = next(r["user"] + r["system"] for r in d["results"] if r["command"] == "cat")
 print(sys.argv[1])
 for r in d["results"]:
-    best, med = min(r["times"]), statistics.median(r["times"])
-    print(f'  {r["command"]:16} best {best:7.3f} s ({b/2**20/best:8.1f} MB/s, {cat/best*100:5.1f} % of cat)  median {med:7.3f} s ({b/2**20/med:8.1f} MB/s)')
+    best, med, cpu = min(r["times"]), statistics.median(r["times"]), r["user"] + r["system"]
+    print(f'  {r["command"]:16} wall best {best:7.3f} s ({b/2**20/best:7.1f} MB/s, {cat/best*100:5.1f} % of cat), median {med:7.3f} s ({b/2**20/med:7.1f} MB/s);'
+          f' CPU (user+sys, mean) {cpu:6.3f} s ({catcpu/cpu*100:5.1f} % of cat)')
 PY
 done

@@ -42,6 +42,11 @@
 // The report's time series (a null check per event in AnalyzeSink, then a bucket index and three adds) costs about
 // 6 ns per event, inside the noise; its allocation is fixed (24 KB of buckets per database, the HTML page).
 //
+// 2026-11-23: analyze now decodes on every core by default (Analyze_LogFlushFile) and on the calling thread with
+// --threads 1 (Analyze_LogFlushFile_OneThread); these two have not been re-run in BenchmarkDotNet yet (the machine was
+// at load 13-47). Whole-process figures of both, JIT and NativeAOT, against cat and cksum: bench/README.md, "analyze
+// throughput" (bench/analyze/throughput.sh).
+//
 // Run: dotnet run -c Release --project bench/LogFlushMonitor.Benchmarks -- --filter '*AnalyzeBenchmarks*'
 // (when other projects are mid-edit, add --inProcess so BenchmarkDotNet does not rebuild them).
 

@@ -1,4 +1,5 @@
 using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Samples;
 
 namespace LogFlushMonitor.Analyze;
 
@@ -14,7 +15,7 @@ internal sealed class LogFlushTally
     /// The largest database_id a server can give (SQL Server holds at most 32,767 databases per instance). A larger or
     /// negative id is a damaged value (a flipped bit), not a database: the event is counted as malformed and skipped.
     /// </summary>
-    public const int MaxDatabaseId = 32767;
+    public const int MaxDatabaseId = DatabaseIds.Max;
 
     private readonly List<InstanceTally> _instances = [];
     private InstanceTally? _last;

@@ -42,6 +42,11 @@
 // The report's time series (a null check per event in AnalyzeSink, then a bucket index and three adds) costs about
 // 6 ns per event, inside the noise; its allocation is fixed (24 KB of buckets per database, the HTML page).
 //
+// 2026-11-23: analyze now decodes on every core by default (Analyze_LogFlushFile) and on the calling thread with
+// --threads 1 (Analyze_LogFlushFile_OneThread); these two have not been re-run in BenchmarkDotNet yet (the machine was
+// at load 13-47). Whole-process figures of both, JIT and NativeAOT, against cat and cksum: bench/README.md, "analyze
+// throughput" (bench/analyze/throughput.sh).
+//
 // Run: dotnet run -c Release --project bench/LogFlushMonitor.Benchmarks -- --filter '*AnalyzeBenchmarks*'
 // (when other projects are mid-edit, add --inProcess so BenchmarkDotNet does not rebuild them).
 
@@ -84,8 +89,13 @@ public class AnalyzeBenchmarks
     [Benchmark(Baseline = true)]
     public ulong Floor_LogFlushFile() => SequentialReadFloor.Read(_logFlushFile);
 
+    /// <summary>Every core (the default: one decoding worker per core, tallies merged at the end).</summary>
     [Benchmark]
     public int Analyze_LogFlushFile() => Analyze(_logFlushFile);
+
+    /// <summary><c>--threads 1</c>: the sequential reader on the calling thread.</summary>
+    [Benchmark]
+    public int Analyze_LogFlushFile_OneThread() => Analyze(_logFlushFile, threads: 1);
 
     /// <summary><c>report</c>: the same reading plus the per-database time series and the HTML page.</summary>
     [Benchmark]
@@ -138,9 +148,9 @@ public class AnalyzeBenchmarks
         return (fs.Length, w.EventCount);
     }
 
-    private static int Analyze(string path)
+    private static int Analyze(string path, int? threads = null)
     {
-        var settings = new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never };
+        var settings = new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never, Threads = threads ?? Environment.ProcessorCount };
         return AnalyzeRunner.Run(settings, TextWriter.Null, TextWriter.Null, CancellationToken.None);
     }
 

@@ -14,11 +14,15 @@ public sealed class LatencyDistribution
 
     private readonly long[] _buckets = new long[BucketCount];
 
+    // The sum in whole nanoseconds: integer addition is exact and associative, so partial distributions merged
+    // in any order (analyze's workers) give the same sum, mean included, as adding every value in one place.
+    private Int128 _sumNanoseconds;
+
     /// <summary>Number of durations added.</summary>
     public long Count { get; private set; }
 
-    /// <summary>Sum of durations in seconds.</summary>
-    public double SumSeconds { get; private set; }
+    /// <summary>Sum of durations in seconds (kept in whole nanoseconds).</summary>
+    public double SumSeconds => (double)_sumNanoseconds / 1e9;
 
     /// <summary>Largest duration added, in seconds.</summary>
     public double MaxSeconds { get; private set; }
@@ -33,17 +37,49 @@ public sealed class LatencyDistribution
 
         _buckets[BucketOf(seconds)]++;
         Count++;
-        SumSeconds += seconds;
+        _sumNanoseconds += (Int128)Math.Round(seconds * 1e9);
         if (seconds > MaxSeconds)
         {
             MaxSeconds = seconds;
         }
     }
 
+    /// <summary>Adds one duration of <paramref name="ticks"/> (100 ns; negative values count as zero): the exact integer path.</summary>
+    public void AddTicks(long ticks)
+    {
+        if (ticks < 0)
+        {
+            ticks = 0;
+        }
+
+        var seconds = ticks / (double)TimeSpan.TicksPerSecond;
+        _buckets[BucketOf(seconds)]++;
+        Count++;
+        _sumNanoseconds += (Int128)ticks * 100;
+        if (seconds > MaxSeconds)
+        {
+            MaxSeconds = seconds;
+        }
+    }
+
+    /// <summary>Adds every value of <paramref name="other"/> (merging partial distributions; the result does not depend on the order).</summary>
+    public void AddFrom(LatencyDistribution other)
+    {
+        ArgumentNullException.ThrowIfNull(other);
+        for (var i = 0; i < BucketCount; i++)
+        {
+            _buckets[i] += other._buckets[i];
+        }
+
+        Count += other.Count;
+        _sumNanoseconds += other._sumNanoseconds;
+        MaxSeconds = Math.Max(MaxSeconds, other.MaxSeconds);
+    }
+
     /// <summary>A copy of this distribution.</summary>
     public LatencyDistribution Copy()
     {
-        var c = new LatencyDistribution { Count = Count, SumSeconds = SumSeconds, MaxSeconds = MaxSeconds };
+        var c = new LatencyDistribution { Count = Count, _sumNanoseconds = _sumNanoseconds, MaxSeconds = MaxSeconds };
         _buckets.CopyTo(c._buckets, 0);
         return c;
     }

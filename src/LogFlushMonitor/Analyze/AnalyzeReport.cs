@@ -1,4 +1,5 @@
 using LogFlushMonitor.Core.Advice;
+using LogFlushMonitor.XEvent;
 
 namespace LogFlushMonitor.Analyze;
 
@@ -8,8 +9,11 @@ internal enum FileStatus
     /// <summary>Read to the end.</summary>
     Ok,
 
-    /// <summary>Malformed or truncated; events before the problem were counted.</summary>
+    /// <summary>Malformed at file level (not a .xel file header); events before the problem were counted.</summary>
     Corrupt,
+
+    /// <summary>Read to the end, but damaged ranges were skipped or events were malformed: some events are missing.</summary>
+    Damaged,
 
     /// <summary>A format version this reader does not support.</summary>
     UnsupportedVersion,
@@ -56,6 +60,27 @@ internal sealed record FileReport
 
     /// <summary>Completed waits of other types by wait type.</summary>
     public IReadOnlyDictionary<string, long> OtherWaits { get; init; } = new Dictionary<string, long>();
+
+    /// <summary>Byte ranges the reader skipped as damaged, in file order.</summary>
+    public IReadOnlyList<XelDamage> Damage { get; init; } = [];
+
+    /// <summary>Bytes skipped as damaged.</summary>
+    public long BytesSkipped => Damage.Sum(d => d.Length);
+
+    /// <summary>How the data ended: zeros (preallocated space) or an incomplete last buffer (a file being written), whose events are not read.</summary>
+    public XelTailKind Tail { get; init; }
+
+    /// <summary>Where the tail starts.</summary>
+    public long TailOffset { get; init; }
+
+    /// <summary>Bytes in the tail.</summary>
+    public long TailBytes { get; init; }
+
+    /// <summary>Events read but skipped because a value was out of range (a damaged database id, an impossible timestamp).</summary>
+    public long MalformedEvents { get; init; }
+
+    /// <summary>The first malformed events, by offset.</summary>
+    public IReadOnlyList<MalformedEvent> Malformed { get; init; } = [];
 
     /// <summary>True when the file holds any event the report is about.</summary>
     public bool HasRelevantEvents => FlushStarts + FlushCompletes + WriteLogWaits > 0;
@@ -119,6 +144,15 @@ internal sealed record DatabaseReport
 /// <summary>The result of one run: files, databases, exit code.</summary>
 internal sealed record AnalyzeReport(IReadOnlyList<FileReport> Files, IReadOnlyList<DatabaseReport> Databases, int ExitCode, TimeSpan Elapsed)
 {
+    /// <summary>Entries a folder or glob matched that are not regular files (named pipes, devices, directories): not read.</summary>
+    public IReadOnlyList<XelSkippedEntry> Skipped { get; init; } = [];
+
+    /// <summary>Bytes skipped as damaged in all files.</summary>
+    public long TotalBytesSkipped => Files.Sum(f => f.BytesSkipped);
+
+    /// <summary>Malformed events skipped in all files.</summary>
+    public long TotalMalformed => Files.Sum(f => f.MalformedEvents);
+
     /// <summary>Bytes of all input files.</summary>
     public long TotalBytes => Files.Sum(f => f.Bytes);
 

@@ -1,15 +1,16 @@
 using LogFlushMonitor.Commands;
 using LogFlushMonitor.Core.Advice;
 using LogFlushMonitor.Core.Aggregation;
-using LogFlushMonitor.Core.XEvents;
+using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.XEvent;
 
 namespace LogFlushMonitor.Analyze;
 
 /// <summary>
-/// Runs <c>analyze</c>: expands the inputs, streams every file through <see cref="XEventSampleMapper"/> into one
-/// <see cref="LogFlushAggregator"/> (synchronously, no channel, no metrics), and builds the report. Memory
-/// stays flat: the reader reuses one buffer and the aggregation is fixed-size per database.
+/// Runs <c>analyze</c>: expands the inputs, reads each input's .xel files on every core (<see cref="XelInput"/>: one
+/// lean mapper and one <see cref="LogFlushTally"/> per thread, merged at the end, no lock per event) or on the calling
+/// thread with <see cref="AnalyzeSettings.Threads"/> 1, and builds the report. The figures are the same either way.
+/// Memory stays flat: the readers reuse their buffers and the tallies are fixed-size per database.
 /// </summary>
 internal static class AnalyzeRunner
 {
@@ -19,18 +20,13 @@ internal static class AnalyzeRunner
     /// <summary>Analyses, writes the report to <paramref name="stdout"/> and problems and progress to <paramref name="stderr"/>; returns the exit code.</summary>
     public static int Run(AnalyzeSettings settings, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken)
     {
-        if (!TryExpand(settings.Inputs, stderr, out var groups))
+        if (!TryExpand(settings.Inputs, stderr, out var groups, out var skipped))
         {
             return ExitCodes.Configuration;
         }
 
-        var report = Analyze(settings, groups, stderr, cancellationToken);
-        foreach (var f in report.Files.Where(f => f.Status != FileStatus.Ok))
-        {
-            stderr.WriteLine(FormattableString.Invariant(
-                $"error: {f.Path}: {f.Error} (byte offset {(f.ErrorOffset is { } o ? o.ToString(System.Globalization.CultureInfo.InvariantCulture) : "unknown")}); {f.Events:N0} events before it were counted, the other files were analysed."));
-        }
-
+        var report = Analyze(settings, groups, stderr, cancellationToken, skipped: skipped);
+        WriteProblems(report, stderr, "the other files were analysed");
         if (settings.Format == ReportFormat.Json)
         {
             JsonReportWriter.Write(report, stdout);
@@ -50,12 +46,39 @@ internal static class AnalyzeRunner
         return report.ExitCode;
     }
 
+    /// <summary>One stderr line per skipped entry and per file that is not ok (damage, malformed events, errors).</summary>
+    public static void WriteProblems(AnalyzeReport report, TextWriter stderr, string others)
+    {
+        var ci = System.Globalization.CultureInfo.InvariantCulture;
+        foreach (var s in report.Skipped)
+        {
+            stderr.WriteLine($"warning: {s.Reason}.");
+        }
+
+        foreach (var f in report.Files.Where(f => f.Status != FileStatus.Ok))
+        {
+            if (f.Status == FileStatus.Damaged)
+            {
+                stderr.WriteLine(string.Create(ci, $"error: {f.Path}: damaged: {TextReportWriter.DamageSummary(f)}; the {f.Events:N0} events around it were counted, {others}."));
+                continue;
+            }
+
+            stderr.WriteLine(string.Create(ci,
+                $"error: {f.Path}: {f.Error} (byte offset {(f.ErrorOffset is { } o ? o.ToString(ci) : "unknown")}); {f.Events:N0} events before it were counted, {others}."));
+        }
+    }
+
     /// <summary>
     /// Reads the expanded file groups (one group per input; a group's files share event_sequence numbering); with
     /// <paramref name="series"/>, also counts flushes and WRITELOG waits per time bucket (the HTML report).
     /// </summary>
     public static AnalyzeReport Analyze(
-        AnalyzeSettings settings, IReadOnlyList<IReadOnlyList<string>> groups, TextWriter? stderr, CancellationToken cancellationToken, TimeSeriesRecorder? series = null)
+        AnalyzeSettings settings,
+        IReadOnlyList<IReadOnlyList<string>> groups,
+        TextWriter? stderr,
+        CancellationToken cancellationToken,
+        TimeSeriesRecorder? series = null,
+        IReadOnlyList<XelSkippedEntry>? skipped = null)
     {
         var time = settings.Time;
         var started = time.GetTimestamp();
@@ -69,51 +92,90 @@ internal static class AnalyzeRunner
         };
         var progress = new ProgressReporter(show ? stderr : null, total, time, settings.ProgressLabel);
 
-        var aggregator = new LogFlushAggregator();
-        var sink = new AnalyzeSink(aggregator, series);
-        var mapper = new XEventSampleMapper(InstanceName, sink);
+        var tally = new LogFlushTally();
+        tally.Instance(InstanceName); // first, however many threads read: ties in the database order stay put
+        var sink = new AnalyzeSink(tally, series);
+        var threads = Math.Max(1, settings.Threads);
+        var mappers = Enumerable.Range(0, threads)
+            .Select(i => threads == 1 ? new XelTallyMapper(tally, series) : new XelTallyMapper(new LogFlushTally(), series is null ? null : new TimeSeriesRecorder()))
+            .ToArray();
         var files = new List<FileReport>();
         var read = new HashSet<string>(StringComparer.Ordinal);
+        long ordinal = 0;
         foreach (var group in groups)
         {
+            // The same file named twice (a folder and a glob) is read once, or it would count twice.
+            var fresh = group.Where(p => read.Add(Path.GetFullPath(p))).ToList();
+            var ndjson = fresh.Where(p => settings.AcceptNdjson && NdjsonInput.IsNdjson(p)).ToHashSet(StringComparer.Ordinal);
+            var xel = fresh.Where(p => !ndjson.Contains(p)).ToList();
+
             // Files of one input are one session's rollover set: its numbering continues across them.
-            mapper.ResetSequence();
-            foreach (var path in group)
+            var xelReports = xel.Count == 0 ? [] : XelInput.Read(xel, ordinal, mappers, progress, cancellationToken);
+            ordinal += xel.Count;
+            var next = 0;
+            foreach (var path in fresh)
             {
-                // The same file named twice (a folder and a glob) is read once, or it would count twice.
-                if (read.Add(Path.GetFullPath(path)))
-                {
-                    files.Add(settings.AcceptNdjson && NdjsonInput.IsNdjson(path)
-                        ? NdjsonInput.Read(path, sizes[path], sink, progress, cancellationToken)
-                        : ReadFile(path, sizes[path], mapper, sink, progress, cancellationToken));
-                }
+                files.Add(ndjson.Contains(path)
+                    ? NdjsonInput.Read(path, sizes[path], sink, progress, cancellationToken)
+                    : xelReports[next++] with { Bytes = sizes[path] });
             }
         }
 
         progress.Complete();
-        var databases = aggregator.Snapshot().Select(Describe).OfType<DatabaseReport>()
+        if (threads > 1)
+        {
+            foreach (var m in mappers)
+            {
+                tally.AddFrom(m.Tally);
+                if (series is not null && m.Series is { } s)
+                {
+                    series.AddFrom(s);
+                }
+            }
+        }
+
+        var databases = tally.Instances.SelectMany(i => i.Databases).Select(Describe).OfType<DatabaseReport>()
             .OrderByDescending(d => d.Flushes).ThenBy(d => d.Database, StringComparer.Ordinal).ToList();
         var exit = files.Any(f => f.Status != FileStatus.Ok) ? ExitCodes.CorruptInput
             : files.Any(f => f.HasRelevantEvents) ? ExitCodes.Ok
             : ExitCodes.NoRelevantEvents;
-        return new AnalyzeReport(files, databases, exit, time.GetElapsedTime(started));
+        return new AnalyzeReport(files, databases, exit, time.GetElapsedTime(started)) { Skipped = skipped ?? [] };
     }
 
     /// <summary>Expands every input; false (with messages on <paramref name="stderr"/>) when any names nothing.</summary>
-    public static bool TryExpand(IReadOnlyList<string> inputs, TextWriter stderr, out IReadOnlyList<IReadOnlyList<string>> groups)
+    public static bool TryExpand(IReadOnlyList<string> inputs, TextWriter stderr, out IReadOnlyList<IReadOnlyList<string>> groups) =>
+        TryExpand(inputs, stderr, out groups, out _);
+
+    /// <summary>
+    /// Expands every input; false (with messages on <paramref name="stderr"/>) when any names nothing.
+    /// <paramref name="skipped"/> lists what folders and globs matched that is not a regular file (not read: a named
+    /// pipe would block the run).
+    /// </summary>
+    public static bool TryExpand(IReadOnlyList<string> inputs, TextWriter stderr, out IReadOnlyList<IReadOnlyList<string>> groups, out IReadOnlyList<XelSkippedEntry> skipped)
     {
         var list = new List<IReadOnlyList<string>>();
+        var left = new List<XelSkippedEntry>();
         var ok = true;
         foreach (var input in inputs)
         {
             string? problem = null;
             try
             {
-                var files = string.IsNullOrWhiteSpace(input) ? [] : XelFiles.Expand(input);
-                list.Add(files);
-                if (files.Count == 0)
+                var set = string.IsNullOrWhiteSpace(input) ? new XelFileSet([], []) : XelFiles.Find(input);
+                list.Add(set.Files);
+                if (set.Files.Count == 0 && set.Skipped is [{ } only] && only.Path == input)
                 {
-                    problem = Directory.Exists(input) ? "the folder holds no .xel file" : "no file matches this pattern";
+                    problem = only.Reason.Replace(": skipped", "", StringComparison.Ordinal) + " (opening it could block)";
+                }
+                else if (set.Files.Count == 0)
+                {
+                    left.AddRange(set.Skipped);
+                    var others = set.Skipped.Count > 0 ? $" ({string.Join("; ", set.Skipped.Select(s => s.Reason))})" : "";
+                    problem = (Directory.Exists(input) ? "the folder holds no .xel file" : "no file matches this pattern") + others;
+                }
+                else
+                {
+                    left.AddRange(set.Skipped);
                 }
             }
             catch (Exception e) when (e is FileNotFoundException or DirectoryNotFoundException)
@@ -133,83 +195,8 @@ internal static class AnalyzeRunner
         }
 
         groups = list;
+        skipped = left;
         return ok;
-    }
-
-    private static FileReport ReadFile(string path, long bytes, XEventSampleMapper mapper, AnalyzeSink sink, ProgressReporter progress, CancellationToken cancellationToken)
-    {
-        sink.BeginFile();
-        var othersBefore = new Dictionary<string, long>(mapper.OtherEvents, StringComparer.Ordinal);
-        var lostBefore = mapper.SequenceLost;
-        var status = FileStatus.Ok;
-        string? error = null;
-        long? offset = null;
-        long events = 0;
-        XelReader? reader = null;
-        try
-        {
-            var file = new FileStream(path, new FileStreamOptions
-            {
-                Mode = FileMode.Open,
-                Access = FileAccess.Read,
-                Share = FileShare.ReadWrite | FileShare.Delete,
-                BufferSize = 0, // the reader asks for whole XE buffers
-                Options = FileOptions.SequentialScan,
-            });
-            reader = new XelReader(new ProgressStream(file, progress), path);
-            reader.ReadAll(ref mapper, cancellationToken);
-        }
-        catch (XelUnsupportedVersionException e)
-        {
-            (status, error, offset) = (FileStatus.UnsupportedVersion, e.Problem, e.Offset);
-        }
-        catch (XelFormatException e)
-        {
-            (status, error, offset) = (FileStatus.Corrupt, e.Problem, e.Offset >= 0 ? e.Offset : null);
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            (status, error) = (FileStatus.Unreadable, e.Message);
-        }
-        finally
-        {
-            // What was read before a problem still counts.
-            sink.Flush();
-            events = reader?.EventCount ?? 0;
-            reader?.Dispose();
-        }
-
-        return new FileReport
-        {
-            Path = path,
-            Bytes = bytes,
-            Status = status,
-            Error = error,
-            ErrorOffset = offset,
-            Events = events,
-            FlushStarts = sink.FlushStarts,
-            FlushCompletes = sink.FlushCompletes,
-            WriteLogWaits = sink.WriteLogWaits,
-            // Exact per file: an event that arrived out of order fills its hole instead of counting as lost.
-            EventsLost = Math.Max(0, mapper.SequenceLost - lostBefore),
-            OtherEvents = Difference(mapper.OtherEvents, othersBefore),
-            OtherWaits = new Dictionary<string, long>(sink.OtherWaits, StringComparer.Ordinal),
-        };
-    }
-
-    private static Dictionary<string, long> Difference(IReadOnlyDictionary<string, long> after, Dictionary<string, long> before)
-    {
-        var d = new Dictionary<string, long>(StringComparer.Ordinal);
-        foreach (var (name, count) in after)
-        {
-            var n = count - before.GetValueOrDefault(name);
-            if (n > 0)
-            {
-                d[name] = n;
-            }
-        }
-
-        return d;
     }
 
     private static long SizeOf(string path)
@@ -224,35 +211,48 @@ internal static class AnalyzeRunner
         }
     }
 
-    private static DatabaseReport? Describe(DatabaseSnapshot db)
+    private static DatabaseReport? Describe(DatabaseTally db)
     {
-        var writelog = db.Waits.FirstOrDefault(w => w.WaitType == AnalyzeSink.WriteLog);
-        if (db.WriteSizes.Count == 0 && db.FlushDurations.Count == 0 && writelog is null)
+        var n = db.Sizes.Count;
+        var d = db.FlushDurations;
+        var w = db.WriteLog;
+        if (n == 0 && d.Count == 0 && w.Count == 0)
         {
             return null;
         }
 
-        var n = db.WriteSizes.Count;
-        var d = db.FlushDurations;
+        var name = db.Name ?? MetricAttributes.UnnamedDatabase(db.DatabaseId);
+        var writelog = w.Count > 0 ? new WaitSnapshot(AnalyzeSink.WriteLog, w.Count, w.MeanSeconds, w.Quantile(0.95), w.MaxSeconds) : null;
+        var snapshot = new DatabaseSnapshot
+        {
+            Instance = db.Instance.Name,
+            DatabaseId = db.DatabaseId,
+            Database = name,
+            WriteSizes = db.Sizes,
+            FlushDurations = d,
+            Waits = writelog is null ? [] : [writelog],
+            FirstEventUtc = db.FirstTicks == long.MaxValue ? null : new DateTime(db.FirstTicks, DateTimeKind.Utc),
+            LastEventUtc = db.LastTicks == long.MinValue ? null : new DateTime(db.LastTicks, DateTimeKind.Utc),
+        };
         return new DatabaseReport
         {
-            Instance = db.Instance,
-            Database = db.Database,
+            Instance = snapshot.Instance,
+            Database = name,
             DatabaseId = db.DatabaseId,
             Flushes = n,
-            Bytes = db.WriteSizes.TotalBytes,
-            Buckets = WriteSizeBuckets.Compute(db.WriteSizes),
-            SingleSectorShare = n > 0 ? (double)db.WriteSizes.CountAtMost(512) / n : 0,
-            FullBlockShare = n > 0 ? (double)db.WriteSizes[WriteSizeDistribution.SlotOf(WriteSizeDistribution.MaxBlockBytes)] / n : 0,
+            Bytes = db.Sizes.TotalBytes,
+            Buckets = WriteSizeBuckets.Compute(db.Sizes),
+            SingleSectorShare = n > 0 ? (double)db.Sizes.CountAtMost(512) / n : 0,
+            FullBlockShare = n > 0 ? (double)db.Sizes[WriteSizeDistribution.SlotOf(WriteSizeDistribution.MaxBlockBytes)] / n : 0,
             FlushDuration = d.Count > 0
                 ? new DurationStats(d.Count, d.MeanSeconds * 1000, d.Quantile(0.5) * 1000, d.Quantile(0.95) * 1000, d.Quantile(0.99) * 1000, d.MaxSeconds * 1000)
                 : null,
-            WriteLog = writelog is { Count: > 0 } w
-                ? new DurationStats(w.Count, w.MeanSeconds * 1000, null, w.P95Seconds * 1000, null, w.MaxSeconds * 1000)
+            WriteLog = writelog is { } x
+                ? new DurationStats(x.Count, x.MeanSeconds * 1000, null, x.P95Seconds * 1000, null, x.MaxSeconds * 1000)
                 : null,
-            FirstEventUtc = db.FirstEventUtc,
-            LastEventUtc = db.LastEventUtc,
-            Advice = Advisor.Advise(db),
+            FirstEventUtc = snapshot.FirstEventUtc,
+            LastEventUtc = snapshot.LastEventUtc,
+            Advice = Advisor.Advise(snapshot),
         };
     }
 }

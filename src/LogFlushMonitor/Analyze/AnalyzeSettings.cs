@@ -44,6 +44,12 @@ internal sealed record AnalyzeSettings
     /// <summary>Also read NDJSON recordings (<c>simulate --out</c>) among the inputs (the HTML report does; analyze reads .xel only).</summary>
     public bool AcceptNdjson { get; init; }
 
+    /// <summary>
+    /// Threads decoding .xel files (<c>--threads</c>): default every core; 1 reads on the calling thread. The report is
+    /// the same for any value.
+    /// </summary>
+    public int Threads { get; init; } = Environment.ProcessorCount;
+
     /// <summary>The command name progress lines start with.</summary>
     public string ProgressLabel { get; init; } = "analyze";
 

@@ -1,29 +1,24 @@
-using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
 
 namespace LogFlushMonitor.Analyze;
 
 /// <summary>
-/// Sits between the mapper and the aggregator: counts what each file holds (flushes, WRITELOG waits, other
-/// waits, losses) and forwards only what the report is about. Other wait types are counted, not aggregated,
-/// so a database that only had unrelated waits does not show up with an empty histogram. Files hold events only,
-/// so this is an event sink.
+/// The event sink of an NDJSON recording (the HTML report's other input): counts what each file holds (flushes,
+/// WRITELOG waits, other waits, losses) and adds flushes and WRITELOG waits to the same <see cref="LogFlushTally"/> as
+/// a .xel file's. Other wait types are counted, not aggregated, so a database that only had unrelated waits does not
+/// show up with an empty histogram. A database id out of range is counted as malformed, not aggregated.
 /// </summary>
 /// <remarks>
-/// One reading thread. Per event it allocates nothing (wait-type strings come interned from the map); with a
-/// <see cref="TimeSeriesRecorder"/> (the HTML report) flushes and WRITELOG waits are also counted per time bucket.
+/// One reading thread. Per event it allocates nothing; with a <see cref="TimeSeriesRecorder"/> (the HTML report)
+/// flushes and WRITELOG waits are also counted per time bucket.
 /// </remarks>
-internal sealed class AnalyzeSink(LogFlushAggregator aggregator, TimeSeriesRecorder? series = null) : IEventSink
+internal sealed class AnalyzeSink(LogFlushTally tally, TimeSeriesRecorder? series = null) : IEventSink
 {
     /// <summary>The wait type whose events the report is about.</summary>
     public const string WriteLog = "WRITELOG";
 
-    private readonly LogFlushAggregator _aggregator = aggregator;
+    private readonly LogFlushTally _tally = tally;
     private readonly TimeSeriesRecorder? _series = series;
-
-    // Events go to the aggregation in batches: one lock per 1,024 events instead of one per event.
-    private readonly EventSample[] _batch = new EventSample[1024];
-    private int _batched;
 
     /// <summary>log_flush_start events of the current file.</summary>
     public long FlushStarts { get; private set; }
@@ -34,74 +29,81 @@ internal sealed class AnalyzeSink(LogFlushAggregator aggregator, TimeSeriesRecor
     /// <summary>WRITELOG waits of the current file.</summary>
     public long WriteLogWaits { get; private set; }
 
-    /// <summary>Events lost (event_sequence gaps) seen in the current file.</summary>
+    /// <summary>Events lost seen in the current file.</summary>
     public long Lost { get; private set; }
+
+    /// <summary>Events with a database id out of range in the current file.</summary>
+    public long Malformed { get; private set; }
 
     /// <summary>Completed waits of other types in the current file, by wait type.</summary>
     public Dictionary<string, long> OtherWaits { get; } = new(StringComparer.Ordinal);
 
-    /// <summary>Hands the batched events to the aggregation (call before reading its snapshot).</summary>
-    public void Flush()
-    {
-        if (_batched > 0)
-        {
-            _aggregator.Apply(_batch.AsSpan(0, _batched));
-            Array.Clear(_batch, 0, _batched);
-            _batched = 0;
-        }
-    }
-
     /// <summary>Starts counting a new file.</summary>
     public void BeginFile()
     {
-        Flush();
-        FlushStarts = FlushCompletes = WriteLogWaits = Lost = 0;
+        FlushStarts = FlushCompletes = WriteLogWaits = Lost = Malformed = 0;
         OtherWaits.Clear();
     }
 
     /// <inheritdoc />
     public void OnLogFlush(in LogFlushEvent flush)
     {
-        if (flush.IsComplete)
+        if (Database(flush.Instance, flush.DatabaseId, flush.DatabaseName) is not { } db)
+        {
+            return;
+        }
+
+        db.Touch(flush.TimestampUtc.Ticks);
+        if (flush.Duration is { } d)
         {
             FlushCompletes++;
+            db.FlushDurations.AddTicks(d.Ticks);
         }
         else
         {
             FlushStarts++;
+            db.Sizes.Add(flush.WriteSize);
             _series?.Flush(flush.Instance, flush.DatabaseId, flush.TimestampUtc);
         }
-
-        Add(EventSample.Of(flush));
     }
 
     /// <inheritdoc />
     public void OnWait(in WaitEvent wait)
     {
-        if (ReferenceEquals(wait.WaitType, WriteLog) || wait.WaitType == WriteLog)
+        if (!(ReferenceEquals(wait.WaitType, WriteLog) || wait.WaitType == WriteLog))
         {
-            WriteLogWaits++;
-            _series?.WriteLog(wait.Instance, wait.DatabaseId, wait.TimestampUtc, wait.Duration);
-            Add(EventSample.Of(wait));
+            OtherWaits[wait.WaitType] = OtherWaits.GetValueOrDefault(wait.WaitType) + 1;
             return;
         }
 
-        OtherWaits[wait.WaitType] = OtherWaits.GetValueOrDefault(wait.WaitType) + 1;
+        if (Database(wait.Instance, wait.DatabaseId, wait.DatabaseName) is not { } db)
+        {
+            return;
+        }
+
+        WriteLogWaits++;
+        db.Touch(wait.TimestampUtc.Ticks);
+        db.WriteLog.AddTicks(wait.Duration.Ticks);
+        _series?.WriteLog(wait.Instance, wait.DatabaseId, wait.TimestampUtc, wait.Duration);
     }
 
     /// <inheritdoc />
-    public void OnSourceLoss(string instance, LossKind kind, long count)
-    {
-        Lost += count;
-        _aggregator.OnSourceLoss(instance, kind, count);
-    }
+    public void OnSourceLoss(string instance, LossKind kind, long count) => Lost += count;
 
-    private void Add(in EventSample sample)
+    private DatabaseTally? Database(string instance, int databaseId, string? name)
     {
-        _batch[_batched++] = sample;
-        if (_batched == _batch.Length)
+        if ((uint)databaseId > LogFlushTally.MaxDatabaseId)
         {
-            Flush();
+            Malformed++;
+            return null;
         }
+
+        var db = _tally.Instance(instance).Database(databaseId);
+        if (name is not null && !ReferenceEquals(name, db.Name))
+        {
+            db.SetName(name);
+        }
+
+        return db;
     }
 }

@@ -38,12 +38,24 @@ internal static class JsonReportWriter
         w.WriteNumber("log_flush_complete", report.Files.Sum(f => f.FlushCompletes));
         w.WriteNumber("writelog_waits", report.Files.Sum(f => f.WriteLogWaits));
         w.WriteNumber("events_lost", report.TotalLost);
+        w.WriteNumber("bytes_skipped", report.TotalBytesSkipped);
+        w.WriteNumber("malformed_events", report.TotalMalformed);
         w.WriteEndObject();
 
         w.WriteStartArray("files");
         foreach (var f in report.Files)
         {
             WriteFile(f, w);
+        }
+
+        w.WriteEndArray();
+        w.WriteStartArray("skipped");
+        foreach (var entry in report.Skipped)
+        {
+            w.WriteStartObject();
+            w.WriteString("path", entry.Path);
+            w.WriteString("reason", entry.Reason);
+            w.WriteEndObject();
         }
 
         w.WriteEndArray();
@@ -66,6 +78,7 @@ internal static class JsonReportWriter
         {
             FileStatus.Ok => "ok",
             FileStatus.Corrupt => "corrupt",
+            FileStatus.Damaged => "damaged",
             FileStatus.UnsupportedVersion => "unsupported_version",
             _ => "unreadable",
         });
@@ -78,6 +91,38 @@ internal static class JsonReportWriter
         w.WriteNumber("events_lost", f.EventsLost);
         WriteCounts(w, "other_events", f.OtherEvents);
         WriteCounts(w, "other_waits", f.OtherWaits);
+        w.WriteNumber("bytes_skipped", f.BytesSkipped);
+        w.WriteStartArray("damage");
+        foreach (var d in f.Damage)
+        {
+            w.WriteStartObject();
+            w.WriteNumber("offset", d.Offset);
+            w.WriteNumber("length", d.Length);
+            w.WriteString("problem", d.Problem);
+            w.WriteNumber("problem_offset", d.ProblemOffset);
+            w.WriteEndObject();
+        }
+
+        w.WriteEndArray();
+        w.WriteNumber("malformed_events", f.MalformedEvents);
+        w.WriteStartArray("malformed");
+        foreach (var m in f.Malformed)
+        {
+            w.WriteStartObject();
+            w.WriteNumber("offset", m.Offset);
+            w.WriteString("problem", m.Problem);
+            w.WriteEndObject();
+        }
+
+        w.WriteEndArray();
+        w.WriteString("tail", f.Tail switch
+        {
+            XEvent.XelTailKind.Zeros => "zeros",
+            XEvent.XelTailKind.IncompleteBuffer => "incomplete_buffer",
+            _ => "none",
+        });
+        WriteNullable(w, "tail_offset", f.Tail == XEvent.XelTailKind.None ? null : f.TailOffset);
+        w.WriteNumber("tail_bytes", f.TailBytes);
         w.WriteEndObject();
     }
 

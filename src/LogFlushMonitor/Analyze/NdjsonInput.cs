@@ -63,9 +63,9 @@ internal static class NdjsonInput
         {
             (status, error) = (FileStatus.Unreadable, e.Message);
         }
-        finally
+        if (status == FileStatus.Ok && sink.Malformed > 0)
         {
-            sink.Flush();
+            (status, error) = (FileStatus.Damaged, $"{sink.Malformed:N0} event(s) with a database id out of range (0 to {LogFlushTally.MaxDatabaseId}) skipped");
         }
 
         return new FileReport
@@ -79,6 +79,7 @@ internal static class NdjsonInput
             FlushCompletes = sink.FlushCompletes,
             WriteLogWaits = sink.WriteLogWaits,
             EventsLost = sink.Lost,
+            MalformedEvents = sink.Malformed,
             OtherEvents = adapter.Polled > 0 ? new Dictionary<string, long> { ["polled samples (counters, wait stats, file stats)"] = adapter.Polled } : new Dictionary<string, long>(),
             OtherWaits = new Dictionary<string, long>(sink.OtherWaits, StringComparer.Ordinal),
         };

@@ -1,5 +1,6 @@
 using System.Globalization;
 using LogFlushMonitor.Core.Advice;
+using LogFlushMonitor.XEvent;
 using Spectre.Console;
 
 namespace LogFlushMonitor.Analyze;
@@ -68,14 +69,65 @@ internal static class TextReportWriter
             $"[bold]logflushmonitor analyze[/]: {report.Files.Count:N0} file(s), {Bytes(report.TotalBytes)}, {report.TotalEvents:N0} events, read in {seconds:0.00} s ({Bytes((long)rate)}/s)"));
         console.WriteLine(string.Create(Ci,
             $"  {report.Files.Sum(f => f.FlushStarts):N0} log_flush_start, {report.Files.Sum(f => f.FlushCompletes):N0} log_flush_complete, {report.Files.Sum(f => f.WriteLogWaits):N0} WRITELOG waits; events lost (event_sequence gaps): {report.TotalLost:N0}"));
+        if (report.TotalBytesSkipped > 0 || report.TotalMalformed > 0)
+        {
+            console.MarkupLine(string.Create(Ci,
+                $"  [red]damage[/]: {report.TotalBytesSkipped:N0} bytes skipped, {report.TotalMalformed:N0} malformed events skipped; the figures below miss their events"));
+        }
+
         foreach (var f in report.Files)
         {
-            var line = f.Status == FileStatus.Ok
-                ? string.Create(Ci, $"  [green]ok[/]       {Markup.Escape(f.Path)} ({Bytes(f.Bytes)}, {f.Events:N0} events, {f.EventsLost:N0} lost)")
-                : string.Create(Ci, $"  [red]{StatusText(f.Status)}[/]  {Markup.Escape(f.Path)}: {Markup.Escape(f.Error ?? "")} at byte offset {(f.ErrorOffset is { } o ? o.ToString(Ci) : "?")} ({f.Events:N0} events before it are counted)");
+            var line = f.Status switch
+            {
+                FileStatus.Ok => string.Create(Ci, $"  [green]ok[/]       {Markup.Escape(f.Path)} ({Bytes(f.Bytes)}, {f.Events:N0} events, {f.EventsLost:N0} lost){Markup.Escape(TailNote(f))}"),
+                FileStatus.Damaged => string.Create(Ci, $"  [red]damaged[/]  {Markup.Escape(f.Path)} ({Bytes(f.Bytes)}, {f.Events:N0} events, {f.EventsLost:N0} lost): {Markup.Escape(DamageSummary(f))}"),
+                _ => string.Create(Ci, $"  [red]{StatusText(f.Status)}[/]  {Markup.Escape(f.Path)}: {Markup.Escape(f.Error ?? "")} at byte offset {(f.ErrorOffset is { } o ? o.ToString(Ci) : "?")} ({f.Events:N0} events before it are counted)"),
+            };
             console.MarkupLine(line);
         }
+
+        foreach (var s in report.Skipped)
+        {
+            console.MarkupLine($"  [yellow]skipped[/]  {Markup.Escape(s.Reason)}");
+        }
     }
+
+    /// <summary>
+    /// What was skipped in a damaged file, for a person: bytes skipped (the first ranges with offset and problem) and
+    /// malformed events (the first with offset and value).
+    /// </summary>
+    public static string DamageSummary(FileReport f)
+    {
+        var parts = new List<string>();
+        if (f.Damage.Count > 0)
+        {
+            var first = f.Damage[0];
+            parts.Add(string.Create(Ci,
+                $"{f.BytesSkipped:N0} bytes skipped in {f.Damage.Count:N0} range(s), the first {first.Length:N0} bytes at byte offset {first.Offset} ({first.Problem}, at byte offset {first.ProblemOffset})"));
+        }
+
+        if (f.MalformedEvents > 0)
+        {
+            var first = f.Malformed.Count > 0 ? string.Create(Ci, $", the first at byte offset {f.Malformed[0].Offset}: {f.Malformed[0].Problem}") : "";
+            parts.Add(string.Create(Ci, $"{f.MalformedEvents:N0} malformed event(s) skipped{first}"));
+        }
+
+        if (parts.Count == 0 && f.Error is { } error)
+        {
+            parts.Add(error);
+        }
+
+        return string.Join("; ", parts);
+    }
+
+    /// <summary>" (tail: …)" when the data ended in zeros or an incomplete buffer, else empty.</summary>
+    public static string TailNote(FileReport f) => f.Tail switch
+    {
+        XelTailKind.Zeros => string.Create(Ci, $"; ends in {f.TailBytes:N0} bytes of zeros (preallocated space)"),
+        XelTailKind.IncompleteBuffer => string.Create(Ci,
+            $"; its last {f.TailBytes:N0} bytes from byte offset {f.TailOffset} are an incomplete buffer (a file being written, or cut), not read"),
+        _ => "",
+    };
 
     private static void WriteDatabase(IAnsiConsole console, DatabaseReport db)
     {
@@ -160,6 +212,7 @@ internal static class TextReportWriter
     private static string StatusText(FileStatus status) => status switch
     {
         FileStatus.Corrupt => "corrupt",
+        FileStatus.Damaged => "damaged",
         FileStatus.UnsupportedVersion => "version",
         _ => "unreadable",
     };

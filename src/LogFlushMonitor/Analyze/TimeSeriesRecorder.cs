@@ -49,6 +49,55 @@ internal sealed class TimeSeriesRecorder
         _lo > _hi ? null : (new DateTime(_firstTicks, DateTimeKind.Utc), new DateTime(_lastTicks, DateTimeKind.Utc));
 
     /// <summary>
+    /// Adds what <paramref name="other"/> recorded (another reading thread's share). The result equals recording every
+    /// event here: the width ends as the finest step that holds the whole range, whatever the order (each step divides
+    /// the next, and a range that fits one step fits every wider one).
+    /// </summary>
+    public void AddFrom(TimeSeriesRecorder other)
+    {
+        ArgumentNullException.ThrowIfNull(other);
+        if (other._lo > other._hi)
+        {
+            return;
+        }
+
+        while (_widthTicks < other._widthTicks)
+        {
+            Widen();
+        }
+
+        var factor = _widthTicks / other._widthTicks;
+        while (Math.Max(_hi, other._hi / factor) - Math.Min(_lo, other._lo / factor) >= Capacity)
+        {
+            Widen();
+            factor = _widthTicks / other._widthTicks;
+        }
+
+        foreach (var (key, theirs) in other._series)
+        {
+            if (!_series.TryGetValue(key, out var mine))
+            {
+                mine = new Series(key.Instance, key.DatabaseId);
+                _series[key] = mine;
+            }
+
+            for (var b = other._lo; b <= other._hi; b++)
+            {
+                var from = (int)(b % Capacity);
+                var to = (int)(b / factor % Capacity);
+                mine.Flushes[to] += theirs.Flushes[from];
+                mine.Waits[to] += theirs.Waits[from];
+                mine.WaitTicks[to] += theirs.WaitTicks[from];
+            }
+        }
+
+        _lo = Math.Min(_lo, other._lo / factor);
+        _hi = Math.Max(_hi, other._hi / factor);
+        _firstTicks = Math.Min(_firstTicks, other._firstTicks);
+        _lastTicks = Math.Max(_lastTicks, other._lastTicks);
+    }
+
+    /// <summary>
     /// One database's counts re-bucketed to <paramref name="width"/> (a multiple of <see cref="Width"/>, e.g. from
     /// <see cref="DisplayWidth"/>) over the whole timeline, so every database's chart shares one time axis; null when
     /// the database had no flush or WRITELOG event.

@@ -20,9 +20,10 @@ internal static class AnalyzeCommand
             Description = "Progress lines on stderr: auto (input over 64 MB or stderr is a terminal), always or never.",
             DefaultValueFactory = _ => "auto",
         };
+        var threads = ThreadsOption();
         var command = new Command("analyze", "Analyse .xel files offline: per database the log flush write-size histogram, flush durations, WRITELOG waits, rates, lost events and advice.")
         {
-            inputs, format, progress,
+            inputs, format, progress, threads,
         };
         command.SetAction(async (ParseResult parse, CancellationToken cancellationToken) =>
         {
@@ -48,12 +49,19 @@ internal static class AnalyzeCommand
                 return ExitCodes.Configuration;
             }
 
+            if (ThreadsProblem(parse.GetValue(threads)) is { } threadsProblem)
+            {
+                await Console.Error.WriteLineAsync(threadsProblem).ConfigureAwait(false);
+                return ExitCodes.Configuration;
+            }
+
             var settings = new AnalyzeSettings
             {
                 Inputs = parse.GetValue(inputs) ?? [],
                 Format = reportFormat.Value,
                 Progress = progressMode.Value,
                 StdErrIsTerminal = !Console.IsErrorRedirected,
+                Threads = parse.GetValue(threads),
             };
 
             // Ctrl+C stops reading at the next buffer; the host's handler is not installed for this command.
@@ -80,4 +88,15 @@ internal static class AnalyzeCommand
         });
         return command;
     }
+
+    /// <summary>The <c>--threads</c> option of analyze and report: threads decoding .xel files, default every core.</summary>
+    internal static Option<int> ThreadsOption() => new("--threads")
+    {
+        Description = "Threads decoding .xel files (default: every core; 1 reads on one thread). The report is the same for any value.",
+        DefaultValueFactory = _ => Environment.ProcessorCount,
+    };
+
+    /// <summary>The usage error for a <c>--threads</c> value, or null when it is fine.</summary>
+    internal static string? ThreadsProblem(int threads) =>
+        threads is >= 1 and <= 256 ? null : $"--threads {threads} is out of range. Give 1 to 256 (default: the {Environment.ProcessorCount} cores).";
 }

@@ -21,9 +21,10 @@ internal static class ReportCommand
         };
         var output = new Option<FileInfo>("--out") { Description = "The HTML file to write.", Required = true };
         var progress = new Option<string>("--progress") { Description = "Progress lines on stderr: auto, always or never.", DefaultValueFactory = _ => "auto" };
+        var threads = AnalyzeCommand.ThreadsOption();
         var command = new Command("report", "Write an HTML report of .xel files or an NDJSON recording: per database the write-size distribution, flush and WRITELOG rates over time, lost events and advice.")
         {
-            inputs, output, progress,
+            inputs, output, progress, threads,
         };
         command.SetAction(async (parse, cancellationToken) =>
         {
@@ -40,6 +41,12 @@ internal static class ReportCommand
                 return ExitCodes.Configuration;
             }
 
+            if (AnalyzeCommand.ThreadsProblem(parse.GetValue(threads)) is { } threadsProblem)
+            {
+                await Console.Error.WriteLineAsync(threadsProblem).ConfigureAwait(false);
+                return ExitCodes.Configuration;
+            }
+
             var settings = new AnalyzeSettings
             {
                 Inputs = parse.GetValue(inputs) ?? [],
@@ -47,6 +54,7 @@ internal static class ReportCommand
                 StdErrIsTerminal = !Console.IsErrorRedirected,
                 AcceptNdjson = true,
                 ProgressLabel = "report",
+                Threads = parse.GetValue(threads),
             };
             var file = parse.GetValue(output)!;
             using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
@@ -76,19 +84,14 @@ internal static class ReportCommand
     /// <summary>Reads, writes the page to <paramref name="file"/>, reports to <paramref name="stdout"/> and <paramref name="stderr"/>; returns the exit code.</summary>
     public static int Run(AnalyzeSettings settings, FileInfo file, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken)
     {
-        if (!AnalyzeRunner.TryExpand(settings.Inputs, stderr, out var groups))
+        if (!AnalyzeRunner.TryExpand(settings.Inputs, stderr, out var groups, out var skipped))
         {
             return ExitCodes.Configuration;
         }
 
         var series = new TimeSeriesRecorder();
-        var report = AnalyzeRunner.Analyze(settings, groups, stderr, cancellationToken, series);
-        foreach (var f in report.Files.Where(f => f.Status != FileStatus.Ok))
-        {
-            var offset = f.ErrorOffset is { } o ? string.Create(CultureInfo.InvariantCulture, $" (byte offset {o})") : "";
-            stderr.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"error: {f.Path}: {f.Error}{offset}; {f.Events:N0} events before it were counted, the other inputs are in the report."));
-        }
+        var report = AnalyzeRunner.Analyze(settings, groups, stderr, cancellationToken, series, skipped);
+        AnalyzeRunner.WriteProblems(report, stderr, "the other inputs are in the report");
 
         try
         {

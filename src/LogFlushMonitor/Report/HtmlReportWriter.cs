@@ -84,9 +84,19 @@ internal static class HtmlReportWriter
         foreach (var f in report.Files)
         {
             var ok = f.Status == FileStatus.Ok;
-            var problem = ok ? "" : f.Error + (f.ErrorOffset is { } o ? string.Create(Ci, $" (byte offset {o:N0}); the {f.Events:N0} events before it are counted") : "");
+            var problem = f.Status switch
+            {
+                FileStatus.Ok => TextReportWriter.TailNote(f).TrimStart(';', ' '),
+                FileStatus.Damaged => TextReportWriter.DamageSummary(f),
+                _ => f.Error + (f.ErrorOffset is { } o ? string.Create(Ci, $" (byte offset {o:N0}); the {f.Events:N0} events before it are counted") : ""),
+            };
             sb.Append(Ci, $"<tr><td><code>{E(f.Path)}</code></td><td class=\"{(ok ? "ok" : "bad")}\">{StatusText(f.Status)}</td><td class=\"n\">{Bytes(f.Bytes)}</td>");
             sb.Append(Ci, $"<td class=\"n\">{f.Events:N0}</td><td class=\"n\">{f.EventsLost:N0}</td><td>{E(problem)}</td></tr>");
+        }
+
+        foreach (var skipped in report.Skipped)
+        {
+            sb.Append(Ci, $"<tr><td><code>{E(skipped.Path)}</code></td><td class=\"bad\">skipped</td><td class=\"n\"></td><td class=\"n\"></td><td class=\"n\"></td><td>{E(skipped.Reason)}</td></tr>");
         }
 
         sb.Append("</tbody></table>");
@@ -201,6 +211,7 @@ internal static class HtmlReportWriter
     {
         FileStatus.Ok => "ok",
         FileStatus.Corrupt => "corrupt",
+        FileStatus.Damaged => "damaged",
         FileStatus.UnsupportedVersion => "unsupported version",
         _ => "unreadable",
     };

@@ -241,7 +241,7 @@ public sealed partial class AnalyzeCliTests : IDisposable
     }
 
     [Fact]
-    public async Task Corrupt_and_truncated_files_exit_4_naming_file_and_offset_while_the_good_file_is_reported()
+    public async Task A_damaged_file_exits_4_naming_file_and_offset_a_cut_file_is_ok_with_its_tail_and_the_good_file_is_reported()
     {
         var good = _files.Write("good.xel", w =>
         {
@@ -259,6 +259,7 @@ public sealed partial class AnalyzeCliTests : IDisposable
         });
         var bytes = await File.ReadAllBytesAsync(source);
 
+        // Cut inside the last buffer: a file still being written (or copied while it was) ends there.
         var truncated = _files.PathOf("truncated.xel");
         await File.WriteAllBytesAsync(truncated, bytes[..(bytes.Length - 700)]);
 
@@ -273,18 +274,22 @@ public sealed partial class AnalyzeCliTests : IDisposable
         var (code, stdout, stderr) = await CliProcess.RunAsync("analyze", truncated, good, corrupted);
 
         Assert.True(code == 4, stdout + stderr);
-        Assert.Contains($"error: {corrupted}:", stderr, StringComparison.Ordinal);
-        Assert.Contains($"byte offset {badField}", stderr, StringComparison.Ordinal);
-        Assert.Matches($@"error: {Regex.Escape(truncated)}: .*truncated.* \(byte offset \d+\)", stderr);
+        Assert.Contains($"error: {corrupted}: damaged:", stderr, StringComparison.Ordinal);
+        Assert.Contains($"at byte offset {badField})", stderr, StringComparison.Ordinal);
+        Assert.DoesNotContain($"error: {truncated}", stderr, StringComparison.Ordinal);
+        Assert.Matches($@"ok +{Regex.Escape(truncated)} .*incomplete buffer", stdout);
         Assert.Contains("Database gooddb (id 11)", stdout, StringComparison.Ordinal);
         Assert.Contains("flushes: 400", stdout, StringComparison.Ordinal);
 
         var (jsonCode, json, _) = await CliProcess.RunAsync("analyze", truncated, good, corrupted, "--format", "json");
         Assert.Equal(4, jsonCode);
         using var doc = JsonDocument.Parse(json);
-        var statuses = doc.RootElement.GetProperty("files").EnumerateArray().Select(f => f.GetProperty("status").GetString()).ToList();
-        Assert.Equal(["corrupt", "ok", "corrupt"], statuses);
-        Assert.Equal(badField, doc.RootElement.GetProperty("files")[2].GetProperty("error_offset").GetInt64());
+        var files = doc.RootElement.GetProperty("files");
+        Assert.Equal(["ok", "ok", "damaged"], files.EnumerateArray().Select(f => f.GetProperty("status").GetString()).ToList());
+        Assert.Equal("incomplete_buffer", files[0].GetProperty("tail").GetString());
+        Assert.True(files[0].GetProperty("tail_bytes").GetInt64() > 0);
+        Assert.Equal(badField, files[2].GetProperty("damage")[0].GetProperty("problem_offset").GetInt64());
+        Assert.True(files[2].GetProperty("bytes_skipped").GetInt64() > 0);
         var gooddb = doc.RootElement.GetProperty("databases").EnumerateArray().Single(d => d.GetProperty("database").GetString() == "gooddb");
         Assert.Equal(400, gooddb.GetProperty("flushes").GetInt64());
     }

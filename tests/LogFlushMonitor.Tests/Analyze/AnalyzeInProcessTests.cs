@@ -188,6 +188,8 @@ public sealed class AnalyzeInProcessTests : IDisposable
         }
     }, bufferSize: 64 * 1024);
 
+    // One thread: the per-event path (the same mapper and tally the workers run) is then on this thread, where
+    // GC.GetAllocatedBytesForCurrentThread sees it.
     private static AnalyzeReport Run(string path) =>
-        AnalyzeRunner.Analyze(new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never }, [[path]], null, CancellationToken.None);
+        AnalyzeRunner.Analyze(new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never, Threads = 1 }, [[path]], null, CancellationToken.None);
 }

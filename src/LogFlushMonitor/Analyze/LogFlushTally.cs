@@ -1,0 +1,169 @@
+using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Samples;
+
+namespace LogFlushMonitor.Analyze;
+
+/// <summary>
+/// What <c>analyze</c> adds up per database: exact write sizes, flush durations, WRITELOG waits and the time range.
+/// One tally per reading thread; tallies merge exactly (integer sums, bucket counts, minimum and maximum), so the
+/// result does not depend on how the events were split between threads or in which order they arrived.
+/// </summary>
+/// <remarks>Not thread-safe: each worker owns one and the caller merges them after reading.</remarks>
+internal sealed class LogFlushTally
+{
+    /// <summary>
+    /// The largest database_id a server can give (SQL Server holds at most 32,767 databases per instance). A larger or
+    /// negative id is a damaged value (a flipped bit), not a database: the event is counted as malformed and skipped.
+    /// </summary>
+    public const int MaxDatabaseId = DatabaseIds.Max;
+
+    private readonly List<InstanceTally> _instances = [];
+    private InstanceTally? _last;
+
+    /// <summary>The instances in the order they were first seen.</summary>
+    public IReadOnlyList<InstanceTally> Instances => _instances;
+
+    /// <summary>The tally of <paramref name="instance"/>, created on first use.</summary>
+    public InstanceTally Instance(string instance)
+    {
+        if (_last is { } last && (ReferenceEquals(last.Name, instance) || last.Name == instance))
+        {
+            return last;
+        }
+
+        // A loop, not a lambda: a closure over the parameter would be allocated on every call, the fast path's too.
+        foreach (var i in _instances)
+        {
+            if (i.Name == instance)
+            {
+                return _last = i;
+            }
+        }
+
+        _last = new InstanceTally(instance);
+        _instances.Add(_last);
+        return _last;
+    }
+
+    /// <summary>Adds everything <paramref name="other"/> counted to this tally.</summary>
+    public void AddFrom(LogFlushTally other)
+    {
+        foreach (var inst in other._instances)
+        {
+            var mine = Instance(inst.Name);
+            foreach (var db in inst.Databases)
+            {
+                mine.Database(db.DatabaseId).AddFrom(db);
+            }
+        }
+    }
+}
+
+/// <summary>One instance's databases, found by id with an array index.</summary>
+internal sealed class InstanceTally(string name)
+{
+    private DatabaseTally?[] _byId = new DatabaseTally?[64];
+
+    /// <summary>Instance name (<see cref="AnalyzeRunner.InstanceName"/> for .xel files).</summary>
+    public string Name { get; } = name;
+
+    /// <summary>Databases by id.</summary>
+    public IEnumerable<DatabaseTally> Databases => _byId.OfType<DatabaseTally>();
+
+    /// <summary>The database with id <paramref name="databaseId"/> (0 to <see cref="LogFlushTally.MaxDatabaseId"/>; callers check).</summary>
+    public DatabaseTally Database(int databaseId)
+    {
+        if ((uint)databaseId >= (uint)_byId.Length)
+        {
+            ArgumentOutOfRangeException.ThrowIfGreaterThan((uint)databaseId, (uint)LogFlushTally.MaxDatabaseId, nameof(databaseId));
+            Array.Resize(ref _byId, Math.Min(LogFlushTally.MaxDatabaseId + 1, Math.Max(databaseId + 1, _byId.Length * 2)));
+        }
+
+        return _byId[databaseId] ??= new DatabaseTally(this, databaseId);
+    }
+}
+
+/// <summary>One database's figures. Adding allocates nothing.</summary>
+internal sealed class DatabaseTally(InstanceTally instance, int databaseId)
+{
+    /// <summary>The instance.</summary>
+    public InstanceTally Instance { get; } = instance;
+
+    /// <summary>database_id.</summary>
+    public int DatabaseId { get; } = databaseId;
+
+    /// <summary>The name, when an event carried it (see <see cref="OfferName"/>).</summary>
+    public string? Name { get; private set; }
+
+    /// <summary>Where the name was read: input file ordinal and byte offset (the first in reading order wins).</summary>
+    public (long File, long Offset) NameAt { get; private set; } = (long.MaxValue, long.MaxValue);
+
+    /// <summary>log_flush_start write sizes.</summary>
+    public WriteSizeDistribution Sizes { get; } = new();
+
+    /// <summary>log_flush_complete durations.</summary>
+    public LatencyDistribution FlushDurations { get; } = new();
+
+    /// <summary>Completed WRITELOG waits.</summary>
+    public LatencyDistribution WriteLog { get; } = new();
+
+    /// <summary>First event time (ticks), <see cref="long.MaxValue"/> when none.</summary>
+    public long FirstTicks { get; private set; } = long.MaxValue;
+
+    /// <summary>Last event time (ticks), <see cref="long.MinValue"/> when none.</summary>
+    public long LastTicks { get; private set; } = long.MinValue;
+
+    /// <summary>True when an event at (<paramref name="file"/>, <paramref name="offset"/>) would name the database earlier than the name it has.</summary>
+    public bool WantsNameAt(long file, long offset) => file < NameAt.File || (file == NameAt.File && offset < NameAt.Offset);
+
+    /// <summary>
+    /// Takes <paramref name="name"/> if it was read earlier than the current one: a session's database names do not
+    /// change, and "the first name in reading order" is the same however the events were split between threads.
+    /// </summary>
+    public void OfferName(string name, long file, long offset)
+    {
+        if (WantsNameAt(file, offset))
+        {
+            Name = name;
+            NameAt = (file, offset);
+        }
+    }
+
+    /// <summary>Sets the name unconditionally (an NDJSON recording: the latest name wins, as in the live aggregation).</summary>
+    public void SetName(string name) => Name = name;
+
+    /// <summary>Extends the time range to <paramref name="ticks"/>.</summary>
+    public void Touch(long ticks)
+    {
+        if (ticks < FirstTicks)
+        {
+            FirstTicks = ticks;
+        }
+
+        if (ticks > LastTicks)
+        {
+            LastTicks = ticks;
+        }
+    }
+
+    /// <summary>Adds <paramref name="other"/>'s figures (same database, another thread's share).</summary>
+    public void AddFrom(DatabaseTally other)
+    {
+        Sizes.AddFrom(other.Sizes);
+        FlushDurations.AddFrom(other.FlushDurations);
+        WriteLog.AddFrom(other.WriteLog);
+        FirstTicks = Math.Min(FirstTicks, other.FirstTicks);
+        LastTicks = Math.Max(LastTicks, other.LastTicks);
+        if (other.Name is { } name)
+        {
+            if (other.NameAt.File == long.MaxValue)
+            {
+                Name = name;
+            }
+            else
+            {
+                OfferName(name, other.NameAt.File, other.NameAt.Offset);
+            }
+        }
+    }
+}

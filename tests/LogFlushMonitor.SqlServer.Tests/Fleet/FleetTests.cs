@@ -2,6 +2,7 @@ using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Fleet;
 using LogFlushMonitor.SqlServer.Polling;
+using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 
 namespace LogFlushMonitor.SqlServer.Tests.Fleet;

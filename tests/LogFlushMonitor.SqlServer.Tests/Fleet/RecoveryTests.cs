@@ -63,6 +63,7 @@ public class RecoveryTests
 
         Assert.Equal(2, server.Server.Logins.Count);
         Assert.Equal(1, health.Errors("prod-1", InstancePoller.Component, SqlErrorKinds.Disconnected));
-        Assert.Contains(logger.Lines, l => l.EventId == 511 && l.Message.Contains("disconnected", StringComparison.Ordinal));
+        Assert.Contains(logger.Lines, l => l.EventId == 530 && l.Message.Contains("disconnected, transient", StringComparison.Ordinal));
+        Assert.Contains(logger.Lines, l => l.EventId == 532); // and it said when polling worked again
     }
 }

@@ -35,10 +35,37 @@ public static class SqlConnections
             }, connection, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
             throw;
         }
+        catch (Exception e) when (e is not (SqlException or IOException or TimeoutException or OperationCanceledException))
+        {
+            // SqlClient read something that is not TDS and failed inside its parser (InvalidOperationException, IndexOutOfRangeException...).
+            await connection.DisposeAsync().ConfigureAwait(false);
+            throw new ProtocolException($"The server's answer to the connection attempt is not TDS ({e.GetType().Name} in SqlClient).", e);
+        }
         catch
         {
             await connection.DisposeAsync().ConfigureAwait(false);
             throw;
         }
+    }
+}
+
+/// <summary>The server answered with something SqlClient could not read as TDS: another service on that port, or a broken proxy.</summary>
+public sealed class ProtocolException : Exception
+{
+    /// <summary>Creates the exception.</summary>
+    public ProtocolException()
+    {
+    }
+
+    /// <summary>Creates the exception with a message.</summary>
+    public ProtocolException(string message)
+        : base(message)
+    {
+    }
+
+    /// <summary>Creates the exception with a message and SqlClient's own exception.</summary>
+    public ProtocolException(string message, Exception innerException)
+        : base(message, innerException)
+    {
     }
 }

@@ -14,9 +14,10 @@ internal static partial class SqlServerLog
     public static string Safe(Exception e) => e switch
     {
         // SqlClient reports a refused or unreachable server as error 0 "internal exception": the socket error says which.
-        SqlException s => $"SQL error {s.Number}: {s.Message}" + (SocketCause(s) is { } so ? $" (socket error: {so.SocketErrorCode})" : ""),
+        SqlException s => $"SQL error {s.Number}: {s.Message}" + (SocketCause(s) is { SocketErrorCode: not System.Net.Sockets.SocketError.Success } so ? $" (socket error: {so.SocketErrorCode})" : ""),
         System.Net.Sockets.SocketException so => $"socket error: {so.SocketErrorCode}",
         TimeoutException => "timeout",
+        ProtocolException p => p.Message,
         _ => e.GetType().Name,
     };
 

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Net.Sockets;
 using LogFlushMonitor.SqlServer.Sessions;
 using LogFlushMonitor.XEvent;
@@ -61,6 +62,7 @@ public static class FailureClassifier
         {
             SqlException s => Classify(s),
             SessionMissingException => new(SqlErrorKinds.SessionMissing, FailureClass.Transient, 0),
+            ProtocolException => new(SqlErrorKinds.Protocol, FailureClass.Persistent, 0),
             TimeoutException => new(SqlErrorKinds.Timeout, FailureClass.Transient, 0),
             SocketException so => new(IsUnreachable(so) ? SqlErrorKinds.Unreachable : SqlErrorKinds.Disconnected, FailureClass.Transient, 0),
             IOException => new(SqlErrorKinds.Disconnected, FailureClass.Transient, 0),
@@ -98,6 +100,9 @@ public static class FailureClassifier
             : First(BusyNumbers) is { } busy ? (SqlErrorKinds.ServerBusy, FailureClass.Transient, busy)
             : First(UnreachableNumbers) is { } unreachable ? (SqlErrorKinds.Unreachable, FailureClass.Transient, unreachable)
             : Inner<SocketException>(e) is { } so && IsUnreachable(so) ? (SqlErrorKinds.Unreachable, FailureClass.Transient, e.Number)
+            // A fatal error before SqlClient had a connection id: no TCP connection at all (a refused port comes as error 0
+            // wrapping an empty socket error on Linux).
+            : e.Class >= 20 && e.ClientConnectionId == Guid.Empty ? (SqlErrorKinds.Unreachable, FailureClass.Transient, e.Number)
             : First(DisconnectedNumbers) is { } disconnected ? (SqlErrorKinds.Disconnected, FailureClass.Transient, disconnected)
             // Severity 20 and above closes the connection: the network or the server went away.
             : e.Class >= 20 ? (SqlErrorKinds.Disconnected, FailureClass.Transient, e.Number)
@@ -124,8 +129,21 @@ public static class FailureClassifier
 
     /// <summary>
     /// SqlClient throws InvalidOperationException ("internal connection fatal error"), IndexOutOfRangeException and the
-    /// like when what it reads is not TDS: thrown from its own code, that means the server's bytes, not ours.
+    /// like when what it reads is not TDS: thrown from its own code (the first frame outside the runtime library, which
+    /// raises the index errors of its spans), that means the server's bytes, not ours.
     /// </summary>
-    private static bool IsThrownBySqlClient(Exception e) =>
-        e.TargetSite?.DeclaringType?.Assembly == typeof(SqlConnection).Assembly;
+    private static bool IsThrownBySqlClient(Exception e)
+    {
+        var runtime = typeof(object).Assembly;
+        foreach (var frame in new StackTrace(e, fNeedFileInfo: false).GetFrames())
+        {
+            var assembly = frame.GetMethod()?.DeclaringType?.Assembly;
+            if (assembly is not null && assembly != runtime)
+            {
+                return assembly == typeof(SqlConnection).Assembly;
+            }
+        }
+
+        return false;
+    }
 }

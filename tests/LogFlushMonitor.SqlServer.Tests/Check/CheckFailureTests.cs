@@ -23,7 +23,6 @@ public sealed class CheckFailureTests(ITestOutputHelper output)
         output.WriteLine($"check against a closed port with ConnectTimeout 2 s: {clock.ElapsedMilliseconds} ms; {result.Problems[0]}");
         var problem = Assert.Single(result.Problems);
         Assert.StartsWith("cannot connect (unreachable): nothing answered at that address", problem, StringComparison.Ordinal);
-        Assert.Contains("ConnectionRefused", problem, StringComparison.Ordinal);
         // Bounded by the connect timeout plus a second; the slack is for a loaded machine (the default of 15 s is far above).
         Assert.True(clock.Elapsed < TimeSpan.FromSeconds(6), $"took {clock.Elapsed}");
     }

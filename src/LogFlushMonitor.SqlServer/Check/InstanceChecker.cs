@@ -81,6 +81,8 @@ public static class InstanceChecker
         SqlErrorKinds.Unreachable => $"nothing answered at that address ({SqlServerLog.Safe(e)}). Is the server running, is Server= (host, port or instance) right, does a firewall let this machine through?",
         SqlErrorKinds.Protocol => $"the server's answer is not SQL Server's protocol (TDS): is that port a SQL Server, or is a proxy in between? ({(e.InnerException ?? e).GetType().Name} in SqlClient)",
         SqlErrorKinds.Timeout => $"{SqlServerLog.Safe(e)} (ConnectTimeout {fleet.ConnectTimeout}, CommandTimeout {fleet.CommandTimeout})",
+        // SqlClient's own words about what it cannot do here (e.g. globalization-invariant mode); they hold no secret.
+        SqlErrorKinds.Unsupported => $"{e.GetType().Name}: {e.Message}",
         SqlErrorKinds.Unexpected => $"{e.GetType().FullName}: a bug in LogFlushMonitor, please report it with this line",
         _ => SqlServerLog.Safe(e),
     };

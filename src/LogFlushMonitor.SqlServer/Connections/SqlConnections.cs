@@ -35,9 +35,10 @@ public static class SqlConnections
             }, connection, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
             throw;
         }
-        catch (Exception e) when (e is not (SqlException or IOException or TimeoutException or OperationCanceledException))
+        catch (Exception e) when (e is InvalidOperationException or IndexOutOfRangeException or ArgumentOutOfRangeException or OverflowException or InvalidCastException)
         {
-            // SqlClient read something that is not TDS and failed inside its parser (InvalidOperationException, IndexOutOfRangeException...).
+            // SqlClient read something that is not TDS and failed inside its parser ("internal connection fatal error",
+            // an index past the end of a packet). Client-side limits (NotSupportedException) are not wrapped.
             await connection.DisposeAsync().ConfigureAwait(false);
             throw new ProtocolException($"The server's answer to the connection attempt is not TDS ({e.GetType().Name} in SqlClient).", e);
         }

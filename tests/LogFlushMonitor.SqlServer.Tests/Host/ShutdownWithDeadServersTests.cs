@@ -86,3 +86,23 @@ public sealed class ShutdownWithDeadServersTests(ITestOutputHelper output)
         return n;
     }
 }
+
+/// <summary>The Sources:SqlServer settings are checked when `run` starts: a value out of range exits 2 naming the key.</summary>
+public sealed class SqlServerSettingsAtStartTests
+{
+    [Theory]
+    [InlineData("HistogramSlots", "8")]
+    [InlineData("ShutdownTimeout", "00:01:00")]
+    [InlineData("FallbackErrorCount", "0")]
+    public async Task Run_with_a_source_setting_out_of_range_exits_2_naming_the_key(string key, string value)
+    {
+        using var run = Executable.Start(
+            ["run", "--Http:Urls=http://127.0.0.1:0", $"--Sources:SqlServer:{key}={value}", "--Sources:SqlServer:Instances:0:Name=a",
+                "--Sources:SqlServer:Instances:0:ConnectionStringEnvironmentVariable=LFM_UNUSED"]);
+
+        var exit = await run.WaitAsync(TimeSpan.FromSeconds(60));
+
+        Assert.Equal(2, exit);
+        Assert.Contains($"Sources:SqlServer:{key} is {value}", run.StdOut + run.StdErr, StringComparison.Ordinal);
+    }
+}

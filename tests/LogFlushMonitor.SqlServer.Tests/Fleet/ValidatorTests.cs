@@ -60,9 +60,9 @@ public class ValidatorTests
         var property = typeof(SqlServerSourceOptions).GetProperty(key)!;
         property.SetValue(options, property.PropertyType == typeof(int) ? int.Parse(value, System.Globalization.CultureInfo.InvariantCulture) : TimeSpan.Parse(value, System.Globalization.CultureInfo.InvariantCulture));
 
-        var problem = Assert.Single(SqlServerOptionsValidator.Validate(options));
+        var problems = SqlServerOptionsValidator.Validate(options);
 
-        Assert.StartsWith($"Sources:SqlServer:{key} is ", problem, StringComparison.Ordinal);
+        var problem = Assert.Single(problems, p => p.StartsWith($"Sources:SqlServer:{key} is ", StringComparison.Ordinal));
         Assert.Contains("default", problem, StringComparison.Ordinal);
     }
 

@@ -1,6 +1,6 @@
 using Microsoft.Data.SqlClient;
 
-namespace LogFlushMonitor.SqlServer;
+namespace LogFlushMonitor.SqlServer.Connections;
 
 /// <summary>Opens every connection the monitor makes, so that each honours its connect timeout and cancellation.</summary>
 public static class SqlConnections

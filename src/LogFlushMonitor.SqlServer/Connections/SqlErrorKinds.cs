@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.SqlServer;
+namespace LogFlushMonitor.SqlServer.Connections;
 
 /// <summary>
 /// The error.type values exported by sqlserver.monitor.errors. <see cref="Resilience.FailureClassifier"/> decides

@@ -2,6 +2,7 @@ using Dapper;
 using LogFlushMonitor.Core.Health;
 using System.Data;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Sessions;
 using LogFlushMonitor.SqlServer.Sql;

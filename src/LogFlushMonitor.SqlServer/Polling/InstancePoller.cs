@@ -1,6 +1,7 @@
 using System.Data;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Resilience;
 using Microsoft.Data.SqlClient;
 using Microsoft.Extensions.Logging;

@@ -1,3 +1,4 @@
+using LogFlushMonitor.SqlServer.Connections;
 using Microsoft.Data.SqlClient;
 using Microsoft.Extensions.Logging;
 

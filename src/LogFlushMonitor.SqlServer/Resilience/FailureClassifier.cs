@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Net.Sockets;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Sessions;
 using LogFlushMonitor.XEvent;
 using Microsoft.Data.SqlClient;

@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Histogram;
 using LogFlushMonitor.SqlServer.Sessions;
 using Microsoft.Data.SqlClient;

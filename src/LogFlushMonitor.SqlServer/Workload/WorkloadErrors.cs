@@ -1,3 +1,4 @@
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Polling;
 using Microsoft.Data.SqlClient;
 

@@ -2,6 +2,7 @@ using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Hosting;
 using LogFlushMonitor.SqlServer;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Fleet;
 using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Streaming;

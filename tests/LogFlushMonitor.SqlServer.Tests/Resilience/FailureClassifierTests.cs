@@ -1,4 +1,5 @@
 using System.Net.Sockets;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Sessions;
 using LogFlushMonitor.TdsTestServer;

@@ -1,4 +1,5 @@
 using LogFlushMonitor.Core.Health;
+using LogFlushMonitor.SqlServer.Connections;
 
 namespace LogFlushMonitor.SqlServer.Tests.Resilience;
 

@@ -1,4 +1,5 @@
 using LogFlushMonitor.Core.Health;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 using Microsoft.Extensions.Logging;

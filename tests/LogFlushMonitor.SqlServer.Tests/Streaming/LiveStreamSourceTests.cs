@@ -4,6 +4,7 @@ using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Core.XEvents;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Streaming;
 using LogFlushMonitor.SqlServer.Tests.Sessions;
 using LogFlushMonitor.TdsTestServer;

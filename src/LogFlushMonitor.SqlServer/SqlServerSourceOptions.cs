@@ -33,6 +33,27 @@ public sealed class SqlServerSourceOptions
 
     /// <summary>Longest wait between reconnection attempts (backoff is capped and jittered).</summary>
     public TimeSpan MaxReconnectDelay { get; set; } = TimeSpan.FromMinutes(2);
+
+    /// <summary>First backoff ceiling after a failure; it doubles per failed attempt up to <see cref="MaxReconnectDelay"/>.</summary>
+    public TimeSpan ReconnectDelay { get; set; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>Disconnections for slowness (25726) within <see cref="FallbackWindow"/> that switch an Auto instance to histogram mode.</summary>
+    public int FallbackErrorCount { get; set; } = 3;
+
+    /// <summary>The window of <see cref="FallbackErrorCount"/>.</summary>
+    public TimeSpan FallbackWindow { get; set; } = TimeSpan.FromMinutes(10);
+
+    /// <summary>Slots of each histogram target (histogram mode).</summary>
+    public int HistogramSlots { get; set; } = 256;
+
+    /// <summary>Most per-database histogram sessions per instance; with more watched databases one instance-wide session, "(all)", is used.</summary>
+    public int MaxHistogramSessions { get; set; } = 8;
+
+    /// <summary>Largest live-stream buffer accepted, in bytes (a larger one is skipped and counted).</summary>
+    public int MaxStreamBufferBytes { get; set; } = 64 << 20;
+
+    /// <summary>How long stopping or dropping an instance's event sessions at shutdown may take.</summary>
+    public TimeSpan ShutdownTimeout { get; set; } = TimeSpan.FromSeconds(10);
 }
 
 /// <summary>One instance. Exactly one of the connection string settings must be given.</summary>

@@ -3,6 +3,7 @@ using System.IO.Compression;
 using System.Net;
 using System.Net.Http.Headers;
 using System.Text;
+using LogFlushMonitor.Prometheus.Http;
 
 namespace LogFlushMonitor.Prometheus.Tests;
 

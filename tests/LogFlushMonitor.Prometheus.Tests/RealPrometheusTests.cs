@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using System.Globalization;
+using LogFlushMonitor.Prometheus.Http;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Hosting.Server;

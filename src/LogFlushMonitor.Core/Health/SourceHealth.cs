@@ -23,15 +23,14 @@ public sealed class SourceHealth
     /// <summary>A component of an instance's source succeeded (a poll, a buffer read, a session check).</summary>
     public void Succeeded(string instance, string component)
     {
-        var s = _states.GetOrAdd((instance, component), _ => new State());
-        s.Up = true;
-        s.LastSuccessUtc = _time.GetUtcNow();
+        var state = new State(true, _time.GetUtcNow());
+        _states.AddOrUpdate((instance, component), state, (_, _) => state);
     }
 
     /// <summary>A component failed with an error of <paramref name="errorKind"/> (e.g. login_failed, permission, timeout, disconnected).</summary>
     public void Failed(string instance, string component, string errorKind)
     {
-        _states.GetOrAdd((instance, component), _ => new State()).Up = false;
+        _states.AddOrUpdate((instance, component), static _ => new State(false, null), static (_, s) => s with { Up = false });
         _errors.AddOrUpdate((instance, component, errorKind), 1, (_, n) => n + 1);
     }
 
@@ -80,8 +79,9 @@ public sealed class SourceHealth
         _states.Select(kv => new Measurement<long>(kv.Value.Up ? 1 : 0, ComponentTags(kv.Key.Instance, kv.Key.Component))).ToList();
 
     internal List<Measurement<double>> ObserveLastSuccess() =>
-        _states.Where(kv => kv.Value.LastSuccessUtc is not null)
-            .Select(kv => new Measurement<double>(kv.Value.LastSuccessUtc!.Value.ToUnixTimeMilliseconds() / 1000.0, ComponentTags(kv.Key.Instance, kv.Key.Component)))
+        _states.Select(kv => (kv.Key, kv.Value.LastSuccessUtc))
+            .Where(x => x.LastSuccessUtc is not null)
+            .Select(x => new Measurement<double>(x.LastSuccessUtc!.Value.ToUnixTimeMilliseconds() / 1000.0, ComponentTags(x.Key.Instance, x.Key.Component)))
             .ToList();
 
     internal List<Measurement<long>> ObserveErrors() =>
@@ -101,10 +101,12 @@ public sealed class SourceHealth
     private static KeyValuePair<string, object?>[] ComponentTags(string instance, string component) =>
         [new(MetricAttributes.Instance, instance), new(MetricAttributes.Component, component)];
 
-    private sealed class State
-    {
-        public volatile bool Up;
+    /// <summary>Last success of a component in the UTC clock of this registry, or null.</summary>
+    public DateTimeOffset? LastSuccess(string instance, string component) => _states.TryGetValue((instance, component), out var s) ? s.LastSuccessUtc : null;
 
-        public DateTimeOffset? LastSuccessUtc { get; set; }
-    }
+    /// <summary>
+    /// One component's state, immutable: a writer swaps in a new one, so a collector on another thread reads the flag
+    /// and the time of one moment, never half of a <see cref="DateTimeOffset"/> being written.
+    /// </summary>
+    private sealed record State(bool Up, DateTimeOffset? LastSuccessUtc);
 }

@@ -6,7 +6,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 
-namespace LogFlushMonitor.Prometheus;
+namespace LogFlushMonitor.Prometheus.Http;
 
 /// <summary>
 /// A self-contained Kestrel server for the scrape endpoint plus <c>/healthz</c> and <c>/readyz</c>, for

@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.Prometheus;
+namespace LogFlushMonitor.Prometheus.Http;
 
 /// <summary>Where and how <see cref="PrometheusHttpServer"/> listens.</summary>
 public sealed class PrometheusHttpServerOptions

@@ -1,6 +1,8 @@
 using System.Globalization;
 using Dapper;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Polling;
+using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Sessions;
 using LogFlushMonitor.SqlServer.Sql;
 using Microsoft.Data.SqlClient;
@@ -16,7 +18,10 @@ public static class InstanceChecker
     /// <summary>Permission names whose rows sys.master_files shows (for log file latency); any one suffices.</summary>
     private static readonly string[] MasterFilesPermissions = ["VIEW ANY DEFINITION", "ALTER ANY DATABASE", "CREATE DATABASE"];
 
-    /// <summary>Checks <paramref name="instance"/>; never throws for server-side problems (they are in the result).</summary>
+    /// <summary>
+    /// Checks <paramref name="instance"/>; never throws for server-side problems (they are in the result). An unreachable
+    /// server is reported within ConnectTimeout; every failure is named by its kind (unreachable, protocol, tls, ...).
+    /// </summary>
     public static async Task<InstanceCheckResult> CheckAsync(SqlServerInstanceOptions instance, SqlServerSourceOptions fleet, Func<string, string?>? environment, CancellationToken cancellationToken)
     {
         string connectionString;
@@ -30,31 +35,58 @@ public static class InstanceChecker
         }
 
         var target = ConnectionStrings.Describe(connectionString);
-        var builder = new SqlConnectionStringBuilder(connectionString) { ConnectTimeout = Math.Max(1, (int)Math.Ceiling(fleet.ConnectTimeout.TotalSeconds)) };
         var timeout = Math.Max(1, (int)Math.Ceiling(fleet.CommandTimeout.TotalSeconds));
-        await using var connection = new SqlConnection(builder.ConnectionString);
-        try
+        SqlConnection connection;
+        // SqlClient may overrun its connect timeout (a slow TLS handshake, a silent server): check answers within it plus a second.
+        using (var connectBudget = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken))
         {
-            await connection.OpenAsync(cancellationToken).ConfigureAwait(false);
-        }
-        catch (SqlException e) when (ConnectionSecurity.IsTlsFailure(e))
-        {
-            return new InstanceCheckResult { Instance = instance.Name, Target = target, Problems = [$"cannot connect ({SqlErrorKinds.Tls}): {ConnectionSecurity.ExplainTlsFailure(e, connectionString)}"] };
-        }
-        catch (SqlException e)
-        {
-            return new InstanceCheckResult { Instance = instance.Name, Target = target, Problems = [$"cannot connect ({SqlErrorKinds.Classify(e)}): {SqlServerLog.Safe(e)}"] };
+            connectBudget.CancelAfter(TimeSpan.FromSeconds(Math.Max(1, Math.Ceiling(fleet.ConnectTimeout.TotalSeconds))) + TimeSpan.FromSeconds(1));
+            try
+            {
+                connection = await SqlConnections.OpenAsync(SqlConnections.WithConnectTimeout(connectionString, fleet.ConnectTimeout), connectBudget.Token).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+            {
+                return Failed($"cannot connect ({SqlErrorKinds.Timeout}): no answer within ConnectTimeout ({fleet.ConnectTimeout}).");
+            }
+            catch (SqlException e) when (ConnectionSecurity.IsTlsFailure(e))
+            {
+                return Failed($"cannot connect ({SqlErrorKinds.Tls}): {ConnectionSecurity.ExplainTlsFailure(e, connectionString)}");
+            }
+            catch (Exception e) when (e is not OperationCanceledException)
+            {
+                var failure = FailureClassifier.Classify(e);
+                return Failed($"cannot connect ({failure.Kind}): {Explain(failure, e, fleet)}");
+            }
         }
 
-        try
+        await using (connection.ConfigureAwait(false))
         {
-            return await CheckConnectedAsync(instance, connection, connectionString, target, timeout, cancellationToken).ConfigureAwait(false);
+            try
+            {
+                return await CheckConnectedAsync(instance, connection, connectionString, target, timeout, cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is not OperationCanceledException || !cancellationToken.IsCancellationRequested)
+            {
+                var failure = FailureClassifier.Classify(e, connection.State != System.Data.ConnectionState.Open);
+                return Failed($"check failed ({failure.Kind}): {Explain(failure, e, fleet)}");
+            }
         }
-        catch (SqlException e)
-        {
-            return new InstanceCheckResult { Instance = instance.Name, Target = target, Problems = [$"check failed ({SqlErrorKinds.Classify(e)}): {SqlServerLog.Safe(e)}"] };
-        }
+
+        InstanceCheckResult Failed(string problem) => new() { Instance = instance.Name, Target = target, Problems = [problem] };
     }
+
+    /// <summary>What a failure means for someone at the keyboard; by kind, with the server's own words where it has some.</summary>
+    private static string Explain(SourceFailure failure, Exception e, SqlServerSourceOptions fleet) => failure.Kind switch
+    {
+        SqlErrorKinds.Unreachable => $"nothing answered at that address ({SqlServerLog.Safe(e)}). Is the server running, is Server= (host, port or instance) right, does a firewall let this machine through?",
+        SqlErrorKinds.Protocol => $"the server's answer is not SQL Server's protocol (TDS): is that port a SQL Server, or is a proxy in between? ({(e.InnerException ?? e).GetType().Name} in SqlClient)",
+        SqlErrorKinds.Timeout => $"{SqlServerLog.Safe(e)} (ConnectTimeout {fleet.ConnectTimeout}, CommandTimeout {fleet.CommandTimeout})",
+        // SqlClient's own words about what it cannot do here (e.g. globalization-invariant mode); they hold no secret.
+        SqlErrorKinds.Unsupported => $"{e.GetType().Name}: {e.Message}",
+        SqlErrorKinds.Unexpected => $"{e.GetType().FullName}: a bug in LogFlushMonitor, please report it with this line",
+        _ => SqlServerLog.Safe(e),
+    };
 
     private static async Task<InstanceCheckResult> CheckConnectedAsync(SqlServerInstanceOptions instance, SqlConnection connection, string connectionString, string target, int timeout, CancellationToken ct)
     {

@@ -1,7 +1,7 @@
 using System.Security.Authentication;
 using Microsoft.Data.SqlClient;
 
-namespace LogFlushMonitor.SqlServer;
+namespace LogFlushMonitor.SqlServer.Connections;
 
 /// <summary>
 /// How a connection is protected, said so that an operator can act on it: TLS failures recognised and explained

@@ -1,6 +1,6 @@
 using Microsoft.Data.SqlClient;
 
-namespace LogFlushMonitor.SqlServer;
+namespace LogFlushMonitor.SqlServer.Connections;
 
 /// <summary>
 /// Resolves an instance's connection string from configuration, an environment variable or a file, and makes

@@ -1,11 +1,12 @@
-using Microsoft.Data.SqlClient;
+namespace LogFlushMonitor.SqlServer.Connections;
 
-namespace LogFlushMonitor.SqlServer;
-
-/// <summary>Classifies failures into the error.type values exported by sqlserver.monitor.errors.</summary>
+/// <summary>
+/// The error.type values exported by sqlserver.monitor.errors. <see cref="Resilience.FailureClassifier"/> decides
+/// which one a failure is (by SQL error number and exception type, never by message text).
+/// </summary>
 public static class SqlErrorKinds
 {
-    /// <summary>Login failed (18456) or the database could not be opened (4060).</summary>
+    /// <summary>Login failed (18456 and relatives) or the login's database could not be opened (4060).</summary>
     public const string LoginFailed = "login_failed";
 
     /// <summary>A permission is missing (229, 297, 300, 15247...).</summary>
@@ -14,8 +15,14 @@ public static class SqlErrorKinds
     /// <summary>A command or connection timed out.</summary>
     public const string Timeout = "timeout";
 
-    /// <summary>The connection broke.</summary>
+    /// <summary>Nothing answered: connection refused, host not found or unreachable.</summary>
+    public const string Unreachable = "unreachable";
+
+    /// <summary>An established connection broke.</summary>
     public const string Disconnected = "disconnected";
+
+    /// <summary>The server is busy, throttling, failing over or chose us as a deadlock victim: retry later.</summary>
+    public const string ServerBusy = "server_busy";
 
     /// <summary>The server dropped our event stream because we were too slow (25726).</summary>
     public const string StreamTooSlow = "stream_too_slow";
@@ -26,33 +33,21 @@ public static class SqlErrorKinds
     /// <summary>TLS failed: the server's certificate was rejected, or the server cannot encrypt and the client must.</summary>
     public const string Tls = "tls";
 
+    /// <summary>The server's answer is not TDS as SqlClient expects it (another service on that port, or a broken proxy).</summary>
+    public const string Protocol = "protocol";
+
+    /// <summary>The server lacks something the monitor needs (an XE event, field or target).</summary>
+    public const string Unsupported = "unsupported";
+
     /// <summary>Bad configuration (connection string, options).</summary>
     public const string Configuration = "configuration";
 
-    /// <summary>Anything else.</summary>
+    /// <summary>Another SQL error (a statement the server rejects).</summary>
     public const string Other = "other";
 
-    /// <summary>The kind of an exception.</summary>
-    public static string Classify(Exception e) => e switch
-    {
-        SqlException s => Classify(s),
-        TimeoutException => Timeout,
-        InvalidOperationException when e.Message.Contains("connection", StringComparison.OrdinalIgnoreCase) && e.Message.Contains("closed", StringComparison.OrdinalIgnoreCase) => Disconnected,
-        InvalidOperationException => Configuration,
-        IOException or System.Net.Sockets.SocketException => Disconnected,
-        _ => Other,
-    };
+    /// <summary>An exception the monitor does not expect: a bug, logged with its stack trace.</summary>
+    public const string Unexpected = "unexpected";
 
-    /// <summary>The kind of a SqlException by its first error number.</summary>
-    public static string Classify(SqlException e) => ConnectionSecurity.IsTlsFailure(e) ? Tls : e.Number switch
-    {
-        18456 or 4060 or 18452 or 18470 or 18486 or 18487 or 18488 => LoginFailed,
-        229 or 230 or 262 or 297 or 300 or 15247 => Permission,
-        -2 => Timeout,
-        25726 => StreamTooSlow,
-        // "Cannot alter the event session, because it does not exist or you do not have permission."
-        15151 => SessionMissing,
-        -1 or 2 or 53 or 64 or 233 or 10053 or 10054 or 10060 or 11 => Disconnected,
-        _ => e.Class >= 20 ? Disconnected : Other,
-    };
+    /// <summary>The kind of an exception (see <see cref="Resilience.FailureClassifier.Classify(Exception, bool)"/>).</summary>
+    public static string Classify(Exception e) => Resilience.FailureClassifier.Classify(e).Kind;
 }

@@ -1,16 +1,16 @@
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Polling;
 using Microsoft.Extensions.Logging;
-using Polly;
-using Polly.Retry;
+using LogFlushMonitor.SqlServer.Resilience;
 
 namespace LogFlushMonitor.SqlServer.Fleet;
 
 /// <summary>
 /// Runs the DMV pollers of many instances in one process: each selected instance (see <see cref="Shard"/>) has
 /// its own task, connection and timeouts, so one failing or hanging instance never stalls another. A failed poll
-/// is retried with <see cref="ReconnectBackoff"/> through a Polly retry pipeline on the injected clock.
+/// is retried through <see cref="SourceRetryPipeline"/>, the retry shape every SQL Server source shares.
 /// </summary>
 public sealed class SqlServerFleet
 {
@@ -40,7 +40,7 @@ public sealed class SqlServerFleet
         _environment = environment;
         Shard = Shard.Parse(options.Shard);
         Selected = options.Instances.Where(i => Shard.Owns(i.Name)).ToList();
-        Backoff = new ReconnectBackoff(TimeSpan.FromSeconds(1), options.MaxReconnectDelay);
+        Backoff = new ReconnectBackoff(options.ReconnectDelay, options.MaxReconnectDelay);
     }
 
     /// <summary>This replica's shard.</summary>
@@ -91,12 +91,15 @@ public sealed class SqlServerFleet
             _pollers[instance.Name] = poller;
         }
 
-        var pipeline = BuildPipeline(instance.Name);
+        var reporter = new SourceFailureReporter(instance.Name, _health, _logger);
+        var pipeline = SourceRetryPipeline.Build(Backoff, _time, reporter, static () => InstancePoller.Component,
+            e => FailureClassifier.Classify(e, poller.LostConnection));
         try
         {
             while (true)
             {
                 await pipeline.ExecuteAsync(static async (p, ct) => await p.PollOnceAsync(ct).ConfigureAwait(false), poller, cancellationToken).ConfigureAwait(false);
+                reporter.Recovered(InstancePoller.Component);
                 // A delay after each poll, not a periodic timer: after a long outage a timer's missed tick would
                 // fire at once and give the next rate an interval of a few milliseconds.
                 await Task.Delay(interval, _time, cancellationToken).ConfigureAwait(false);
@@ -107,22 +110,4 @@ public sealed class SqlServerFleet
             // Stopping: SqlClient reports a cancelled command as a SqlException, not as OperationCanceledException.
         }
     }
-
-    private ResiliencePipeline BuildPipeline(string instance) =>
-        new ResiliencePipelineBuilder { TimeProvider = _time }
-            .AddRetry(new RetryStrategyOptions
-            {
-                MaxRetryAttempts = int.MaxValue,
-                ShouldHandle = args => ValueTask.FromResult(args.Outcome.Exception is not null && !args.Context.CancellationToken.IsCancellationRequested),
-                DelayGenerator = args => ValueTask.FromResult<TimeSpan?>(Backoff.Delay(args.AttemptNumber)),
-                OnRetry = args =>
-                {
-                    var e = args.Outcome.Exception!;
-                    var kind = SqlErrorKinds.Classify(e);
-                    _health.Failed(instance, InstancePoller.Component, kind);
-                    SqlServerLog.PollFailed(_logger, instance, kind, SqlServerLog.Safe(e), args.AttemptNumber + 1, args.RetryDelay);
-                    return ValueTask.CompletedTask;
-                },
-            })
-            .Build();
 }

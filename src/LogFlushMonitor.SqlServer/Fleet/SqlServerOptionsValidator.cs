@@ -22,9 +22,22 @@ public static partial class SqlServerOptionsValidator
         }
 
         Positive(options.PollInterval, "PollInterval");
-        Positive(options.CommandTimeout, "CommandTimeout");
-        Positive(options.ConnectTimeout, "ConnectTimeout");
-        Positive(options.MaxReconnectDelay, "MaxReconnectDelay");
+        Between(options.CommandTimeout, "CommandTimeout", TimeSpan.FromSeconds(1), TimeSpan.FromHours(1), "00:00:30");
+        // SqlClient counts whole seconds and takes 0 as "wait for ever".
+        Between(options.ConnectTimeout, "ConnectTimeout", TimeSpan.FromSeconds(1), TimeSpan.FromMinutes(10), "00:00:15");
+        Between(options.MaxReconnectDelay, "MaxReconnectDelay", TimeSpan.FromSeconds(1), TimeSpan.FromDays(1), "00:02:00");
+        if (options.ReconnectDelay <= TimeSpan.Zero || options.ReconnectDelay > options.MaxReconnectDelay)
+        {
+            problems.Add($"{Section}:ReconnectDelay is {options.ReconnectDelay}: it must be positive and at most MaxReconnectDelay ({options.MaxReconnectDelay}); default 00:00:01.");
+        }
+
+        IntBetween(options.FallbackErrorCount, "FallbackErrorCount", 1, 1000, 3);
+        Between(options.FallbackWindow, "FallbackWindow", TimeSpan.FromSeconds(1), TimeSpan.FromDays(1), "00:10:00");
+        IntBetween(options.HistogramSlots, "HistogramSlots", 16, 65536, 256);
+        IntBetween(options.MaxHistogramSessions, "MaxHistogramSessions", 0, 64, 8);
+        IntBetween(options.MaxStreamBufferBytes, "MaxStreamBufferBytes", 1 << 20, 1 << 30, 64 << 20);
+        // The host gives all its services 15 s together to stop.
+        Between(options.ShutdownTimeout, "ShutdownTimeout", TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(10), "00:00:10");
         var names = new Dictionary<string, int>(StringComparer.OrdinalIgnoreCase);
         for (var i = 0; i < options.Instances.Count; i++)
         {
@@ -75,6 +88,22 @@ public static partial class SqlServerOptionsValidator
         }
 
         return problems;
+
+        void Between(TimeSpan value, string name, TimeSpan min, TimeSpan max, string defaultValue)
+        {
+            if (value < min || value > max)
+            {
+                problems.Add($"{Section}:{name} is {value}: use {min} to {max} (default {defaultValue}).");
+            }
+        }
+
+        void IntBetween(int value, string name, int min, int max, int defaultValue)
+        {
+            if (value < min || value > max)
+            {
+                problems.Add($"{Section}:{name} is {value}: use {min} to {max} (default {defaultValue}).");
+            }
+        }
 
         void Positive(TimeSpan value, string name)
         {

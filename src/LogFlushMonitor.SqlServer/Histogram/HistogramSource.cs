@@ -1,6 +1,9 @@
 using Dapper;
 using LogFlushMonitor.Core.Health;
+using System.Data;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.SqlServer.Connections;
+using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Sessions;
 using LogFlushMonitor.SqlServer.Sql;
 using LogFlushMonitor.SqlServer.Streaming;
@@ -44,6 +47,8 @@ public sealed class HistogramSource
     private readonly Dictionary<string, HistogramDeltas> _deltas = new(StringComparer.Ordinal);
     private readonly HashSet<string> _used = new(StringComparer.Ordinal);
     private readonly ResiliencePipeline _retry;
+    private readonly SourceFailureReporter _reporter;
+    private bool _lostConnection;
 
     /// <summary>Creates the source; <paramref name="sink"/> receives one bucket per slot that grew, per poll.</summary>
     public HistogramSource(SqlServerInstanceOptions instance, string connectionString, IPollSink sink, SourceHealth health,
@@ -57,8 +62,13 @@ public sealed class HistogramSource
         _time = time ?? TimeProvider.System;
         _logger = logger ?? NullLogger.Instance;
         _sessions = new EventSessionManager(instance, _logger) { CommandTimeoutSeconds = _settings.CommandTimeoutSeconds };
-        _retry = ReconnectPipeline.Build(_settings, _time, (delay, attempt) => XeLog.Reconnecting(_logger, _instance.Name, delay, attempt));
+        _reporter = new SourceFailureReporter(instance.Name, health, _logger);
+        _retry = SourceRetryPipeline.Build(new ReconnectBackoff(_settings.ReconnectDelay, _settings.MaxReconnectDelay), _time, _reporter,
+            static () => Component, e => FailureClassifier.Classify(e, _lostConnection));
     }
+
+    /// <summary>Whether the last attempt opened its connection (false after a connection attempt failed).</summary>
+    public bool Reachable { get; private set; }
 
     /// <summary>Sessions this source created or used (to stop or drop at shutdown).</summary>
     public IReadOnlyCollection<string> SessionNames => _used;
@@ -84,7 +94,7 @@ public sealed class HistogramSource
         return [new HistogramTarget(sessionName + "_h", null, HistogramTarget.AllDatabases)];
     }
 
-    /// <summary>Polls until cancelled, reconnecting with capped, jittered backoff.</summary>
+    /// <summary>Polls until cancelled, reconnecting through <see cref="SourceRetryPipeline"/>.</summary>
     public async Task RunAsync(CancellationToken cancellationToken)
     {
         try
@@ -98,12 +108,23 @@ public sealed class HistogramSource
 
     private async ValueTask AttemptAsync(CancellationToken cancellationToken)
     {
-        var connection = new SqlConnection(_connectionString);
+        _lostConnection = false;
+        SqlConnection connection;
+        try
+        {
+            connection = await SqlConnections.OpenAsync(_connectionString, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception) when (!cancellationToken.IsCancellationRequested)
+        {
+            Reachable = false;
+            throw;
+        }
+
+        Reachable = true;
         await using (connection.ConfigureAwait(false))
         {
             try
             {
-                await connection.OpenAsync(cancellationToken).ConfigureAwait(false);
                 var capabilities = await _sessions.ReadCapabilitiesAsync(connection, cancellationToken).ConfigureAwait(false);
                 if (!capabilities.HasHistogramTarget || !capabilities.HasFlushStart || !capabilities.FlushStartHasWriteSize)
                 {
@@ -135,14 +156,14 @@ public sealed class HistogramSource
 
                     Polls++;
                     _health.Succeeded(_instance.Name, Component);
+                    _reporter.Recovered(Component);
                     await Task.Delay(_settings.HistogramPollInterval, _time, cancellationToken).ConfigureAwait(false);
                 }
             }
-            catch (Exception e) when (!cancellationToken.IsCancellationRequested)
+            catch (Exception) when (!cancellationToken.IsCancellationRequested)
             {
-                var kind = e is SessionNotRunningException ? SqlErrorKinds.SessionMissing : SqlErrorKinds.Classify(e);
-                _health.Failed(_instance.Name, Component, kind);
-                XeLog.HistogramFailed(_logger, _instance.Name, kind, e);
+                // Counted and logged by the retry pipeline's reporter, which needs to know whether the connection went.
+                _lostConnection = connection.State != ConnectionState.Open;
                 throw;
             }
         }
@@ -156,7 +177,7 @@ public sealed class HistogramSource
         if (xml is null)
         {
             // Not running (a DBA stopped or dropped it): fail the attempt so the reconnect re-creates it.
-            throw new SessionNotRunningException(target.SessionName);
+            throw new SessionMissingException($"Histogram session {target.SessionName} is not running.");
         }
 
         var content = XEventXmlReader.ReadHistogram(xml, target.SessionName);
@@ -182,6 +203,4 @@ public sealed class HistogramSource
 
         return d;
     }
-
-    private sealed class SessionNotRunningException(string session) : Exception($"Histogram session {session} is not running.");
 }

@@ -1,6 +1,8 @@
 using System.Data;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.SqlServer.Connections;
+using LogFlushMonitor.SqlServer.Resilience;
 using Microsoft.Data.SqlClient;
 using Microsoft.Extensions.Logging;
 
@@ -37,8 +39,7 @@ public sealed class InstancePoller : IAsyncDisposable
     public InstancePoller(SqlServerInstanceOptions instance, string connectionString, SqlServerSourceOptions fleet, IPollSink sink, SourceHealth health, ILogger logger, TimeProvider time)
     {
         Name = instance.Name;
-        var builder = new SqlConnectionStringBuilder(connectionString) { ConnectTimeout = Math.Max(1, (int)Math.Ceiling(fleet.ConnectTimeout.TotalSeconds)) };
-        _connectionString = builder.ConnectionString;
+        _connectionString = SqlConnections.WithConnectTimeout(connectionString, fleet.ConnectTimeout);
         _health = health;
         _logger = logger;
         var context = new PollContext(instance.Name, sink, time, Math.Max(1, (int)Math.Ceiling(fleet.CommandTimeout.TotalSeconds)));
@@ -65,12 +66,13 @@ public sealed class InstancePoller : IAsyncDisposable
     public long DroppedBuffers => _xeDrops.DroppedBuffers;
 
     /// <summary>
-    /// One poll of every kind. A kind that fails on its own (a missing permission) is counted and logged and the
-    /// others still run; when the connection cannot be opened, breaks or times out, the connection is discarded and
-    /// the exception propagates so the caller backs off.
+    /// One poll of every kind. A kind the server refuses on its own (a missing permission) is counted and logged and
+    /// the others still run; when the connection cannot be opened, breaks, times out or anything else fails, the
+    /// connection is discarded and the exception propagates so the caller backs off.
     /// </summary>
     public async Task PollOnceAsync(CancellationToken cancellationToken)
     {
+        LostConnection = false;
         var connection = await OpenAsync(cancellationToken).ConfigureAwait(false);
         var allGood = true;
         foreach (var (kind, poll) in _kinds)
@@ -85,21 +87,24 @@ public sealed class InstancePoller : IAsyncDisposable
             }
             catch (Exception e) when (e is SqlException or InvalidOperationException or IOException && !cancellationToken.IsCancellationRequested)
             {
-                var errorKind = SqlErrorKinds.Classify(e);
-                if (connection.State != ConnectionState.Open || errorKind is SqlErrorKinds.Timeout or SqlErrorKinds.Disconnected)
+                var lost = connection.State != ConnectionState.Open;
+                var failure = FailureClassifier.Classify(e, lost);
+                if (lost || e is not SqlException || failure.Class != FailureClass.Persistent)
                 {
+                    // The connection broke, or the failure is one a new connection after a backoff may cure: the caller retries.
+                    LostConnection = lost;
                     await ResetAsync().ConfigureAwait(false);
                     throw;
                 }
 
                 allGood = false;
-                _health.Failed(Name, Component, errorKind);
+                _health.Failed(Name, Component, failure.Kind);
                 var message = SqlServerLog.Safe(e);
                 // Logged once while it lasts: a missing permission would otherwise repeat at every poll.
                 if (!_failing.TryGetValue(kind, out var previous) || previous != message)
                 {
                     _failing[kind] = message;
-                    SqlServerLog.KindFailed(_logger, Name, kind, errorKind, message);
+                    SqlServerLog.KindFailed(_logger, Name, kind, failure.Kind, message);
                 }
             }
         }
@@ -109,6 +114,9 @@ public sealed class InstancePoller : IAsyncDisposable
             _health.Succeeded(Name, Component);
         }
     }
+
+    /// <summary>Whether the last failed poll lost its connection (an exception of any type then means a broken connection).</summary>
+    public bool LostConnection { get; private set; }
 
     /// <summary>Closes the connection.</summary>
     public async ValueTask DisposeAsync() => await ResetAsync().ConfigureAwait(false);
@@ -121,17 +129,7 @@ public sealed class InstancePoller : IAsyncDisposable
         }
 
         await ResetAsync().ConfigureAwait(false);
-        var connection = new SqlConnection(_connectionString);
-        try
-        {
-            await connection.OpenAsync(cancellationToken).ConfigureAwait(false);
-        }
-        catch
-        {
-            await connection.DisposeAsync().ConfigureAwait(false);
-            throw;
-        }
-
+        var connection = await SqlConnections.OpenAsync(_connectionString, cancellationToken).ConfigureAwait(false);
         _connection = connection;
         SqlServerLog.Connected(_logger, Name, connection.ServerVersion);
         return connection;

@@ -1,3 +1,4 @@
+using LogFlushMonitor.SqlServer.Connections;
 using Microsoft.Data.SqlClient;
 using Microsoft.Extensions.Logging;
 
@@ -7,15 +8,32 @@ namespace LogFlushMonitor.SqlServer.Polling;
 internal static partial class SqlServerLog
 {
     /// <summary>
-    /// What may be logged about a failure: the exception type, the SQL error number and the server's message. A
-    /// SqlException's message never holds the password; other exceptions are reduced to their type.
+    /// What may be logged about a failure: the exception type, the SQL error number and the server's message (with the
+    /// socket error behind a network failure). A SqlException's message never holds the password; other exceptions are
+    /// reduced to their type.
     /// </summary>
     public static string Safe(Exception e) => e switch
     {
-        SqlException s => $"SQL error {s.Number}: {s.Message}",
+        // SqlClient reports a refused or unreachable server as error 0 "internal exception": the socket error says which.
+        SqlException s => $"SQL error {s.Number}: {s.Message}" + (SocketCause(s) is { SocketErrorCode: not System.Net.Sockets.SocketError.Success } so ? $" (socket error: {so.SocketErrorCode})" : ""),
+        System.Net.Sockets.SocketException so => $"socket error: {so.SocketErrorCode}",
         TimeoutException => "timeout",
+        ProtocolException p => p.Message,
         _ => e.GetType().Name,
     };
+
+    private static System.Net.Sockets.SocketException? SocketCause(Exception e)
+    {
+        for (var x = e.InnerException; x is not null; x = x.InnerException)
+        {
+            if (x is System.Net.Sockets.SocketException so)
+            {
+                return so;
+            }
+        }
+
+        return null;
+    }
 
     [LoggerMessage(EventId = 500, Level = LogLevel.Information, Message = "{Instance}: connected (server version {Version})")]
     public static partial void Connected(ILogger logger, string instance, string version);
@@ -40,9 +58,6 @@ internal static partial class SqlServerLog
 
     [LoggerMessage(EventId = 510, Level = LogLevel.Information, Message = "{Instance}: polling every {Interval} ({Target})")]
     public static partial void InstanceStarted(ILogger logger, string instance, TimeSpan interval, string target);
-
-    [LoggerMessage(EventId = 511, Level = LogLevel.Warning, Message = "{Instance}: poll failed ({ErrorType}): {Problem}; attempt {Attempt}, next in {Delay}")]
-    public static partial void PollFailed(ILogger logger, string instance, string errorType, string problem, int attempt, TimeSpan delay);
 
     [LoggerMessage(EventId = 512, Level = LogLevel.Error, Message = "{Instance}: cannot start: {Problem}")]
     public static partial void InstanceInvalid(ILogger logger, string instance, string problem);

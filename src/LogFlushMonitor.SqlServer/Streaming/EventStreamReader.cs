@@ -61,6 +61,9 @@ public sealed class EventStreamReader : IDisposable
     /// <summary>The largest buffer accepted (a bigger one fails the connection instead of growing memory without bound).</summary>
     public int MaxBufferBytes { get; init; } = 64 << 20;
 
+    /// <summary>Called on the reading thread when a connection's first buffer has been decoded (the stream works).</summary>
+    public Action? OnFirstBuffer { get; init; }
+
     /// <summary>Rows (buffers) read so far, over all connections.</summary>
     public long BuffersRead { get; private set; }
 
@@ -127,6 +130,7 @@ public sealed class EventStreamReader : IDisposable
             BeginConnection(new XEventUnits(), sessionRestarted: true);
         }
 
+        var buffersBefore = BuffersRead;
         using var command = new SqlCommand(XeSql.ReadEventStream, connection) { CommandTimeout = 0 };
         command.Parameters.Add("@name", SqlDbType.NVarChar, 128).Value = sessionName;
         using var registration = cancellationToken.Register(static c => ((SqlCommand)c!).Cancel(), command);
@@ -143,6 +147,10 @@ public sealed class EventStreamReader : IDisposable
                     BytesRead += length;
                     Decode(length);
                     _health?.Succeeded(_instance, SourceComponents.Stream);
+                    if (BuffersRead == buffersBefore + 1)
+                    {
+                        OnFirstBuffer?.Invoke();
+                    }
                 }
 
                 finished = true;

@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Histogram;
 using LogFlushMonitor.SqlServer.Sessions;
 using Microsoft.Data.SqlClient;
@@ -65,8 +66,21 @@ public sealed class InstanceEventSource
                 _health.SetMode(_instance.Name, CollectionModes.Stream);
                 using var stream = new LiveStreamSource(_instance, _connectionString, _streamSink, _health, _settings, _time, _logger, names: _pollSink);
                 Stream = stream;
-                used.Add(stream.Sessions.SessionName);
-                var fallBack = await stream.RunAsync(cancellationToken).ConfigureAwait(false);
+                bool fallBack;
+                try
+                {
+                    fallBack = await stream.RunAsync(cancellationToken).ConfigureAwait(false);
+                }
+                finally
+                {
+                    // Only a session this source made sure of needs stopping, and only a server that answered its last
+                    // attempt is worth asking: shutdown must not wait a connect timeout for a dead one.
+                    if (stream.SessionEnsured && stream.Reachable)
+                    {
+                        used.Add(stream.Sessions.SessionName);
+                    }
+                }
+
                 if (!fallBack)
                 {
                     return;
@@ -87,7 +101,10 @@ public sealed class InstanceEventSource
             }
             finally
             {
-                used.AddRange(histogram.SessionNames);
+                if (histogram.Reachable)
+                {
+                    used.AddRange(histogram.SessionNames);
+                }
             }
         }
         finally
@@ -108,10 +125,10 @@ public sealed class InstanceEventSource
         var manager = new EventSessionManager(_instance, _logger) { CommandTimeoutSeconds = Math.Max(1, (int)_settings.ShutdownTimeout.TotalSeconds) };
         try
         {
-            var connection = new SqlConnection(_connectionString);
+            var connectTimeout = _settings.ConnectTimeout < _settings.ShutdownTimeout ? _settings.ConnectTimeout : _settings.ShutdownTimeout;
+            var connection = await SqlConnections.OpenAsync(SqlConnections.WithConnectTimeout(_connectionString, connectTimeout), timeout.Token).ConfigureAwait(false);
             await using (connection.ConfigureAwait(false))
             {
-                await connection.OpenAsync(timeout.Token).ConfigureAwait(false);
                 foreach (var session in sessions)
                 {
                     await manager.StopAsync(connection, session, timeout.Token).ConfigureAwait(false);

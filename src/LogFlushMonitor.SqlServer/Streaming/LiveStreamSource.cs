@@ -1,5 +1,8 @@
+using System.Data;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.SqlServer.Connections;
+using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Sessions;
 using Microsoft.Data.SqlClient;
 using Microsoft.Extensions.Logging;
@@ -10,8 +13,8 @@ namespace LogFlushMonitor.SqlServer.Streaming;
 
 /// <summary>
 /// Streams one instance's events until cancelled: connect, check capabilities, make sure the session exists and
-/// runs (a DBA may have dropped or stopped it), read the live stream; on failure reconnect with capped, jittered
-/// backoff (Polly, on the injected <see cref="TimeProvider"/>). A connection that delivered buffers before it broke
+/// runs (a DBA may have dropped or stopped it), read the live stream; on failure reconnect through
+/// <see cref="SourceRetryPipeline"/> (capped, jittered backoff on the injected <see cref="TimeProvider"/>). A connection that delivered buffers before it broke
 /// is retried at once after <see cref="EventSourceSettings.ReconnectDelay"/>, so the backoff grows only while
 /// nothing works. Error 25726 (too slow) is always backed off and counted: in Auto mode enough of them within the
 /// window end the stream so the caller can fall back to histogram mode.
@@ -33,7 +36,10 @@ public sealed class LiveStreamSource : IDisposable
     private readonly EventSessionManager _sessions;
     private readonly Queue<DateTimeOffset> _tooSlow = new();
     private readonly ResiliencePipeline _retry;
+    private readonly SourceFailureReporter _reporter;
     private readonly IPollSink? _names;
+    private string _failedComponent = SessionComponent;
+    private bool _lostConnection;
 
     /// <summary>
     /// Creates the source; <paramref name="sink"/> must never wait (the pipeline's dropping writer). When
@@ -52,14 +58,28 @@ public sealed class LiveStreamSource : IDisposable
         _time = time ?? TimeProvider.System;
         _logger = logger ?? NullLogger.Instance;
         _sessions = new EventSessionManager(instance, _logger) { CommandTimeoutSeconds = _settings.CommandTimeoutSeconds };
-        Reader = new EventStreamReader(instance.Name, sink, health, _logger) { MaxBufferBytes = _settings.MaxBufferBytes };
-        _retry = ReconnectPipeline.Build(_settings, _time, (delay, attempt) =>
+        _reporter = new SourceFailureReporter(instance.Name, health, _logger);
+        Reader = new EventStreamReader(instance.Name, sink, health, _logger)
+        {
+            MaxBufferBytes = _settings.MaxBufferBytes,
+            OnFirstBuffer = () => _reporter.Recovered(StreamComponent),
+        };
+        Backoff = new ReconnectBackoff(_settings.ReconnectDelay, _settings.MaxReconnectDelay);
+        _retry = SourceRetryPipeline.Build(Backoff, _time, _reporter, () => _failedComponent, e => FailureClassifier.Classify(e, _lostConnection), delay =>
         {
             Reconnects++;
             LastReconnectDelay = delay;
-            XeLog.Reconnecting(_logger, _instance.Name, delay, attempt);
         });
     }
+
+    /// <summary>The backoff between failed attempts.</summary>
+    public ReconnectBackoff Backoff { get; }
+
+    /// <summary>Whether the last attempt opened its connection (false after a connection attempt failed).</summary>
+    public bool Reachable { get; private set; }
+
+    /// <summary>Whether this source made sure its session existed and ran at least once (so it may have to stop it).</summary>
+    public bool SessionEnsured { get; private set; }
 
     /// <summary>The reader (counters of buffers, events, losses).</summary>
     public EventStreamReader Reader { get; }
@@ -120,20 +140,33 @@ public sealed class LiveStreamSource : IDisposable
 
     private async ValueTask<Outcome> AttemptAsync(CancellationToken cancellationToken)
     {
-        var component = SessionComponent;
+        _failedComponent = SessionComponent;
+        _lostConnection = false;
         var buffersBefore = Reader.BuffersRead;
-        var connection = new SqlConnection(_connectionString);
+        SqlConnection connection;
+        try
+        {
+            connection = await SqlConnections.OpenAsync(_connectionString, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception) when (!cancellationToken.IsCancellationRequested)
+        {
+            Reachable = false;
+            throw;
+        }
+
+        Reachable = true;
         await using (connection.ConfigureAwait(false))
         {
             try
             {
-                await connection.OpenAsync(cancellationToken).ConfigureAwait(false);
                 var capabilities = await _sessions.ReadCapabilitiesAsync(connection, cancellationToken).ConfigureAwait(false);
                 var databases = await _sessions.ResolveDatabasesAsync(connection, cancellationToken).ConfigureAwait(false);
                 PassOnNames(databases);
                 var action = await _sessions.EnsureAsync(connection, _sessions.SessionName, () => _sessions.BuildStreamSessionDdl(capabilities, databases), cancellationToken).ConfigureAwait(false);
+                SessionEnsured = true;
                 _health.Succeeded(_instance.Name, SessionComponent);
-                component = StreamComponent;
+                _reporter.Recovered(SessionComponent);
+                _failedComponent = StreamComponent;
                 Reader.BeginConnection(capabilities.Units, sessionRestarted: action != SessionAction.None);
                 XeLog.StreamConnected(_logger, _instance.Name, _sessions.SessionName, Reader.Connections);
 
@@ -146,26 +179,25 @@ public sealed class LiveStreamSource : IDisposable
                 }
 
                 XeLog.StreamEnded(_logger, _instance.Name);
-                _health.Failed(_instance.Name, StreamComponent, SqlErrorKinds.SessionMissing);
-                return Reader.BuffersRead > buffersBefore ? Outcome.Lost : throw new StreamEndedException();
-            }
-            catch (Exception e) when (e is not StreamEndedException && !cancellationToken.IsCancellationRequested)
-            {
-                var kind = SqlErrorKinds.Classify(e);
-                var tooSlow = IsTooSlow(e);
-                if (tooSlow)
+                var ended = new SessionMissingException("The server ended the live stream (the session was stopped or dropped).");
+                if (Reader.BuffersRead > buffersBefore)
                 {
-                    kind = SqlErrorKinds.StreamTooSlow;
+                    ReportLost(ended);
+                    return Outcome.Lost;
                 }
 
-                _health.Failed(_instance.Name, component, kind);
-                XeLog.StreamFailed(_logger, _instance.Name, kind, (e as SqlException)?.Number ?? 0, Polling.SqlServerLog.Safe(e), Reader.BuffersRead - buffersBefore);
-                XeLog.StreamFailedDetails(_logger, _instance.Name, e);
-                if (tooSlow)
+                throw ended; // nothing arrived: back off before trying again
+            }
+            catch (Exception e) when (e is not SessionMissingException && !cancellationToken.IsCancellationRequested)
+            {
+                _lostConnection = connection.State != ConnectionState.Open;
+                var failure = FailureClassifier.Classify(e, _lostConnection);
+                if (failure.Kind == SqlErrorKinds.StreamTooSlow)
                 {
                     TooSlowDisconnects++;
                     if (ShouldFallBack())
                     {
+                        _reporter.Failed(StreamComponent, e, failure, _tooSlow.Count, TimeSpan.Zero);
                         return Outcome.FallBack;
                     }
 
@@ -174,12 +206,19 @@ public sealed class LiveStreamSource : IDisposable
 
                 if (Reader.BuffersRead > buffersBefore)
                 {
+                    ReportLost(e);
                     return Outcome.Lost;
                 }
 
                 throw;
             }
         }
+    }
+
+    /// <summary>A connection that delivered buffers broke: reconnected after the first delay, the backoff starting afresh.</summary>
+    private void ReportLost(Exception e)
+    {
+        _reporter.Failed(_failedComponent, e, FailureClassifier.Classify(e, _lostConnection), 1, _settings.ReconnectDelay);
     }
 
     private void PassOnNames(DatabaseSelection databases)
@@ -195,9 +234,6 @@ public sealed class LiveStreamSource : IDisposable
             _names.OnDatabaseName(new DatabaseNameSample(_instance.Name, now, id, name));
         }
     }
-
-    private static bool IsTooSlow(Exception e) =>
-        e is SqlException s && s.Errors.Cast<SqlError>().Any(x => x.Number == 25726);
 
     private bool ShouldFallBack()
     {
@@ -223,7 +259,4 @@ public sealed class LiveStreamSource : IDisposable
         Lost,
         FallBack,
     }
-
-    /// <summary>The server ended the stream before any buffer arrived (the session is gone or stopped): retried with backoff.</summary>
-    private sealed class StreamEndedException() : Exception("The server ended the live stream before any buffer arrived.");
 }

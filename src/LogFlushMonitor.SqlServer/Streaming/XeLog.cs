@@ -29,16 +29,6 @@ internal static partial class XeLog
     [LoggerMessage(5110, LogLevel.Information, "Instance {Instance}: reading the live stream of session {Session} (connection {Connection})")]
     public static partial void StreamConnected(ILogger logger, string instance, string session, long connection);
 
-    [LoggerMessage(5111, LogLevel.Warning, "Instance {Instance}: live stream failed ({ErrorKind}, error {Number}: {Problem}); {BuffersRead} buffers read on that connection")]
-    public static partial void StreamFailed(ILogger logger, string instance, string errorKind, int number, string problem, long buffersRead);
-
-    // The stack trace of a failed attempt, for debugging only: a reconnecting stream must not flood the log.
-    [LoggerMessage(5123, LogLevel.Debug, "Instance {Instance}: live stream failure details")]
-    public static partial void StreamFailedDetails(ILogger logger, string instance, Exception exception);
-
-    [LoggerMessage(5112, LogLevel.Information, "Instance {Instance}: reconnecting in {Delay} (attempt {Attempt})")]
-    public static partial void Reconnecting(ILogger logger, string instance, TimeSpan delay, int attempt);
-
     [LoggerMessage(5113, LogLevel.Warning, "Instance {Instance}: a stream buffer could not be decoded and was skipped ({Problem})")]
     public static partial void BufferSkipped(ILogger logger, string instance, string problem);
 
@@ -50,9 +40,6 @@ internal static partial class XeLog
 
     [LoggerMessage(5120, LogLevel.Warning, "Instance {Instance}: histogram target of session {Session} is truncated (more distinct write sizes than slots); counts are incomplete")]
     public static partial void HistogramTruncated(ILogger logger, string instance, string session);
-
-    [LoggerMessage(5121, LogLevel.Warning, "Instance {Instance}: histogram poll failed ({ErrorKind})")]
-    public static partial void HistogramFailed(ILogger logger, string instance, string errorKind, Exception exception);
 
     [LoggerMessage(5122, LogLevel.Information, "Instance {Instance}: histogram mode with {Count} session(s) ({Scope})")]
     public static partial void HistogramMode(ILogger logger, string instance, int count, string scope);

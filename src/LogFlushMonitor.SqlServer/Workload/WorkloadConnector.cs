@@ -1,4 +1,4 @@
-using LogFlushMonitor.SqlServer.Fleet;
+using LogFlushMonitor.SqlServer.Resilience;
 using Microsoft.Data.SqlClient;
 
 namespace LogFlushMonitor.SqlServer.Workload;

@@ -1,3 +1,4 @@
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Polling;
 using Microsoft.Data.SqlClient;
 
@@ -19,7 +20,7 @@ internal static class WorkloadErrors
         // 1205 deadlock victim, 1222 lock timeout; 4060/922/927/40613: the database is not available yet (recovery
         // after a restart); 40197/40501: Azure asks to retry.
         SqlException s when s.Number is 1205 or 1222 or 4060 or 922 or 927 or 40613 or 40197 or 40501 => true,
-        _ => SqlErrorKinds.Classify(e) is SqlErrorKinds.Disconnected or SqlErrorKinds.Timeout,
+        _ => SqlErrorKinds.Classify(e) is SqlErrorKinds.Disconnected or SqlErrorKinds.Unreachable or SqlErrorKinds.Timeout or SqlErrorKinds.ServerBusy,
     };
 
     /// <summary>What may be printed about a failure (the server's message, never a connection string).</summary>

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.Runtime.InteropServices;
 using LogFlushMonitor.SqlServer;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Fleet;
 using LogFlushMonitor.SqlServer.Workload;
 

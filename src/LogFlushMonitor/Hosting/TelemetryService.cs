@@ -1,6 +1,7 @@
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Prometheus;
+using LogFlushMonitor.Prometheus.Http;
 using Microsoft.Extensions.Options;
 using OpenTelemetry;
 using OpenTelemetry.Exporter;

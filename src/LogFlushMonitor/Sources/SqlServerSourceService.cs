@@ -2,7 +2,9 @@ using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Hosting;
 using LogFlushMonitor.SqlServer;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Fleet;
+using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Streaming;
 using Microsoft.Extensions.Options;
 
@@ -13,7 +15,7 @@ namespace LogFlushMonitor.Sources;
 /// (polled rows go straight to the aggregation) and its events (live stream, or the server-side histogram).
 /// Off when no instance is configured.
 /// </summary>
-internal sealed partial class SqlServerSourceService : BackgroundService
+internal sealed class SqlServerSourceService : BackgroundService
 {
     private readonly SqlServerSourceOptions _options;
     private readonly SamplePipeline _pipeline;
@@ -52,8 +54,7 @@ internal sealed partial class SqlServerSourceService : BackgroundService
         // Beside each instance's pollers, its events: the live stream (or the server-side histogram), each in its
         // own task so one instance never stalls another. The stream writes through the pipeline's dropping writer (it
         // must never wait: drops are counted); histogram buckets are polled rows and go straight to the aggregation.
-        var settings = new EventSourceSettings { MaxReconnectDelay = _options.MaxReconnectDelay, CommandTimeoutSeconds = (int)_options.CommandTimeout.TotalSeconds };
-        var events = fleet.Selected.Select(instance => Task.Run(() => RunEventsAsync(instance, settings, stoppingToken), CancellationToken.None));
+        var events = fleet.Selected.Select(instance => Task.Run(() => RunEventsAsync(instance, EventSourceSettings.For(_options, instance), stoppingToken), CancellationToken.None));
         await Task.WhenAll(events.Append(fleet.RunAsync(stoppingToken))).ConfigureAwait(false);
     }
 
@@ -62,16 +63,18 @@ internal sealed partial class SqlServerSourceService : BackgroundService
         string connectionString;
         try
         {
-            connectionString = ConnectionStrings.Resolve(instance);
+            connectionString = SqlConnections.WithConnectTimeout(ConnectionStrings.Resolve(instance), settings.ConnectTimeout);
         }
         catch (InvalidOperationException)
         {
             return; // the fleet's poller reports the configuration problem for this instance
         }
 
-        // The event source retries what it expects; anything else it throws is logged and the source restarted,
-        // so one instance's failure never stops the host or the other instances.
-        while (!stoppingToken.IsCancellationRequested)
+        // The event source retries what it expects through its own pipeline; anything that still escapes it is a bug,
+        // reported (once, with its stack) and counted like any other failure, and the source restarted after the backoff.
+        var backoff = new ReconnectBackoff(settings.ReconnectDelay, settings.MaxReconnectDelay);
+        var reporter = new SourceFailureReporter(instance.Name, _health, _logger);
+        for (var attempt = 0; !stoppingToken.IsCancellationRequested; attempt++)
         {
             try
             {
@@ -85,11 +88,12 @@ internal sealed partial class SqlServerSourceService : BackgroundService
             }
             catch (Exception e)
             {
-                _health.Failed(instance.Name, SourceComponents.Stream, SqlErrorKinds.Classify(e));
-                LogEventSourceFailed(_logger, instance.Name, e.GetType().Name, _options.MaxReconnectDelay);
+                var failure = FailureClassifier.Classify(e);
+                var delay = backoff.Delay(attempt, failure.Class);
+                reporter.Failed(SourceComponents.Stream, e, failure, attempt + 1, delay);
                 try
                 {
-                    await Task.Delay(_options.MaxReconnectDelay, _time, stoppingToken).ConfigureAwait(false);
+                    await Task.Delay(delay, _time, stoppingToken).ConfigureAwait(false);
                 }
                 catch (OperationCanceledException)
                 {
@@ -98,7 +102,4 @@ internal sealed partial class SqlServerSourceService : BackgroundService
             }
         }
     }
-
-    [LoggerMessage(EventId = 520, Level = LogLevel.Error, Message = "Instance {Instance}: the event source failed unexpectedly ({ExceptionType}); restarting it in {Delay}")]
-    private static partial void LogEventSourceFailed(ILogger logger, string instance, string exceptionType, TimeSpan delay);
 }

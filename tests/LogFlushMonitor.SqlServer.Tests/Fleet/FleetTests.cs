@@ -1,8 +1,11 @@
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Fleet;
 using LogFlushMonitor.SqlServer.Polling;
+using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
+using Microsoft.Extensions.Logging;
 
 namespace LogFlushMonitor.SqlServer.Tests.Fleet;
 
@@ -11,7 +14,7 @@ public class FleetTests
     private const string Secret = "Zebra-S3cret-9931!";
 
     [Fact]
-    public async Task Login_failures_back_off_exponentially_in_virtual_time_and_never_log_the_password()
+    public async Task A_login_failure_is_retried_only_at_the_backoff_cap_logged_once_and_never_logs_the_password()
     {
         var time = new ManualTimeProvider();
         await using var server = new ScriptedSqlServer { RejectLogins = true };
@@ -30,23 +33,30 @@ public class FleetTests
         using var stop = new CancellationTokenSource();
         var run = fleet.RunAsync(stop.Token);
 
-        var reached = await time.AdvanceUntilAsync(() => server.Server.Logins.Count >= 8, TimeSpan.FromMilliseconds(500), TimeSpan.FromMinutes(5));
+        var logins = new List<DateTimeOffset>();
+        var seen = 0;
+        var reached = await time.AdvanceUntilAsync(
+            () =>
+            {
+                for (; seen < server.Server.Logins.Count; seen++)
+                {
+                    logins.Add(time.GetUtcNow());
+                }
+
+                return logins.Count >= 6;
+            },
+            TimeSpan.FromMilliseconds(500), TimeSpan.FromMinutes(5));
         await stop.CancelAsync();
-        time.Advance(TimeSpan.FromMinutes(5));
         await run.WaitAsync(TimeSpan.FromSeconds(10));
 
         Assert.True(reached, $"only {server.Server.Logins.Count} login attempts");
-        var failures = logger.Lines.Where(l => l.EventId == 511).ToList();
-        for (var k = 0; k + 1 < Math.Min(failures.Count, 7); k++)
-        {
-            var gap = failures[k + 1].At - failures[k].At;
-            var expected = fleet.Backoff.Delay(k); // 0.75 of min(30 s, 2^k s)
-            Assert.Equal(expected, gap); // the clock never moves during the login itself: the gap is the backoff, exactly
-        }
-
-        Assert.Equal(TimeSpan.FromSeconds(22.5), fleet.Backoff.Delay(6)); // capped
-        Assert.All(failures, l => Assert.Contains("login_failed", l.Message, StringComparison.Ordinal));
-        Assert.True(health.Errors("prod-1", InstancePoller.Component, SqlErrorKinds.LoginFailed) >= 7);
+        // Every retry waits 0.75 of the 30 s cap from the very first: no tight loop, no 1-2-4 s ramp against a wrong password.
+        Assert.All(logins.Zip(logins.Skip(1), (a, b) => b - a), gap => Assert.Equal(TimeSpan.FromSeconds(22.5), gap));
+        var warning = Assert.Single(logger.Lines, l => l.Level == LogLevel.Warning);
+        Assert.Equal(530, warning.EventId);
+        Assert.Contains("login_failed, needs a fix", warning.Message, StringComparison.Ordinal);
+        Assert.True(health.Errors("prod-1", InstancePoller.Component, SqlErrorKinds.LoginFailed) >= 5);
+        Assert.False(health.IsUp("prod-1", InstancePoller.Component));
         Assert.Contains(server.Server.Logins, l => l.Password == Secret); // it was really sent...
         Assert.DoesNotContain(Secret, logger.Everything, StringComparison.Ordinal); // ...and never logged
         Assert.DoesNotContain("Password", logger.Everything, StringComparison.OrdinalIgnoreCase);

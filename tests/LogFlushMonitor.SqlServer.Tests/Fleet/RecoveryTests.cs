@@ -1,7 +1,9 @@
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Fleet;
 using LogFlushMonitor.SqlServer.Polling;
+using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 
 namespace LogFlushMonitor.SqlServer.Tests.Fleet;
@@ -30,7 +32,7 @@ public class RecoveryTests
     {
         var time = new ManualTimeProvider();
         await using var server = new ScriptedSqlServer { RejectLogins = true };
-        var (fleet, sink, health, _) = Start(server, time);
+        var (fleet, sink, health, logger) = Start(server, time);
         using var stop = new CancellationTokenSource();
         var run = fleet.RunAsync(stop.Token);
 
@@ -44,6 +46,8 @@ public class RecoveryTests
         Assert.True(health.IsUp("prod-1", InstancePoller.Component));
         var polls = sink.Of<PollCompleted>().Where(p => p.Kind == PollKind.Counters).Select(p => p.TimestampUtc).ToList();
         Assert.Equal(TimeSpan.FromSeconds(15), polls[1] - polls[0]); // back on the interval, not on the backoff
+        Assert.Single(logger.Lines, l => l.EventId == 530); // the login failure, once
+        Assert.Contains(logger.Lines, l => l.EventId == 532 && l.Message.Contains("works again after 3 failed attempt(s)", StringComparison.Ordinal));
     }
 
     [Fact]
@@ -62,6 +66,6 @@ public class RecoveryTests
 
         Assert.Equal(2, server.Server.Logins.Count);
         Assert.Equal(1, health.Errors("prod-1", InstancePoller.Component, SqlErrorKinds.Disconnected));
-        Assert.Contains(logger.Lines, l => l.EventId == 511 && l.Message.Contains("disconnected", StringComparison.Ordinal));
+        Assert.Contains(logger.Lines, l => l.EventId == 530 && l.Message.Contains("disconnected, transient", StringComparison.Ordinal));
     }
 }

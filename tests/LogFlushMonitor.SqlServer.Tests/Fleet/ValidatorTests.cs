@@ -1,4 +1,5 @@
 using LogFlushMonitor.SqlServer.Fleet;
+using LogFlushMonitor.SqlServer.Streaming;
 
 namespace LogFlushMonitor.SqlServer.Tests.Fleet;
 
@@ -38,5 +39,51 @@ public class ValidatorTests
         }
 
         Assert.DoesNotContain(problems, p => p.Contains("test-only-secret", StringComparison.Ordinal));
+    }
+
+    [Theory]
+    [InlineData("ConnectTimeout", "00:00:00")]
+    [InlineData("ConnectTimeout", "00:11:00")]
+    [InlineData("ReconnectDelay", "00:00:00")]
+    [InlineData("ReconnectDelay", "00:05:00")] // above MaxReconnectDelay
+    [InlineData("MaxReconnectDelay", "00:00:00")]
+    [InlineData("FallbackErrorCount", "0")]
+    [InlineData("FallbackWindow", "00:00:00")]
+    [InlineData("HistogramSlots", "8")]
+    [InlineData("MaxHistogramSessions", "-1")]
+    [InlineData("MaxHistogramSessions", "65")]
+    [InlineData("MaxStreamBufferBytes", "1024")]
+    [InlineData("ShutdownTimeout", "00:00:30")]
+    public void A_source_setting_out_of_its_range_is_named(string key, string value)
+    {
+        var options = new SqlServerSourceOptions { Instances = [Instance("a")] };
+        var property = typeof(SqlServerSourceOptions).GetProperty(key)!;
+        property.SetValue(options, property.PropertyType == typeof(int) ? int.Parse(value, System.Globalization.CultureInfo.InvariantCulture) : TimeSpan.Parse(value, System.Globalization.CultureInfo.InvariantCulture));
+
+        var problems = SqlServerOptionsValidator.Validate(options);
+
+        var problem = Assert.Single(problems, p => p.StartsWith($"Sources:SqlServer:{key} is ", StringComparison.Ordinal));
+        Assert.Contains("default", problem, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Every_event_source_setting_comes_from_the_options()
+    {
+        var options = new SqlServerSourceOptions
+        {
+            PollInterval = TimeSpan.FromSeconds(7), CommandTimeout = TimeSpan.FromSeconds(9), ConnectTimeout = TimeSpan.FromSeconds(3),
+            ReconnectDelay = TimeSpan.FromSeconds(2), MaxReconnectDelay = TimeSpan.FromSeconds(40), FallbackErrorCount = 5,
+            FallbackWindow = TimeSpan.FromMinutes(3), HistogramSlots = 512, MaxHistogramSessions = 2, MaxStreamBufferBytes = 2 << 20,
+            ShutdownTimeout = TimeSpan.FromSeconds(4),
+        };
+        var instance = Instance("a");
+
+        var s = EventSourceSettings.For(options, instance);
+
+        Assert.Equal((TimeSpan.FromSeconds(2), TimeSpan.FromSeconds(40), 5, TimeSpan.FromMinutes(3)), (s.ReconnectDelay, s.MaxReconnectDelay, s.FallbackErrorCount, s.FallbackWindow));
+        Assert.Equal((TimeSpan.FromSeconds(7), 512, 2, 2 << 20), (s.HistogramPollInterval, s.HistogramSlots, s.MaxHistogramSessions, s.MaxBufferBytes));
+        Assert.Equal((9, TimeSpan.FromSeconds(3), TimeSpan.FromSeconds(4)), (s.CommandTimeoutSeconds, s.ConnectTimeout, s.ShutdownTimeout));
+        instance.PollInterval = TimeSpan.FromSeconds(11);
+        Assert.Equal(TimeSpan.FromSeconds(11), EventSourceSettings.For(options, instance).HistogramPollInterval); // the instance's own interval paces its histogram reads
     }
 }

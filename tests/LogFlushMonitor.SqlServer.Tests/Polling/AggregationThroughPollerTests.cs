@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Polling;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 

@@ -4,6 +4,7 @@ using System.Threading.Channels;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Pipeline;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Streaming;
 using LogFlushMonitor.SqlServer.Tests.Histogram;
 using LogFlushMonitor.SqlServer.Tests.Sessions;

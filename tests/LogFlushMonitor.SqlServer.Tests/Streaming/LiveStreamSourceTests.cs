@@ -4,6 +4,7 @@ using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Core.XEvents;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Streaming;
 using LogFlushMonitor.SqlServer.Tests.Sessions;
 using LogFlushMonitor.TdsTestServer;
@@ -203,7 +204,7 @@ public sealed class LiveStreamSourceTests
     public async Task Reconnect_delays_grow_with_jitter_and_stay_under_the_cap_in_virtual_time()
     {
         await using var server = new XeScriptedServer();
-        server.StreamScript = _ => TdsResponse.Failure(50000, "The stream could not start.");
+        server.StreamScript = _ => TdsResponse.Failure(40613, "Database is not currently available."); // transient: backs off from the base
         var time = new ManualTimeProvider();
         var cap = TimeSpan.FromSeconds(10);
         var settings = new EventSourceSettings { ReconnectDelay = TimeSpan.FromSeconds(1), MaxReconnectDelay = cap };

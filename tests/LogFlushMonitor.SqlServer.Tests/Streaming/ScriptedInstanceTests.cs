@@ -1,6 +1,7 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Pipeline;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Streaming;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 

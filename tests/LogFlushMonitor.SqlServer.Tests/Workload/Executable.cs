@@ -77,6 +77,13 @@ internal sealed class Executable : IDisposable
         kill.WaitForExit();
     }
 
+    /// <summary>Sends SIGTERM, as systemd, Docker and Kubernetes do to stop a service.</summary>
+    public void Terminate()
+    {
+        using var kill = Process.Start("kill", ["-TERM", Process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
+        kill.WaitForExit();
+    }
+
     public async Task<int> WaitAsync(TimeSpan timeout)
     {
         using var cts = new CancellationTokenSource(timeout);

@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.SqlServer.Fleet;
+namespace LogFlushMonitor.SqlServer.Resilience;
 
 /// <summary>
 /// Capped exponential backoff with "equal jitter": attempt n waits between half and all of
@@ -18,7 +18,7 @@ public sealed class ReconnectBackoff(TimeSpan baseDelay, TimeSpan maxDelay, Func
     /// <summary>The ceiling of attempt <paramref name="attempt"/> (0-based) before jitter.</summary>
     public TimeSpan Ceiling(int attempt)
     {
-        var ticks = BaseDelay.Ticks * Math.Pow(2, Math.Min(attempt, 40));
+        var ticks = BaseDelay.Ticks * Math.Pow(2, Math.Clamp(attempt, 0, 40));
         return ticks >= MaxDelay.Ticks ? MaxDelay : TimeSpan.FromTicks((long)ticks);
     }
 
@@ -28,4 +28,10 @@ public sealed class ReconnectBackoff(TimeSpan baseDelay, TimeSpan maxDelay, Func
         var ceiling = Ceiling(attempt).Ticks;
         return TimeSpan.FromTicks(ceiling / 2 + (long)(ceiling / 2 * Math.Clamp(_random(), 0, 1)));
     }
+
+    /// <summary>
+    /// The delay before retrying a failure of <paramref name="failure"/>'s class: transient failures and bugs back off
+    /// from the base; a failure only a person can fix (a login, a permission) waits the capped delay from the start.
+    /// </summary>
+    public TimeSpan Delay(int attempt, FailureClass failure) => Delay(failure == FailureClass.Persistent ? int.MaxValue : attempt);
 }

@@ -26,7 +26,6 @@ public static class Program
             HealthCommand.Create(),
             ReportCommand.Create(),
         };
-        CommandHelp.Customize(root);
 
         var parse = root.Parse(args);
         if (parse.Errors.Count > 0)
@@ -34,6 +33,14 @@ public static class Program
             // A usage error is exit code 2 for every command (System.CommandLine would return 1).
             await WriteUsageErrorAsync(parse).ConfigureAwait(false);
             return ExitCodes.Configuration;
+        }
+
+        if (parse.Action is HelpAction)
+        {
+            using var help = new StringWriter();
+            var helpCode = await parse.InvokeAsync(new InvocationConfiguration { Output = help }).ConfigureAwait(false);
+            await Console.Out.WriteAsync(CommandHelp.Rewrite(help.ToString())).ConfigureAwait(false);
+            return helpCode;
         }
 
         // The host handles SIGTERM/Ctrl+C for `run`; commands that need cancellation register it themselves.

@@ -82,6 +82,7 @@ public class ConfigurationCheckTests
     }
 
     [SkippableFact]
+    [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
     public void A_connection_string_file_others_can_read_gets_a_warning()
     {
         Skip.If(OperatingSystem.IsWindows(), "Unix file modes only");

@@ -43,7 +43,7 @@ internal sealed partial class TelemetryService(
             // the runtime's "System.Runtime" meter; docs/metrics.md lists each series).
             .AddRuntimeInstrumentation()
             .AddMeter(RuntimeGauges.MeterName)
-            .AddView(RuntimeGauges.DropMistypedRuntimeInstruments)
+            .AddView(RuntimeGauges.DropRuntimeInstruments)
             .AddView(instrument => StreamConfiguration(instrument, o.Exporters.CardinalityLimit));
 
         if (o.Exporters.Prometheus.Enabled)

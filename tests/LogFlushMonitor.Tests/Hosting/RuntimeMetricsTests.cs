@@ -16,7 +16,7 @@ public partial class RuntimeMetricsTests
         ("dotnet_gc_pause_time_seconds_total", "counter"),
         ("dotnet_process_memory_working_set_bytes", "gauge"),
         ("dotnet_process_cpu_time_seconds_total", "counter"),
-        ("dotnet_thread_pool_thread_count", "gauge"),
+        ("dotnet_thread_pool_threads", "gauge"),
         ("dotnet_thread_pool_queue_length", "gauge"),
         ("dotnet_thread_pool_work_item_count_total", "counter"),
     ];
@@ -33,11 +33,13 @@ public partial class RuntimeMetricsTests
             Assert.Equal(type, actual);
         }
 
-        // The runtime's mistyped thread pool counters are replaced, not exported twice.
-        Assert.DoesNotContain("dotnet_thread_pool_thread_count_total", text, StringComparison.Ordinal);
+        // The runtime's mistyped thread pool counters are replaced, not exported twice; no gauge ends in _count
+        // (Prometheus tools read that as a histogram's count).
+        Assert.DoesNotContain("dotnet_thread_pool_thread_count", text, StringComparison.Ordinal);
         Assert.DoesNotContain("dotnet_thread_pool_queue_length_total", text, StringComparison.Ordinal);
+        Assert.DoesNotContain(types, t => t.Key.EndsWith("_count", StringComparison.Ordinal) && t.Value != "histogram");
         Assert.True(Sample(text, "dotnet_process_memory_working_set_bytes") > 10_000_000);
-        Assert.True(Sample(text, "dotnet_thread_pool_thread_count") >= 1);
+        Assert.True(Sample(text, "dotnet_thread_pool_threads") >= 1);
 
         // Every runtime family the endpoint serves is in docs/metrics.md under its Prometheus name.
         var doc = File.ReadAllText(DeployFiles.Path("docs", "metrics.md"));

@@ -77,7 +77,9 @@ internal static class ConfigurationCheck
             return null; // a missing file is the validator's error; Windows has ACLs, not modes
         }
 
-        var mode = File.GetUnixFileMode(key.Value);
+        // A mounted Kubernetes secret is a symbolic link (always mode 0777): judge the file it leads to.
+        var file = new FileInfo(key.Value).ResolveLinkTarget(returnFinalTarget: true)?.FullName ?? key.Value;
+        var mode = File.GetUnixFileMode(file);
         return (mode & UnixFileMode.OtherRead) == 0
             ? null
             : $"{key.Path} names '{key.Value}', which every user of this machine can read (mode {Convert.ToString((int)mode, 8).PadLeft(4, '0')}): it holds the connection string and its password. "

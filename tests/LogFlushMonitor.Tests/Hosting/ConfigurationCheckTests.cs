@@ -99,9 +99,14 @@ public class ConfigurationCheckTests
 
             File.SetUnixFileMode(file, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead);
             Assert.Empty(Check(("Sources:SqlServer:Instances:0:ConnectionStringFile", file)).Warnings);
+
+            // A Kubernetes secret mount: a symbolic link (mode 0777) to the file, which is what counts.
+            File.CreateSymbolicLink(file + ".link", file);
+            Assert.Empty(Check(("Sources:SqlServer:Instances:0:ConnectionStringFile", file + ".link")).Warnings);
         }
         finally
         {
+            File.Delete(file + ".link");
             File.Delete(file);
         }
     }

@@ -124,7 +124,7 @@ internal static class ConfigurationSchema
             ("Prometheus", ConfigurationNode.Section(("Enabled", Boolean), ("Path", Text), ("ScopeLabels", Boolean))),
             ("Otlp", ConfigurationNode.Section(("Enabled", Boolean), ("Endpoint", Text), ("Protocol", Text), ("Interval", Duration), ("Timeout", Duration), ("Headers", Text))),
             ("CardinalityLimit", Integer))),
-        ("Http", ConfigurationNode.Section(("Enabled", Boolean), ("Urls", Text))),
+        ("Http", ConfigurationNode.Section(("Enabled", Boolean), ("Urls", Text), ("ReadinessGracePeriod", Duration))),
         ("Log", ConfigurationNode.Section(("Level", Text), ("Format", Text), ("File", Text), ("RetainedFiles", Integer), ("SummaryInterval", Duration))),
         ("Pipeline", ConfigurationNode.Section(("ChannelCapacity", Integer))),
         ("ServiceName", Text),

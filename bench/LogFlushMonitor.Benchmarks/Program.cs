@@ -9,7 +9,8 @@ namespace LogFlushMonitor.Benchmarks;
 /// <summary>
 /// Runs the benchmarks chosen on the command line (BenchmarkSwitcher), or one of the modes: <c>memory</c> (the
 /// in-process memory probe), <c>make-fleet</c> (writes a fleet NDJSON file), <c>scrape-rss</c> (the real
-/// service's resident set over many scrapes), <c>make-xel</c> (writes big log-flush .xel files).
+/// service's resident set over many scrapes), <c>make-xel</c> (writes big log-flush .xel files), <c>soak</c> (the real service's memory
+/// at the simulator's highest rate, minute by minute).
 /// </summary>
 public static class BenchmarkProgram
 {
@@ -26,6 +27,8 @@ public static class BenchmarkProgram
                 return await ServiceScrapeMemory.RunAsync(rest);
             case ["make-xel", .. var rest]:
                 return XelFileGenerator.Run(rest);
+            case ["soak", .. var rest]:
+                return await Soak.SoakRun.RunAsync(rest);
             default:
                 BenchmarkSwitcher.FromAssembly(typeof(BenchmarkProgram).Assembly).Run(args);
                 return 0;

@@ -1,11 +1,17 @@
 using System.CommandLine;
+using System.CommandLine.Help;
+using System.CommandLine.Parsing;
 using LogFlushMonitor.Commands;
+using LogFlushMonitor.Hosting;
 
 namespace LogFlushMonitor;
 
 /// <summary>The <c>logflushmonitor</c> command line.</summary>
 public static class Program
 {
+    /// <summary>The program's name in usage lines (the root command's name is the executable's, which varies).</summary>
+    internal const string Name = "logflushmonitor";
+
     /// <summary>Entry point.</summary>
     public static async Task<int> Main(string[] args)
     {
@@ -25,16 +31,45 @@ public static class Program
         if (parse.Errors.Count > 0)
         {
             // A usage error is exit code 2 for every command (System.CommandLine would return 1).
-            foreach (var error in parse.Errors)
-            {
-                await Console.Error.WriteLineAsync(error.Message).ConfigureAwait(false);
-            }
-
-            await Console.Error.WriteLineAsync($"See `logflushmonitor {parse.CommandResult.Command.Name} --help`.").ConfigureAwait(false);
+            await WriteUsageErrorAsync(parse).ConfigureAwait(false);
             return ExitCodes.Configuration;
+        }
+
+        if (parse.Action is HelpAction)
+        {
+            using var help = new StringWriter();
+            var helpCode = await parse.InvokeAsync(new InvocationConfiguration { Output = help }).ConfigureAwait(false);
+            await Console.Out.WriteAsync(CommandHelp.Rewrite(help.ToString())).ConfigureAwait(false);
+            return helpCode;
         }
 
         // The host handles SIGTERM/Ctrl+C for `run`; commands that need cancellation register it themselves.
         return await parse.InvokeAsync(new InvocationConfiguration { ProcessTerminationTimeout = null }).ConfigureAwait(false);
+    }
+
+    private static async Task WriteUsageErrorAsync(ParseResult parse)
+    {
+        var command = parse.CommandResult.Command;
+        var commandNames = parse.RootCommandResult.Command.Subcommands.Select(c => c.Name).ToList();
+        if (command is RootCommand)
+        {
+            // No command, or a word that is not one: say which, with the nearest command when it looks like a typo.
+            var word = parse.Tokens.FirstOrDefault(t => t.Type != TokenType.Option)?.Value ?? parse.UnmatchedTokens.FirstOrDefault();
+            var message = word is null
+                ? "No command given."
+                : ConfigurationSuggestions.Nearest(word, commandNames) is { } near
+                    ? $"Unrecognized command '{word}'. Did you mean '{near}'?"
+                    : $"Unrecognized command '{word}'.";
+            await Console.Error.WriteLineAsync(message).ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"Usage: {Name} <command> [options], where <command> is one of {string.Join(", ", commandNames)}. See `{Name} --help`.").ConfigureAwait(false);
+            return;
+        }
+
+        foreach (var error in parse.Errors)
+        {
+            await Console.Error.WriteLineAsync(error.Message).ConfigureAwait(false);
+        }
+
+        await Console.Error.WriteLineAsync($"See `{CommandHelp.PathOf(parse.CommandResult)} --help`.").ConfigureAwait(false);
     }
 }

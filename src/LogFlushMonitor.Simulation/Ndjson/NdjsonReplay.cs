@@ -19,7 +19,18 @@ public sealed record NdjsonReplayOptions
 
     /// <summary>Called for each malformed line (after it is counted as a loss); the replay goes on.</summary>
     public Action<NdjsonReplayError>? OnError { get; init; }
+
+    /// <summary>
+    /// Called while a paced replay runs more than <see cref="NdjsonReplay.LagMargin"/> behind its speed (the reader or
+    /// the pipeline cannot keep up), at most once per <see cref="NdjsonReplay.LagReportInterval"/>.
+    /// </summary>
+    public Action<NdjsonReplayLag>? OnBehind { get; init; }
 }
+
+/// <summary>How far a paced replay is behind its schedule.</summary>
+/// <param name="Behind">Wall time by which the current sample is late.</param>
+/// <param name="ActualSpeed">Recorded time replayed per wall second so far (the requested speed when on time).</param>
+public sealed record NdjsonReplayLag(TimeSpan Behind, double ActualSpeed);
 
 /// <summary>A line that could not be replayed.</summary>
 /// <param name="Source">The file path, or the name given for a stream.</param>
@@ -60,6 +71,12 @@ public static class NdjsonReplay
     /// </summary>
     public const int MaxLineBytes = 1 << 20;
 
+    /// <summary>How late a paced replay may run before <see cref="NdjsonReplayOptions.OnBehind"/> hears of it.</summary>
+    public static readonly TimeSpan LagMargin = TimeSpan.FromSeconds(1);
+
+    /// <summary>The shortest time between two <see cref="NdjsonReplayOptions.OnBehind"/> reports.</summary>
+    public static readonly TimeSpan LagReportInterval = TimeSpan.FromSeconds(30);
+
     /// <summary>Replays the file at <paramref name="path"/>.</summary>
     /// <exception cref="OperationCanceledException">When <paramref name="cancellationToken"/> is cancelled.</exception>
     public static async Task<NdjsonReplaySummary> ReplayFileAsync(string path, IPacedSampleSink sink, NdjsonReplayOptions? options = null, CancellationToken cancellationToken = default)
@@ -91,6 +108,7 @@ public static class NdjsonReplay
         var haveFirst = false;
         long firstTicks = 0, shiftTicks = 0;
         var wallStart = default(DateTimeOffset);
+        var nextLagReport = DateTimeOffset.MinValue;
 
         void Skip(string? instance, string problem)
         {
@@ -182,6 +200,14 @@ public static class NdjsonReplay
 
                 if (paced)
                 {
+                    var now = time.GetUtcNow();
+                    var late = now - (wallStart + TimeSpan.FromTicks((long)((recorded.Ticks - firstTicks) / options.Speed)));
+                    if (late > LagMargin && now >= nextLagReport && options.OnBehind is { } onBehind)
+                    {
+                        onBehind(new NdjsonReplayLag(late, (recorded.Ticks - firstTicks) / (double)(now - wallStart).Ticks));
+                        nextLagReport = now + LagReportInterval;
+                    }
+
                     await PaceAsync(wallStart, recorded.Ticks - firstTicks, options.Speed, time, cancellationToken).ConfigureAwait(false);
                 }
             }

@@ -30,7 +30,12 @@ internal static class CheckCommand
             SqlServerSourceOptions options;
             try
             {
-                options = LoadOptions(unmatched);
+                options = LoadOptions(unmatched, Console.Error);
+            }
+            catch (ConfigurationException e)
+            {
+                await RunCommand.WriteInvalidConfigurationAsync(e.Errors, e.Warnings).ConfigureAwait(false);
+                return ExitCodes.Configuration;
             }
             catch (Exception e) when (e is InvalidDataException or FormatException or IOException or InvalidOperationException)
             {
@@ -59,11 +64,26 @@ internal static class CheckCommand
         return command;
     }
 
-    /// <summary>The same configuration sources as <c>run</c> (appsettings, LOGFLUSHMONITOR__ variables, --Section:Key=value).</summary>
-    internal static SqlServerSourceOptions LoadOptions(string[] configArgs)
+    /// <summary>
+    /// The same configuration sources as <c>run</c> (appsettings, LOGFLUSHMONITOR__ variables, --Section:Key=value),
+    /// checked as strictly: a value that does not convert throws <see cref="ConfigurationException"/>; unknown keys
+    /// under Sources:SqlServer are written to <paramref name="warnings"/>.
+    /// </summary>
+    internal static SqlServerSourceOptions LoadOptions(string[] configArgs, TextWriter? warnings = null)
     {
         var env = Environment.GetEnvironmentVariable("DOTNET_ENVIRONMENT") ?? Environments.Production;
         var configuration = MonitorHost.AddConfigurationSources(new ConfigurationBuilder(), env, configArgs).Build();
+        var check = ConfigurationCheck.InspectSection(configuration, SqlServerOptionsValidator.Section);
+        if (check.Errors.Count > 0)
+        {
+            throw new ConfigurationException(check.Errors, check.Warnings);
+        }
+
+        foreach (var warning in check.Warnings)
+        {
+            warnings?.WriteLine("Warning: " + warning);
+        }
+
         return configuration.GetSection(SqlServerOptionsValidator.Section).Get<SqlServerSourceOptions>() ?? new SqlServerSourceOptions();
     }
 }

@@ -72,6 +72,11 @@ internal static class RunCommand
         {
             host = MonitorHost.Build(configArgs, overrides);
         }
+        catch (ConfigurationException e)
+        {
+            await WriteInvalidConfigurationAsync(e.Errors, e.Warnings).ConfigureAwait(false);
+            return ExitCodes.Configuration;
+        }
         catch (Exception e) when (e is InvalidDataException or FormatException or IOException)
         {
             await Console.Error.WriteLineAsync($"Configuration could not be read: {e.Message}").ConfigureAwait(false);
@@ -88,12 +93,7 @@ internal static class RunCommand
             }
             catch (OptionsValidationException e)
             {
-                await Console.Error.WriteLineAsync("Invalid configuration:").ConfigureAwait(false);
-                foreach (var failure in e.Failures)
-                {
-                    await Console.Error.WriteLineAsync("  - " + failure).ConfigureAwait(false);
-                }
-
+                await WriteInvalidConfigurationAsync(e.Failures.ToList(), []).ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
             catch (InvalidOperationException e) when (e.InnerException is OptionsValidationException or FormatException)
@@ -107,6 +107,21 @@ internal static class RunCommand
                 await Console.Error.WriteLineAsync($"Could not start: {e.Message.TrimEnd('.')}. Is another process listening there? Change Http:Urls (--urls).").ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
+        }
+    }
+
+    /// <summary>"Invalid configuration:" and one line per problem, then what was ignored: no stack trace.</summary>
+    internal static async Task WriteInvalidConfigurationAsync(IReadOnlyList<string> errors, IReadOnlyList<string> warnings)
+    {
+        await Console.Error.WriteLineAsync("Invalid configuration:").ConfigureAwait(false);
+        foreach (var error in errors)
+        {
+            await Console.Error.WriteLineAsync("  - " + error).ConfigureAwait(false);
+        }
+
+        foreach (var warning in warnings)
+        {
+            await Console.Error.WriteLineAsync("Warning: " + warning).ConfigureAwait(false);
         }
     }
 }

@@ -41,9 +41,19 @@ public static class MonitorHost
         });
         AddConfigurationSources(builder.Configuration, builder.Environment.EnvironmentName, configArgs).AddInMemoryCollection(overrides);
 
+        // Strict binding: every value must convert before anything binds (the binder would throw, or drop a list
+        // element); unknown keys are logged as soon as the log exists.
+        var check = ConfigurationCheck.Inspect(builder.Configuration);
+        if (check.Errors.Count > 0)
+        {
+            throw new ConfigurationException(check.Errors, check.Warnings);
+        }
+
         var logOptions = builder.Configuration.GetSection("Log").Get<LogOptions>() ?? new LogOptions();
         builder.Logging.ClearProviders();
-        builder.Logging.AddProvider(new SerilogLoggerProvider(Logging.Create(builder.Configuration, logOptions), dispose: true));
+        var logProvider = new SerilogLoggerProvider(Logging.Create(builder.Configuration, logOptions), dispose: true);
+        builder.Logging.AddProvider(new StartupFailureLogFilter(logProvider));
+        ConfigurationWarnings.Log(logProvider.CreateLogger(typeof(ConfigurationCheck).FullName!), check.Warnings);
 
         var services = builder.Services;
         services.AddOptions<MonitorOptions>().Bind(builder.Configuration).ValidateOnStart();

@@ -101,6 +101,12 @@ public sealed class MonitorOptionsValidator(IReadOnlyCollection<string> scenario
             errors.Add("No exporter is enabled: metrics would go nowhere. Enable Exporters:Prometheus:Enabled (the default) or Exporters:Otlp:Enabled.");
         }
 
+        if (options.Http.Enabled && options.Http.Urls.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).Length == 0)
+        {
+            // An empty list would let the web server fall back to its own default (http://localhost:5000).
+            Fail("Http:Urls", "is empty", "Give the listener's URL, e.g. http://127.0.0.1:9464 (--urls), or http://0.0.0.0:9464 to listen on every interface");
+        }
+
         if (options.Http.Enabled)
         {
             foreach (var url in options.Http.Urls.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
@@ -122,6 +128,11 @@ public sealed class MonitorOptionsValidator(IReadOnlyCollection<string> scenario
             Fail("Log:Level", $"is '{options.Log.Level}'", "Use Verbose, Debug, Information, Warning, Error or Fatal");
         }
 
+        if (!string.IsNullOrWhiteSpace(options.Log.File) && LogFileProblem(options.Log.File) is { } logFileProblem)
+        {
+            Fail("Log:File", $"names '{options.Log.File}', {logFileProblem}", "Give a file in a directory the service's user can write, or leave Log:File empty to log to the console only");
+        }
+
         if (options.Log.SummaryInterval < TimeSpan.Zero)
         {
             Fail("Log:SummaryInterval", $"is {options.Log.SummaryInterval}", "Use 0 to turn summaries off or a positive interval");
@@ -133,5 +144,35 @@ public sealed class MonitorOptionsValidator(IReadOnlyCollection<string> scenario
         }
 
         return errors.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(errors);
+    }
+
+    /// <summary>
+    /// Why the log file cannot be written, or null. The file sink would otherwise fail silently (Serilog reports sink
+    /// errors only to its SelfLog) and the service would run without the log it was told to keep. The directory is
+    /// created as the sink would; the check writes and deletes a probe file there, since the sink adds a date to the name.
+    /// </summary>
+    internal static string? LogFileProblem(string file)
+    {
+        try
+        {
+            var full = Path.GetFullPath(file);
+            if (Directory.Exists(full))
+            {
+                return "which is a directory";
+            }
+
+            var directory = Path.GetDirectoryName(full)!;
+            Directory.CreateDirectory(directory);
+            var probe = Path.Combine(directory, $".{Path.GetFileName(full)}.{Environment.ProcessId}.write-test");
+            using (new FileStream(probe, FileMode.Create, FileAccess.Write, FileShare.None, 1, FileOptions.DeleteOnClose))
+            {
+            }
+
+            return null;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or ArgumentException or NotSupportedException)
+        {
+            return $"which cannot be written ({e.Message.TrimEnd('.')})";
+        }
     }
 }

@@ -28,6 +28,7 @@ internal sealed partial class TelemetryService(
     private PrometheusScrapeHandler? _scrapeHandler;
     private PrometheusHttpServer? _http;
     private bool _pushes;
+    private readonly RuntimeGauges _runtimeGauges = new();
 
     /// <summary>The addresses the HTTP listener bound (port 0 resolved), for tests and the start-up log.</summary>
     public IReadOnlyList<Uri> HttpAddresses => _http?.BoundAddresses ?? [];
@@ -39,6 +40,11 @@ internal sealed partial class TelemetryService(
         var builder = Sdk.CreateMeterProviderBuilder()
             .SetResourceBuilder(Resource(o))
             .AddMeter(LogFlushMetrics.MeterName)
+            // The monitor's own health: GC heap, allocations, pauses, thread pool, process memory and CPU (on .NET 9+
+            // the runtime's "System.Runtime" meter; docs/metrics.md lists each series).
+            .AddRuntimeInstrumentation()
+            .AddMeter(RuntimeGauges.MeterName)
+            .AddView(RuntimeGauges.DropRuntimeInstruments)
             .AddView(instrument => StreamConfiguration(instrument, o.Exporters.CardinalityLimit));
 
         if (o.Exporters.Prometheus.Enabled)
@@ -129,6 +135,7 @@ internal sealed partial class TelemetryService(
 
         _scrapeHandler?.Dispose();
         _provider?.Dispose();
+        _runtimeGauges.Dispose();
     }
 
     /// <summary>

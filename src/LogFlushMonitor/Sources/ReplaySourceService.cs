@@ -44,6 +44,7 @@ internal sealed partial class ReplaySourceService(
                     RebaseToNow = _options.RebaseToNow,
                     Time = Time,
                     OnError = OnMalformed,
+                    OnBehind = lag => LogBehind(logger, path, lag.Behind.TotalSeconds, _options.Speed, lag.ActualSpeed),
                 },
                 stoppingToken).ConfigureAwait(false);
         }
@@ -78,6 +79,9 @@ internal sealed partial class ReplaySourceService(
 
     [LoggerMessage(EventId = 311, Level = LogLevel.Warning, Message = "{Path}:{Line}: {Problem}; the line was skipped")]
     private static partial void LogMalformed(ILogger logger, string path, long line, string problem);
+
+    [LoggerMessage(EventId = 315, Level = LogLevel.Warning, Message = "Replay of {Path} is {Behind:0.0} s behind speed {Speed}: it runs at about {ActualSpeed:0.#}x, as fast as the reader and the pipeline go. Lower --speed (Sources:Replay:Speed), or use 0 for as fast as possible")]
+    private static partial void LogBehind(ILogger logger, string path, double behind, double speed, double actualSpeed);
 
     [LoggerMessage(EventId = 312, Level = LogLevel.Information, Message = "Replay of {Path} finished: {Lines} lines, {Samples} samples, {Errors} malformed lines; metrics stay available until the service stops")]
     private static partial void LogFinished(ILogger logger, string path, long lines, long samples, long errors);

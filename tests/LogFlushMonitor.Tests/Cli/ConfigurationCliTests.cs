@@ -1,0 +1,142 @@
+using System.Net.Sockets;
+
+namespace LogFlushMonitor.Tests.Cli;
+
+/// <summary>Configuration mistakes and command-line typos, through the real executable (issue 8 items 1, 2 and 9).</summary>
+public class ConfigurationCliTests
+{
+    /// <summary>A .NET stack frame as the runtime prints it.</summary>
+    private const string StackFrame = "   at ";
+
+    private static int FreePort()
+    {
+        using var l = new TcpListener(System.Net.IPAddress.Loopback, 0);
+        l.Start();
+        return ((System.Net.IPEndPoint)l.LocalEndpoint).Port;
+    }
+
+    [Theory]
+    [InlineData("--Sources:Simulate:Speed=fast", "Sources:Simulate:Speed is 'fast', which is not a number")]
+    [InlineData("--Sources:Simulate:Duration=5minutes", "Sources:Simulate:Duration is '5minutes', which is not a duration hh:mm:ss")]
+    [InlineData("--Exporters:Prometheus:Enabled=yes", "Exporters:Prometheus:Enabled is 'yes', which is not true or false")]
+    public async Task A_value_of_the_wrong_type_exits_2_naming_the_key_without_a_stack_trace(string setting, string message)
+    {
+        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--urls", $"http://127.0.0.1:{FreePort()}", setting);
+        Assert.True(code == 2, $"exit {code}: {err}");
+        Assert.Contains(message, err, StringComparison.Ordinal);
+        Assert.DoesNotContain(StackFrame, err, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("Mode", "Turbo", "one of Auto, Stream, Histogram")]
+    [InlineData("PollInterval", "soon", "a duration hh:mm:ss")]
+    [InlineData("Azure", "maybe", "true or false")]
+    public async Task A_mistyped_instance_value_makes_check_exit_2_naming_the_key(string key, string value, string expected)
+    {
+        var (code, _, err) = await CliProcess.RunAsync("check", "--Sources:SqlServer:Instances:0:Name=prod1",
+            "--Sources:SqlServer:Instances:0:ConnectionString=Server=127.0.0.1,1;User ID=x;Password=y", $"--Sources:SqlServer:Instances:0:{key}={value}");
+        Assert.True(code == 2, $"exit {code}: {err}");
+        Assert.Contains($"Sources:SqlServer:Instances:0:{key} is '{value}', which is not {expected}", err, StringComparison.Ordinal);
+        Assert.DoesNotContain("Instances is empty", err, StringComparison.Ordinal);
+        Assert.DoesNotContain("Password=y", err, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_mistyped_instance_value_makes_run_exit_2_too()
+    {
+        var (code, _, err) = await CliProcess.RunAsync("run", "--urls", $"http://127.0.0.1:{FreePort()}", "--Sources:SqlServer:Instances:0:Name=prod1",
+            "--Sources:SqlServer:Instances:0:ConnectionString=Server=127.0.0.1,1;User ID=x;Password=y", "--Sources:SqlServer:Instances:0:Mode=Turbo");
+        Assert.True(code == 2, $"exit {code}: {err}");
+        Assert.Contains("Sources:SqlServer:Instances:0:Mode is 'Turbo'", err, StringComparison.Ordinal);
+        Assert.DoesNotContain(StackFrame, err, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Empty_http_urls_is_an_error_not_a_listener_on_port_5000()
+    {
+        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--Http:Urls=");
+        Assert.True(code == 2, $"exit {code}: {err}");
+        Assert.Contains("Http:Urls is empty", err, StringComparison.Ordinal);
+        Assert.DoesNotContain(StackFrame, err, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_log_file_that_cannot_be_written_exits_2_naming_the_key()
+    {
+        var notADirectory = Path.GetTempFileName();
+        try
+        {
+            var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--urls", $"http://127.0.0.1:{FreePort()}", $"--Log:File={notADirectory}/monitor.log");
+            Assert.True(code == 2, $"exit {code}: {err}");
+            Assert.Contains("Log:File names", err, StringComparison.Ordinal);
+            Assert.DoesNotContain(StackFrame, err, StringComparison.Ordinal);
+        }
+        finally
+        {
+            File.Delete(notADirectory);
+        }
+    }
+
+    [Fact]
+    public async Task An_unknown_key_is_reported_at_start_with_the_nearest_known_key()
+    {
+        // Scenaro is ignored, so no source is configured: the run stops, after the warning that explains why.
+        var (code, _, err) = await CliProcess.RunAsync("run", "--urls", $"http://127.0.0.1:{FreePort()}", "--Sources:Simulate:Scenaro=mixed", "--Sources:Simulate:Sped=2");
+        Assert.True(code == 2, $"exit {code}: {err}");
+        Assert.Contains("Unknown configuration key Sources:Simulate:Scenaro (ignored). Did you mean Sources:Simulate:Scenario?", err, StringComparison.Ordinal);
+        Assert.Contains("Unknown configuration key Sources:Simulate:Sped (ignored). Did you mean Sources:Simulate:Speed?", err, StringComparison.Ordinal);
+        Assert.Contains("No source is configured", err, StringComparison.Ordinal);
+        Assert.DoesNotContain(StackFrame, err, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_port_in_use_prints_one_message_without_a_stack_trace()
+    {
+        using var taken = new TcpListener(System.Net.IPAddress.Loopback, 0);
+        taken.Start();
+        var port = ((System.Net.IPEndPoint)taken.LocalEndpoint).Port;
+        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--urls", $"http://127.0.0.1:{port}");
+        Assert.Equal(2, code);
+        Assert.Single(err.Split('\n'), l => l.Contains("address already in use", StringComparison.OrdinalIgnoreCase));
+        Assert.DoesNotContain(StackFrame, err, StringComparison.Ordinal);
+        Assert.DoesNotContain("Hosting failed to start", err, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_mistyped_command_gets_a_suggestion_and_one_usage_line()
+    {
+        var (code, _, err) = await CliProcess.RunAsync("runn", "--simulate", "mixed");
+        Assert.Equal(2, code);
+        Assert.Contains("Unrecognized command 'runn'. Did you mean 'run'?", err, StringComparison.Ordinal);
+        Assert.Contains("Usage: logflushmonitor <command>", err, StringComparison.Ordinal);
+        Assert.DoesNotContain("logflushmonitor logflushmonitor", err, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_usage_error_in_a_command_names_the_program_once()
+    {
+        var (code, _, err) = await CliProcess.RunAsync("analyze");
+        Assert.Equal(2, code);
+        Assert.Contains("See `logflushmonitor analyze --help`.", err, StringComparison.Ordinal);
+        Assert.DoesNotContain("logflushmonitor logflushmonitor", err, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("run")]
+    [InlineData("check")]
+    [InlineData("analyze")]
+    public async Task Help_shows_balanced_brackets_and_how_to_give_configuration_keys(string command)
+    {
+        var (code, output, err) = await CliProcess.RunAsync(command, "--help");
+        Assert.True(code == 0, err);
+        var usage = output.Split('\n').SkipWhile(l => !l.StartsWith("Usage:", StringComparison.Ordinal)).Skip(1).First();
+        Assert.StartsWith($"  logflushmonitor {command}", usage, StringComparison.Ordinal);
+        Assert.Equal(usage.Count(c => c == '['), usage.Count(c => c == ']'));
+        Assert.Equal(usage.Count(c => c == '<'), usage.Count(c => c == '>'));
+        Assert.DoesNotContain("additional arguments", output, StringComparison.Ordinal);
+        if (command != "analyze")
+        {
+            Assert.Contains("[--Section:Key=value ...]", usage, StringComparison.Ordinal);
+        }
+    }
+}

@@ -42,7 +42,7 @@ else
   binary=$AOT_BINARY
 fi
 [ -x "$binary" ] || fail "$binary is not an executable"
-file "$binary" 2>/dev/null | grep -q "ELF" || fail "$binary is not a native ELF executable"
+[ "$(head -c 4 "$binary" | tail -c 3)" = "ELF" ] || fail "$binary is not a native ELF executable"
 
 # Starts the binary in the background with its log in $work/$1.log and waits for "Serving metrics at <url>".
 start_service() {

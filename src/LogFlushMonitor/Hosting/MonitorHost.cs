@@ -100,9 +100,15 @@ public static class MonitorHost
         builder.Services.AddWindowsService(o => o.ServiceName = EventLogSource);
         if (OperatingSystem.IsWindows())
         {
-            builder.Services.Configure<Microsoft.Extensions.Logging.EventLog.EventLogSettings>(s => s.SourceName = EventLogSource);
-            builder.Logging.AddFilter<Microsoft.Extensions.Logging.EventLog.EventLogLoggerProvider>(null, LogLevel.Warning);
+            ConfigureEventLog(builder);
         }
+    }
+
+    [System.Runtime.Versioning.SupportedOSPlatform("windows")]
+    private static void ConfigureEventLog(HostApplicationBuilder builder)
+    {
+        builder.Services.Configure<Microsoft.Extensions.Logging.EventLog.EventLogSettings>(s => s.SourceName = EventLogSource);
+        builder.Logging.AddFilter<Microsoft.Extensions.Logging.EventLog.EventLogLoggerProvider>(null, LogLevel.Warning);
     }
 
     /// <summary>The Event Log source the Windows service writes under.</summary>

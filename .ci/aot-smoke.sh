@@ -4,7 +4,8 @@
 # user would: `run --simulate` serves /metrics, `analyze` reads a real .xel file, the File sink writes, and `check`
 # and `run` (live stream, every poller, histogram mode, clear text and TLS) work against the scripted SQL Server
 # (tests/LogFlushMonitor.ScriptedServer). Exit 0 only when every step passed.
-#   AOT_BINARY=path/to/logflushmonitor .ci/aot-smoke.sh   tests an existing native binary instead of publishing one.
+#   AOT_BINARY=path/to/logflushmonitor .ci/aot-smoke.sh   tests an existing native binary instead of publishing one;
+#   SCRIPTED_SERVER=path/to/LogFlushMonitor.ScriptedServer.dll uses an existing build of the scripted server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -90,13 +91,17 @@ curl -fsS "${url%/metrics}/healthz" >/dev/null || fail "/healthz did not answer 
 stop_last || fail "run --simulate did not stop cleanly on SIGTERM"
 grep -qs 'Serving metrics at' "$work"/file-sink/lfm-*.log || fail "Log:File wrote nothing (the File sink in the native build)"
 
-step "analyze tests/testdata/xel/TestXel_0.xel"
-"$binary" analyze tests/testdata/xel/TestXel_0.xel --format json >"$work/analyze.json" || fail "analyze exited $?"
-python3 - "$work/analyze.json" <<'EOF' || fail "analyze --format json printed no databases"
+step "analyze tests/testdata/xel/TestXel_0.xel (a real file: connection and batch events, no log flushes, so exit 3)"
+code=0
+"$binary" analyze tests/testdata/xel/TestXel_0.xel --format json >"$work/analyze.json" 2>"$work/analyze.err" || code=$?
+[ "$code" -eq 3 ] || { cat "$work/analyze.err"; fail "analyze exited $code, expected 3 (read, but no log-flush events)"; }
+python3 - "$work/analyze.json" <<'EOF' || fail "analyze --format json did not report the file's 149 events"
 import json, sys
 report = json.load(open(sys.argv[1]))
-databases = report.get("databases") if isinstance(report, dict) else None
-sys.exit(0 if databases else 1)
+file = report["files"][0]
+ok = report["exit_code"] == 3 and report["totals"]["events"] == 149 and file["status"] == "ok" \
+    and file["other_events"].get("sqlserver.existing_connection") == 120
+sys.exit(0 if ok else 1)
 EOF
 
 step "a bad Serilog section fails at start, naming the key (exit 2)"
@@ -106,7 +111,7 @@ if [ "$code" -ne 2 ] || ! grep -q 'Serilog:WriteTo' "$work/serilog.log"; then
   cat "$work/serilog.log"; fail "Serilog:WriteTo gave exit $code, or a message that does not name it"
 fi
 
-# The scripted SQL Server, in clear text or TLS ($1 = NotSupported or Required).
+# The scripted SQL Server, in clear text or TLS ($1 = NotSupported, Required or Strict).
 start_sql() {
   local encryption=$1
   dotnet "$server_dll" --encryption "$encryption" --lifetime 300 --requests-out "$work/requests-$encryption.txt" >"$work/sql-$encryption.out" 2>&1 &
@@ -119,10 +124,14 @@ start_sql() {
   cat "$work/sql-$encryption.out"; fail "the scripted SQL Server did not start"
 }
 
-step "build the scripted SQL Server"
-dotnet build tests/LogFlushMonitor.ScriptedServer -c Release -o "$work/scripted" >"$work/scripted-build.log" 2>&1 \
-  || { cat "$work/scripted-build.log"; fail "tests/LogFlushMonitor.ScriptedServer did not build"; }
-server_dll="$work/scripted/LogFlushMonitor.ScriptedServer.dll"
+if [ -n "${SCRIPTED_SERVER:-}" ]; then
+  server_dll=$SCRIPTED_SERVER
+else
+  step "build the scripted SQL Server"
+  dotnet build tests/LogFlushMonitor.ScriptedServer -c Release -o "$work/scripted" >"$work/scripted-build.log" 2>&1 \
+    || { cat "$work/scripted-build.log"; fail "tests/LogFlushMonitor.ScriptedServer did not build"; }
+  server_dll="$work/scripted/LogFlushMonitor.ScriptedServer.dll"
+fi
 
 for encryption in NotSupported Required; do
   start_sql "$encryption"
@@ -133,7 +142,7 @@ for encryption in NotSupported Required; do
   step "check against the scripted server (Encrypt=$encrypt)"
   "$binary" check "${instance[@]}" >"$work/check-$encryption.log" 2>&1 || { cat "$work/check-$encryption.log"; fail "check exited non-zero (Encrypt=$encrypt)"; }
   if [ "$encryption" = Required ]; then
-    grep -qiE 'encrypt[^\n]*(yes|true|TLS)' "$work/check-$encryption.log" || { cat "$work/check-$encryption.log"; fail "check did not report the encrypted connection"; }
+    grep -qE '^ *encrypted: +yes' "$work/check-$encryption.log" || { cat "$work/check-$encryption.log"; fail "check did not report the encrypted connection"; }
   fi
 
   step "run: live stream and every poller (Encrypt=$encrypt)"
@@ -171,5 +180,14 @@ for encryption in NotSupported Required; do
   grep -q 'monitor-Passw0rd' "$work"/stream-*.log "$work"/histogram-*.log "$work"/check-*.log \
     && fail "a log printed the connection string's password"
 done
+
+step "check over TDS 8 (Encrypt=Strict, the server's certificate checked against its public key)"
+start_sql Strict
+pem=$(grep -oE 'certificate=[^ ]+' "$work/sql-Strict.out" | cut -d= -f2)
+export SMOKE_SQL="Server=127.0.0.1,$sql_port;User ID=monitor;Password=monitor-Passw0rd;Encrypt=Strict;ServerCertificate=$pem;Pooling=False;Connect Timeout=10"
+"$binary" check --Sources:SqlServer:Instances:0:Name=smoke --Sources:SqlServer:Instances:0:ConnectionStringEnvironmentVariable=SMOKE_SQL \
+  >"$work/check-Strict.log" 2>&1 || { cat "$work/check-Strict.log"; fail "check exited non-zero (Encrypt=Strict)"; }
+grep -qE '^ *encrypted: +yes' "$work/check-Strict.log" || { cat "$work/check-Strict.log"; fail "check did not report the encrypted connection (Strict)"; }
+stop_last || true
 
 echo "AOT smoke passed: $binary"

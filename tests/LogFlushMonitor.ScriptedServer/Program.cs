@@ -10,7 +10,7 @@ using LogFlushMonitor.XEvent.TestSupport;
 // Starts the scripted SQL Server on a free port of 127.0.0.1 and prints one line, "port=<n> certificate=<pem path or
 // ->", then serves until SIGTERM/Ctrl+C or --lifetime (default 600 s) passes: it stops by itself. The live stream gets
 // N log_flush_start events of database 5 ("sales"); every histogram session's target grows by 30 writes of 512 B and
-// 10 of 60 KB per read. On the way out, --requests-out gets the first line of every statement received, one a line.
+// 10 of 60 KB per read. On the way out, --requests-out gets every statement received, each on one line.
 var options = Options.Parse(args);
 var certificate = options.Encryption == TdsEncryption.NotSupported ? null : TdsTestCertificates.CreateSelfSigned();
 await using var server = new ScriptedSqlServer(encryption: options.Encryption, certificate: certificate);
@@ -64,7 +64,7 @@ catch (OperationCanceledException)
 
 if (options.RequestsOut is { } path)
 {
-    var lines = server.Server.Requests.Select(r => (r.Text ?? "").Split('\n')[0].Trim());
+    var lines = server.Server.Requests.Select(r => string.Join(' ', (r.Text ?? "").Split((char[])['\r', '\n'], StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)));
     await File.WriteAllLinesAsync(path, lines, Encoding.UTF8);
 }
 

@@ -19,9 +19,9 @@ RUN for f in projects/*.csproj; do \
  && dotnet restore src/LogFlushMonitor/LogFlushMonitor.csproj -r linux-x64 -p:PublishAot=true
 
 COPY . .
-# The symbols file (.dbg) stays in the build stage: the image carries the stripped executable and appsettings.json.
+# Symbols (.dbg, .pdb) and XML docs stay in the build stage: the image carries the executable and appsettings.json.
 RUN dotnet publish src/LogFlushMonitor/LogFlushMonitor.csproj -c Release -r linux-x64 -p:PublishAot=true -o /app --no-restore \
- && rm -f /app/*.dbg
+ && rm -f /app/*.dbg /app/*.pdb /app/*.xml
 
 # runtime-deps: the native libraries .NET needs (glibc, OpenSSL, ICU for SqlClient), no runtime: the executable is native.
 FROM mcr.microsoft.com/dotnet/runtime-deps:10.0

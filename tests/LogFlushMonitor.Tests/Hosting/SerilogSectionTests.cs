@@ -62,8 +62,8 @@ public class SerilogSectionTests
     }
 
     [Theory]
-    [InlineData("Serilog:WriteTo:0:Name", "Seq", "Serilog:WriteTo:0:Name")]
-    [InlineData("Serilog:Using:0", "Serilog.Sinks.Seq", "Serilog:Using:0")]
+    [InlineData("Serilog:WriteTo:0:Name", "Seq", "Serilog:WriteTo")]
+    [InlineData("Serilog:Using:0", "Serilog.Sinks.Seq", "Serilog:Using")]
     [InlineData("Serilog:MinimumLevel:Overide:X", "Debug", "Serilog:MinimumLevel:Overide")]
     [InlineData("Serilog:MinimumLevel:Override:LogFlushMonitor", "Loud", "Serilog:MinimumLevel:Override:LogFlushMonitor")]
     [InlineData("Serilog:MinimumLevel", "7", "Serilog:MinimumLevel")]

@@ -1,21 +1,30 @@
 # LogFlushMonitor container image: docker build -t logflushmonitor .
+# The NativeAOT build (docs/aot.md): one native executable on the runtime-deps base (no .NET runtime in the image).
 FROM mcr.microsoft.com/dotnet/sdk:10.0 AS build
+# NativeAOT links with clang and needs zlib's headers.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends clang zlib1g-dev \
+ && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 
 # Restore in its own layer, from the project files only: a change to the code does not download packages again.
-# Every project lives in src/<Name>/<Name>.csproj; the loop puts each file back in its folder.
+# Every project lives in src/<Name>/<Name>.csproj; the loop puts each file back in its folder. The restore names the
+# runtime and PublishAot, so the native compiler's packages come in this layer too.
 COPY global.json Directory.Build.props Directory.Packages.props ./
 COPY src/*/*.csproj ./projects/
 RUN for f in projects/*.csproj; do \
       name=$(basename "$f" .csproj); mkdir -p "src/$name" && mv "$f" "src/$name/"; \
     done \
  && rmdir projects \
- && dotnet restore src/LogFlushMonitor/LogFlushMonitor.csproj
+ && dotnet restore src/LogFlushMonitor/LogFlushMonitor.csproj -r linux-x64 -p:PublishAot=true
 
 COPY . .
-RUN dotnet publish src/LogFlushMonitor/LogFlushMonitor.csproj -c Release -o /app --no-restore
+# Symbols (.dbg, .pdb) and XML docs stay in the build stage: the image carries the executable and appsettings.json.
+RUN dotnet publish src/LogFlushMonitor/LogFlushMonitor.csproj -c Release -r linux-x64 -p:PublishAot=true -o /app --no-restore \
+ && rm -f /app/*.dbg /app/*.pdb /app/*.xml
 
-FROM mcr.microsoft.com/dotnet/aspnet:10.0
+# runtime-deps: the native libraries .NET needs (glibc, OpenSSL, ICU for SqlClient), no runtime: the executable is native.
+FROM mcr.microsoft.com/dotnet/runtime-deps:10.0
 WORKDIR /app
 COPY --from=build /app .
 # In a container the endpoint must listen on every interface; logs go to stderr as JSON (docker logs shows both streams).

@@ -86,9 +86,11 @@ Invoke-Native 'sc.exe' @('config', $ServiceName, 'obj=', $account, 'start=', 'de
 Invoke-Native 'sc.exe' @('failure', $ServiceName, 'reset=', '86400', 'actions=', 'restart/10000/restart/10000/restart/60000')
 Invoke-Native 'sc.exe' @('failureflag', $ServiceName, '1')
 
-# The Event Log source the service writes to; creating it needs administrator rights, which the service lacks.
-if (-not [System.Diagnostics.EventLog]::SourceExists($ServiceName)) {
-    [System.Diagnostics.EventLog]::CreateEventSource($ServiceName, 'Application')
+# The Event Log source the service writes its warnings and errors under (MonitorHost.EventLogSource: always
+# 'LogFlushMonitor', whatever the service's name); creating it needs administrator rights, which the service lacks.
+$eventSource = 'LogFlushMonitor'
+if (-not [System.Diagnostics.EventLog]::SourceExists($eventSource)) {
+    [System.Diagnostics.EventLog]::CreateEventSource($eventSource, 'Application')
 }
 
 # Secrets and logs: readable by Administrators, SYSTEM and the service only (the service's SID exists from here on).

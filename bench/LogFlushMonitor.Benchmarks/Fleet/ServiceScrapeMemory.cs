@@ -46,7 +46,7 @@ public static partial class ServiceScrapeMemory
 
         if (!File.Exists(options.Service))
         {
-            await Console.Error.WriteLineAsync($"No service build at {options.Service}: dotnet build -c Release src/LogFlushMonitor, or give --service <path to logflushmonitor.dll>.").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"No service build at {options.Service}: dotnet build -c Release src/LogFlushMonitor, or give --service <path to logflushmonitor.dll or to a native logflushmonitor>.").ConfigureAwait(false);
             return 2;
         }
 
@@ -59,7 +59,9 @@ public static partial class ServiceScrapeMemory
         var port = FreePort();
         var output = new StringBuilder();
         var finished = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        var start = new ProcessStartInfo("dotnet")
+        // A .dll is the JIT build, run by dotnet; anything else is an executable, e.g. the NativeAOT build.
+        var jit = options.Service.EndsWith(".dll", StringComparison.OrdinalIgnoreCase);
+        var start = new ProcessStartInfo(jit ? "dotnet" : options.Service)
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,
@@ -69,7 +71,7 @@ public static partial class ServiceScrapeMemory
             start.Environment[key] = value;
         }
 
-        foreach (var a in (string[])[options.Service, "run", "--replay", options.Fleet, "--speed", "0", "--urls", $"http://127.0.0.1:{port}", "--Log:SummaryInterval=00:00:00", .. options.ServiceArgs])
+        foreach (var a in (string[])[.. jit ? [options.Service] : Array.Empty<string>(), "run", "--replay", options.Fleet, "--speed", "0", "--urls", $"http://127.0.0.1:{port}", "--Log:SummaryInterval=00:00:00", .. options.ServiceArgs])
         {
             start.ArgumentList.Add(a);
         }
@@ -259,10 +261,11 @@ public static partial class ServiceScrapeMemory
 
     /// <summary>The command line of <c>scrape-rss</c>.</summary>
     public const string Usage = """
-        scrape-rss [--service <logflushmonitor.dll>] [--fleet <fleet.ndjson>] [--scrapes 1000] [--plain]
+        scrape-rss [--service <logflushmonitor.dll | native logflushmonitor>] [--fleet <fleet.ndjson>] [--scrapes 1000] [--plain]
                    [--instances 10 --databases 100] [--env NAME=VALUE ...]
                    [-- <service arguments, e.g. --Exporters:Prometheus:ScopeLabels=false>]
-          Starts `dotnet <service> run --replay <fleet> --speed 0 --urls http://127.0.0.1:<free port>`, waits for the replay
+          Starts `dotnet <service> run --replay <fleet> --speed 0 --urls http://127.0.0.1:<free port>` (the executable itself
+          when --service is not a .dll, e.g. the NativeAOT build), waits for the replay
           to finish and scrapes /metrics --scrapes times (gzip unless --plain), printing the resident set at 1, 10, 100,
           500, 1,000 and every further 1,000 scrapes. --env sets an environment variable of the service only (e.g.
           DOTNET_GCHeapHardLimit=0x3000000). A missing fleet file is generated first (make-fleet).

@@ -90,15 +90,16 @@ public static class InstanceChecker
 
     private static async Task<InstanceCheckResult> CheckConnectedAsync(SqlServerInstanceOptions instance, SqlConnection connection, string connectionString, string target, int timeout, CancellationToken ct)
     {
-        var props = await connection.QuerySingleAsync<Properties>(new CommandDefinition(CheckSql.ServerProperties, commandTimeout: timeout, cancellationToken: ct)).ConfigureAwait(false);
-        var encrypt = await connection.QuerySingleOrDefaultAsync<string?>(new CommandDefinition(CheckSql.ConnectionEncryption, commandTimeout: timeout, cancellationToken: ct)).ConfigureAwait(false);
+        var props = await connection.QuerySingleAsync<Properties>(CheckSql.ServerProperties, ct, commandTimeout: timeout).ConfigureAwait(false);
+        var encrypt = await connection.QuerySingleOrDefaultAsync<string?>(CheckSql.ConnectionEncryption, ct, commandTimeout: timeout).ConfigureAwait(false);
         var major = int.TryParse(props.ProductVersion?.Split('.')[0], NumberStyles.None, CultureInfo.InvariantCulture, out var m) ? m : 0;
         var azureDb = instance.Azure || props.EngineEdition == 5;
 
         async Task<PermissionStatus> Has(string permission, string purpose)
         {
-            var sql = azureDb ? CheckSql.HasDatabasePermission : CheckSql.HasServerPermission;
-            var held = await connection.QuerySingleAsync<int?>(new CommandDefinition(sql, new { permission }, commandTimeout: timeout, cancellationToken: ct)).ConfigureAwait(false);
+            var held = azureDb
+                ? await connection.QuerySingleAsync<int?>(CheckSql.HasDatabasePermission, new { permission, ct }, commandTimeout: timeout).ConfigureAwait(false)
+                : await connection.QuerySingleAsync<int?>(CheckSql.HasServerPermission, new { permission, ct }, commandTimeout: timeout).ConfigureAwait(false);
             return new PermissionStatus(permission, held is null ? null : held == 1, purpose);
         }
 
@@ -227,7 +228,7 @@ public static class InstanceChecker
         }
     }
 
-    private sealed class Properties
+    internal sealed class Properties
     {
         public string? ProductVersion { get; set; }
 

@@ -171,9 +171,9 @@ public sealed class HistogramSource
 
     private async Task PollAsync(SqlConnection connection, HistogramTarget target, CancellationToken cancellationToken)
     {
-        var xml = await connection.QueryFirstOrDefaultAsync<string?>(new CommandDefinition(
-            _instance.Azure ? XeSql.DatabaseHistogramData : XeSql.ServerHistogramData, new { name = target.SessionName },
-            commandTimeout: _settings.CommandTimeoutSeconds, cancellationToken: cancellationToken)).ConfigureAwait(false);
+        var xml = _instance.Azure
+            ? await connection.QueryFirstOrDefaultAsync<string?>(XeSql.DatabaseHistogramData, new { name = target.SessionName, cancellationToken }, commandTimeout: _settings.CommandTimeoutSeconds).ConfigureAwait(false)
+            : await connection.QueryFirstOrDefaultAsync<string?>(XeSql.ServerHistogramData, new { name = target.SessionName, cancellationToken }, commandTimeout: _settings.CommandTimeoutSeconds).ConfigureAwait(false);
         if (xml is null)
         {
             // Not running (a DBA stopped or dropped it): fail the attempt so the reconnect re-creates it.

@@ -1,4 +1,5 @@
 using System.Data.Common;
+using Dapper;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Sql;
 
@@ -16,7 +17,9 @@ internal sealed class CounterPoller(PollContext context, DatabaseFilter filter)
 
     public async Task PollAsync(DbConnection connection, CancellationToken cancellationToken)
     {
-        var rows = await context.QueryAsync<CounterRow>(connection, DmvSql.PerformanceCounters, filter.Parameters, cancellationToken).ConfigureAwait(false);
+        var rows = (await connection.QueryAsync<CounterRow>(
+            DmvSql.PerformanceCounters, new { includeAll = filter.IncludeAll, include = filter.Include, exclude = filter.Exclude, cancellationToken },
+            commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false)).AsList();
         var now = context.UtcNow;
         var bases = new Dictionary<(string Instance, string Key), long>();
         var values = new List<(string Counter, string Instance, long Value, int Type)>(rows.Count);
@@ -77,7 +80,7 @@ internal sealed class CounterPoller(PollContext context, DatabaseFilter filter)
         return key.StartsWith("average ", StringComparison.Ordinal) ? "avg " + key[8..] : key;
     }
 
-    private sealed class CounterRow
+    internal sealed class CounterRow
     {
         public string ObjectName { get; set; } = "";
 

@@ -33,8 +33,8 @@ internal sealed class DatabaseFilter
     /// <summary>Exclude list as sent to the server.</summary>
     public string[] Exclude { get; }
 
-    /// <summary>The Dapper parameters every filtered statement takes.</summary>
-    public object Parameters => new { includeAll = _include.Count == 0, include = Include, exclude = Exclude };
+    /// <summary>Whether every database is included (parameter <c>@includeAll</c> of the filtered statements).</summary>
+    public bool IncludeAll => _include.Count == 0;
 
     /// <summary>Whether a database is watched.</summary>
     public bool Watches(string database) =>

@@ -1,4 +1,5 @@
 using System.Data.Common;
+using Dapper;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Sql;
 using Microsoft.Extensions.Logging;
@@ -18,7 +19,7 @@ internal sealed class DatabasePoller(PollContext context, DatabaseFilter filter,
 
     public async Task PollAsync(DbConnection connection, CancellationToken cancellationToken)
     {
-        var rows = await context.QueryAsync<DatabaseInfo>(connection, DmvSql.Databases, null, cancellationToken).ConfigureAwait(false);
+        var rows = (await connection.QueryAsync<DatabaseInfo>(DmvSql.Databases, cancellationToken, commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false)).AsList();
         var current = rows.ToDictionary(d => d.Id);
         if (_last is not null)
         {

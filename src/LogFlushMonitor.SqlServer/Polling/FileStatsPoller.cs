@@ -1,4 +1,5 @@
 using System.Data.Common;
+using Dapper;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Sql;
 
@@ -9,7 +10,11 @@ internal sealed class FileStatsPoller(PollContext context, DatabaseFilter filter
 {
     public async Task PollAsync(DbConnection connection, CancellationToken cancellationToken)
     {
-        var rows = await context.QueryAsync<FileRow>(connection, azure ? DmvSql.AzureLogFileStats : DmvSql.LogFileStats, azure ? null : filter.Parameters, cancellationToken).ConfigureAwait(false);
+        var rows = azure
+            ? await connection.QueryAsync<FileRow>(DmvSql.AzureLogFileStats, cancellationToken, commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false)
+            : await connection.QueryAsync<FileRow>(
+                DmvSql.LogFileStats, new { includeAll = filter.IncludeAll, include = filter.Include, exclude = filter.Exclude, cancellationToken },
+                commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false);
         var now = context.UtcNow;
         foreach (var r in rows)
         {
@@ -25,7 +30,7 @@ internal sealed class FileStatsPoller(PollContext context, DatabaseFilter filter
         context.Sink.OnPollCompleted(new PollCompleted(context.Instance, now, PollKind.FileStats));
     }
 
-    private sealed class FileRow
+    internal sealed class FileRow
     {
         public int DatabaseId { get; set; }
 

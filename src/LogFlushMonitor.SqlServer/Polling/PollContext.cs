@@ -1,5 +1,3 @@
-using System.Data.Common;
-using Dapper;
 using LogFlushMonitor.Core.Samples;
 
 namespace LogFlushMonitor.SqlServer.Polling;
@@ -17,11 +15,9 @@ internal sealed class PollContext(string instance, IPollSink sink, TimeProvider 
     /// <summary>Now, as stamped on the samples of a poll.</summary>
     public DateTime UtcNow => Time.GetUtcNow().UtcDateTime;
 
-    /// <summary>Runs one statement through Dapper with the configured timeout and the caller's cancellation.</summary>
-    public async Task<List<T>> QueryAsync<T>(DbConnection connection, string sql, object? parameters, CancellationToken cancellationToken)
-    {
-        var command = new CommandDefinition(sql, parameters, commandTimeout: commandTimeoutSeconds, cancellationToken: cancellationToken);
-        var rows = await connection.QueryAsync<T>(command).ConfigureAwait(false);
-        return rows.AsList();
-    }
+    /// <summary>
+    /// The command timeout of every poll statement. Each poller calls Dapper itself with its row and parameter types
+    /// written out, as Dapper.AOT generates code only for calls whose types it sees (not through a generic helper).
+    /// </summary>
+    public int CommandTimeoutSeconds { get; } = commandTimeoutSeconds;
 }

@@ -1,4 +1,5 @@
 using System.Data.Common;
+using Dapper;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Sql;
 
@@ -16,7 +17,8 @@ internal sealed class ServerStartPoller(PollContext context)
 
     public async Task PollAsync(DbConnection connection, CancellationToken cancellationToken)
     {
-        var rows = await context.QueryAsync<StartRow>(connection, DmvSql.ServerStart, null, cancellationToken).ConfigureAwait(false);
+        var rows = (await connection.QueryAsync<StartRow>(
+            DmvSql.ServerStart, cancellationToken, commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false)).AsList();
         if (rows.Count == 0)
         {
             return;
@@ -32,7 +34,7 @@ internal sealed class ServerStartPoller(PollContext context)
         context.Sink.OnServerStart(new ServerStartSample(context.Instance, context.UtcNow, _lastUtc));
     }
 
-    private sealed class StartRow
+    internal sealed class StartRow
     {
         public DateTime StartTimeLocal { get; set; }
 

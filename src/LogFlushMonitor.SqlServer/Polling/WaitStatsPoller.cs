@@ -1,4 +1,5 @@
 using System.Data.Common;
+using Dapper;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Sql;
 
@@ -7,11 +8,11 @@ namespace LogFlushMonitor.SqlServer.Polling;
 /// <summary>Reads the log waits of sys.dm_os_wait_stats (WRITELOG, LOGBUFFER, the LOG_RATE_GOVERNOR family).</summary>
 internal sealed class WaitStatsPoller(PollContext context, bool azure = false)
 {
-    private static readonly object Parameters = new { waitTypes = DmvSql.LogWaitTypes };
-
     public async Task PollAsync(DbConnection connection, CancellationToken cancellationToken)
     {
-        var rows = await context.QueryAsync<WaitRow>(connection, azure ? DmvSql.AzureWaitStats : DmvSql.WaitStats, Parameters, cancellationToken).ConfigureAwait(false);
+        var rows = azure
+            ? await connection.QueryAsync<WaitRow>(DmvSql.AzureWaitStats, new { waitTypes = DmvSql.LogWaitTypes, cancellationToken }, commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false)
+            : await connection.QueryAsync<WaitRow>(DmvSql.WaitStats, new { waitTypes = DmvSql.LogWaitTypes, cancellationToken }, commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false);
         var now = context.UtcNow;
         foreach (var r in rows)
         {
@@ -21,7 +22,7 @@ internal sealed class WaitStatsPoller(PollContext context, bool azure = false)
         context.Sink.OnPollCompleted(new PollCompleted(context.Instance, now, PollKind.WaitStats));
     }
 
-    private sealed class WaitRow
+    internal sealed class WaitRow
     {
         public string WaitType { get; set; } = "";
 

@@ -1,4 +1,5 @@
 using System.Data.Common;
+using Dapper;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Sql;
 using Microsoft.Extensions.Logging;
@@ -20,8 +21,9 @@ internal sealed class XeDropsPoller(PollContext context, string sessionName, boo
 
     public async Task PollAsync(DbConnection connection, CancellationToken cancellationToken)
     {
-        var sql = databaseScoped ? DmvSql.XeDatabaseSessionDrops : DmvSql.XeSessionDrops;
-        var rows = await context.QueryAsync<DropRow>(connection, sql, new { name = sessionName }, cancellationToken).ConfigureAwait(false);
+        var rows = (databaseScoped
+            ? await connection.QueryAsync<DropRow>(DmvSql.XeDatabaseSessionDrops, new { name = sessionName, cancellationToken }, commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false)
+            : await connection.QueryAsync<DropRow>(DmvSql.XeSessionDrops, new { name = sessionName, cancellationToken }, commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false)).AsList();
         if (rows.Count == 0)
         {
             return; // Not running now: the session manager owns that; the next reading after it starts counts from zero.
@@ -57,7 +59,7 @@ internal sealed class XeDropsPoller(PollContext context, string sessionName, boo
         }
     }
 
-    private sealed class DropRow
+    internal sealed class DropRow
     {
         public DateTime CreateTime { get; set; }
 

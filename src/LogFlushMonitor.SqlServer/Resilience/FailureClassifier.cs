@@ -135,13 +135,13 @@ public static class FailureClassifier
     /// </summary>
     private static bool IsThrownBySqlClient(Exception e)
     {
-        var runtime = typeof(object).Assembly;
+        // DiagnosticMethodInfo (not StackFrame.GetMethod) works in the trimmed and NativeAOT builds: it needs no reflection.
         foreach (var frame in new StackTrace(e, fNeedFileInfo: false).GetFrames())
         {
-            var assembly = frame.GetMethod()?.DeclaringType?.Assembly;
-            if (assembly is not null && assembly != runtime)
+            var type = DiagnosticMethodInfo.Create(frame)?.DeclaringTypeName;
+            if (type is not null && !type.StartsWith("System.", StringComparison.Ordinal))
             {
-                return assembly == typeof(SqlConnection).Assembly;
+                return type.StartsWith("Microsoft.Data.SqlClient.", StringComparison.Ordinal);
             }
         }
 

@@ -56,9 +56,11 @@ public sealed class EventSessionManager
     /// <summary>Reads what the server's XE catalog offers (events, fields, actions, the WRITELOG key, units).</summary>
     public async Task<XeCapabilities> ReadCapabilitiesAsync(SqlConnection connection, CancellationToken cancellationToken)
     {
-        var objects = (await connection.QueryAsync<(string PackageName, string ObjectName, string ObjectType)>(Command(XeSql.Objects, null, cancellationToken)).ConfigureAwait(false)).ToList();
-        var columns = (await connection.QueryAsync<(string PackageName, string ObjectName, string ColumnName, string? TypeName, string? Description)>(Command(XeSql.EventColumns, null, cancellationToken)).ConfigureAwait(false)).ToList();
-        var keys = (await connection.QueryAsync<long>(Command(XeSql.WriteLogKeys, null, cancellationToken)).ConfigureAwait(false)).Distinct().Order().ToList();
+        var objects = (await connection.QueryAsync<XeCatalogRows.Object>(XeSql.Objects, cancellationToken, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false))
+            .Select(o => (o.PackageName, o.ObjectName, o.ObjectType)).ToList();
+        var columns = (await connection.QueryAsync<XeCatalogRows.Column>(XeSql.EventColumns, cancellationToken, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false))
+            .Select(c => (c.PackageName, c.ObjectName, c.ColumnName, c.TypeName, c.Description)).ToList();
+        var keys = (await connection.QueryAsync<long>(XeSql.WriteLogKeys, cancellationToken, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false)).Distinct().Order().ToList();
 
         bool Has(string package, string name, string type) =>
             objects.Any(o => o.PackageName == package && o.ObjectName == name && string.Equals(o.ObjectType, type, StringComparison.OrdinalIgnoreCase));
@@ -106,7 +108,8 @@ public sealed class EventSessionManager
             return new DatabaseSelection(DatabaseFilterKind.Include, [.. rows.Select(r => r.DatabaseId).Order()], rows.ToDictionary(r => r.DatabaseId, r => r.Name));
         }
 
-        var all = (await connection.QueryAsync<(int DatabaseId, string Name)>(Command(XeSql.UserDatabases, null, cancellationToken)).ConfigureAwait(false)).ToList();
+        var all = (await connection.QueryAsync<XeCatalogRows.Database>(XeSql.UserDatabases, cancellationToken, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false))
+            .Select(d => (d.DatabaseId, d.Name)).ToList();
         if (_instance.ExcludeDatabases.Count == 0)
         {
             return new DatabaseSelection(DatabaseFilterKind.AllUser, [], all.ToDictionary(r => r.DatabaseId, r => r.Name));
@@ -185,8 +188,7 @@ public sealed class EventSessionManager
     public async Task<SessionAction> EnsureAsync(SqlConnection connection, string sessionName, Func<string> createDdl, CancellationToken cancellationToken)
     {
         var quoted = XeSessionName.Quote(sessionName);
-        var state = await connection.QuerySingleAsync<(int Defined, int Running)>(Command(
-            _instance.Azure ? XeSql.DatabaseSessionState : XeSql.ServerSessionState, new { name = sessionName }, cancellationToken)).ConfigureAwait(false);
+        var state = await SessionStateAsync(connection, sessionName, cancellationToken).ConfigureAwait(false);
         if (state.Defined == 1 && state.Running == 1)
         {
             return SessionAction.None;
@@ -197,7 +199,7 @@ public sealed class EventSessionManager
         {
             try
             {
-                await connection.ExecuteAsync(Command(createDdl(), null, cancellationToken)).ConfigureAwait(false);
+                await connection.ExecuteAsync(createDdl(), cancellationToken, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false);
                 XeLog.SessionCreated(_logger, _instance.Name, sessionName);
                 action = SessionAction.Created;
             }
@@ -209,7 +211,7 @@ public sealed class EventSessionManager
 
         try
         {
-            await connection.ExecuteAsync(Command(XeSql.StartSession(quoted, _instance.Azure), null, cancellationToken)).ConfigureAwait(false);
+            await connection.ExecuteAsync(XeSql.StartSession(quoted, _instance.Azure), cancellationToken, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false);
         }
         catch (SqlException e) when (e.Number == AlreadyStarted)
         {
@@ -227,28 +229,33 @@ public sealed class EventSessionManager
     /// <summary>At shutdown: drops the session when DropSessionOnStop, else stops it (left defined for the next start).</summary>
     public async Task StopAsync(SqlConnection connection, string sessionName, CancellationToken cancellationToken)
     {
-        var state = await connection.QuerySingleAsync<(int Defined, int Running)>(Command(
-            _instance.Azure ? XeSql.DatabaseSessionState : XeSql.ServerSessionState, new { name = sessionName }, cancellationToken)).ConfigureAwait(false);
+        var state = await SessionStateAsync(connection, sessionName, cancellationToken).ConfigureAwait(false);
         var quoted = XeSessionName.Quote(sessionName);
         if (state.Defined == 1 && _instance.DropSessionOnStop)
         {
             // DROP ends a running session too.
-            await connection.ExecuteAsync(Command(XeSql.DropSession(quoted, _instance.Azure), null, cancellationToken)).ConfigureAwait(false);
+            await connection.ExecuteAsync(XeSql.DropSession(quoted, _instance.Azure), cancellationToken, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false);
             XeLog.SessionDropped(_logger, _instance.Name, sessionName);
         }
         else if (state.Running == 1)
         {
-            await connection.ExecuteAsync(Command(XeSql.StopSession(quoted, _instance.Azure), null, cancellationToken)).ConfigureAwait(false);
+            await connection.ExecuteAsync(XeSql.StopSession(quoted, _instance.Azure), cancellationToken, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false);
             XeLog.SessionStopped(_logger, _instance.Name, sessionName);
         }
+    }
+
+    private async Task<(int Defined, int Running)> SessionStateAsync(SqlConnection connection, string sessionName, CancellationToken cancellationToken)
+    {
+        var state = _instance.Azure
+            ? await connection.QuerySingleAsync<XeCatalogRows.SessionState>(XeSql.DatabaseSessionState, new { name = sessionName, cancellationToken }, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false)
+            : await connection.QuerySingleAsync<XeCatalogRows.SessionState>(XeSql.ServerSessionState, new { name = sessionName, cancellationToken }, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false);
+        return (state.Defined, state.Running);
     }
 
     private async Task<List<(int DatabaseId, string Name)>> ByName(SqlConnection connection, IEnumerable<string> names, CancellationToken cancellationToken)
     {
         var list = names.Distinct(StringComparer.OrdinalIgnoreCase).ToList();
-        return list.Count == 0 ? [] : (await connection.QueryAsync<(int DatabaseId, string Name)>(Command(XeSql.DatabasesByName, new { names = list }, cancellationToken)).ConfigureAwait(false)).ToList();
+        return list.Count == 0 ? [] : (await connection.QueryAsync<XeCatalogRows.Database>(XeSql.DatabasesByName, new { names = list, cancellationToken }, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false))
+            .Select(d => (d.DatabaseId, d.Name)).ToList();
     }
-
-    private CommandDefinition Command(string text, object? parameters, CancellationToken cancellationToken) =>
-        new(text, parameters, commandTimeout: CommandTimeoutSeconds, cancellationToken: cancellationToken);
 }

@@ -98,7 +98,7 @@ public sealed class WorkloadRunner
             try
             {
                 // Not cancellable: Ctrl+C asked to stop the load, and --drop asked for a clean server afterwards.
-                await AdminAsync(WorkloadSql.DropDatabase(_options.Database), null, CancellationToken.None).ConfigureAwait(false);
+                await AdminAsync(WorkloadSql.DropDatabase(_options.Database), CancellationToken.None).ConfigureAwait(false);
                 dropped = true;
             }
             catch (WorkloadException e)
@@ -118,21 +118,21 @@ public sealed class WorkloadRunner
         int? id;
         await using (var master = await _connector.OpenAsync(_connector.MasterConnectionString, ct).ConfigureAwait(false))
         {
-            id = await master.ExecuteScalarAsync<int?>(Command(WorkloadSql.DatabaseId, new { database }, ct)).ConfigureAwait(false);
+            id = await master.ExecuteScalarAsync<int?>(WorkloadSql.DatabaseId, new { database, ct }, commandTimeout: Timeout).ConfigureAwait(false);
             if (id is null)
             {
-                await master.ExecuteAsync(Command(WorkloadSql.CreateDatabase(database), null, ct)).ConfigureAwait(false);
-                await master.ExecuteAsync(Command(WorkloadSql.SetSimpleRecovery(database), null, ct)).ConfigureAwait(false);
+                await master.ExecuteAsync(WorkloadSql.CreateDatabase(database), ct, commandTimeout: Timeout).ConfigureAwait(false);
+                await master.ExecuteAsync(WorkloadSql.SetSimpleRecovery(database), ct, commandTimeout: Timeout).ConfigureAwait(false);
             }
         }
 
         await using var connection = await _connector.OpenAsync(_connector.DatabaseConnectionString, ct).ConfigureAwait(false);
-        var marker = new { name = WorkloadSql.MarkerName, value = "created by logflushmonitor workload" };
+        var marker = new { name = WorkloadSql.MarkerName, value = "created by logflushmonitor workload", ct };
         if (id is null)
         {
-            await connection.ExecuteAsync(Command(WorkloadSql.AddMarker, marker, ct)).ConfigureAwait(false);
+            await connection.ExecuteAsync(WorkloadSql.AddMarker, marker, commandTimeout: Timeout).ConfigureAwait(false);
         }
-        else if (await connection.ExecuteScalarAsync<int>(Command(WorkloadSql.HasMarker, marker, ct)).ConfigureAwait(false) == 0)
+        else if (await connection.ExecuteScalarAsync<int>(WorkloadSql.HasMarker, marker, commandTimeout: Timeout).ConfigureAwait(false) == 0)
         {
             throw new WorkloadException(
                 $"--database {database} exists and was not created by logflushmonitor workload (it lacks the extended property {WorkloadSql.MarkerName}): "
@@ -140,14 +140,14 @@ public sealed class WorkloadRunner
                 isUsage: true);
         }
 
-        await connection.ExecuteAsync(Command(WorkloadSql.CreateObjects, null, ct)).ConfigureAwait(false);
-        await connection.ExecuteAsync(Command(WorkloadSql.Truncate, null, ct)).ConfigureAwait(false);
+        await connection.ExecuteAsync(WorkloadSql.CreateObjects, ct, commandTimeout: Timeout).ConfigureAwait(false);
+        await connection.ExecuteAsync(WorkloadSql.Truncate, ct, commandTimeout: Timeout).ConfigureAwait(false);
     }
 
     private async Task<(ScenarioResult Result, string? Failure)> RunScenarioAsync(WorkloadScenario scenario, CancellationToken cancellationToken)
     {
         // Every scenario says which durability it wants: a database left FORCED by an earlier run must not delay the next.
-        await AdminAsync(WorkloadSql.SetDelayedDurability(_options.Database, scenario == WorkloadScenario.DelayedDurability), null, cancellationToken).ConfigureAwait(false);
+        await AdminAsync(WorkloadSql.SetDelayedDurability(_options.Database, scenario == WorkloadScenario.DelayedDurability), cancellationToken).ConfigureAwait(false);
 
         var rowsPerTransaction = WorkloadScenarios.RowsPerTransaction(scenario, _options.BatchSize);
         var counters = new WorkloadCounters(_options.RowsPerScenario);
@@ -182,12 +182,12 @@ public sealed class WorkloadRunner
     }
 
     /// <summary>One statement in master on a connection of its own (a server restart between scenarios costs nothing).</summary>
-    private async Task AdminAsync(string sql, object? parameters, CancellationToken ct)
+    private async Task AdminAsync(string sql, CancellationToken ct)
     {
         await using var master = await _connector.OpenAsync(_connector.MasterConnectionString, ct).ConfigureAwait(false);
         try
         {
-            await master.ExecuteAsync(Command(sql, parameters, ct)).ConfigureAwait(false);
+            await master.ExecuteAsync(sql, ct, commandTimeout: Timeout).ConfigureAwait(false);
         }
         catch (SqlException e)
         {
@@ -195,8 +195,7 @@ public sealed class WorkloadRunner
         }
     }
 
-    private CommandDefinition Command(string sql, object? parameters, CancellationToken ct) =>
-        new(sql, parameters, commandTimeout: _connector.CommandTimeoutSeconds, cancellationToken: ct);
+    private int Timeout => _connector.CommandTimeoutSeconds;
 
     private sealed record Live(WorkloadScenario Scenario, WorkloadCounters Counters, long Started);
 }

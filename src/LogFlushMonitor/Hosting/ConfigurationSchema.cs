@@ -155,5 +155,12 @@ internal static class ConfigurationSchema
         ("PollInterval", Duration),
         ("CommandTimeout", Duration),
         ("ConnectTimeout", Duration),
-        ("MaxReconnectDelay", Duration));
+        ("MaxReconnectDelay", Duration),
+        ("ReconnectDelay", Duration),
+        ("FallbackErrorCount", Integer),
+        ("FallbackWindow", Duration),
+        ("HistogramSlots", Integer),
+        ("MaxHistogramSessions", Integer),
+        ("MaxStreamBufferBytes", Integer),
+        ("ShutdownTimeout", Duration));
 }

@@ -1,3 +1,4 @@
+using System.Globalization;
 using Microsoft.Extensions.Configuration;
 using Serilog;
 using Serilog.Events;
@@ -5,10 +6,13 @@ using Serilog.Formatting.Json;
 
 namespace LogFlushMonitor.Hosting;
 
-/// <summary>Builds the Serilog logger from <see cref="LogOptions"/> and an optional "Serilog" configuration section.</summary>
+/// <summary>Builds the Serilog logger from <see cref="LogOptions"/> and the optional "Serilog" configuration section.</summary>
 internal static class Logging
 {
     private const string TextTemplate = "[{Timestamp:HH:mm:ss} {Level:u3}] {SourceContext}: {Message:lj}{NewLine}{Exception}";
+    private const string SectionHelp =
+        "The Serilog section takes Serilog:MinimumLevel (or Serilog:MinimumLevel:Default) and Serilog:MinimumLevel:Override:<source>, "
+        + "each Verbose, Debug, Information, Warning, Error or Fatal; sinks are Log:File and Log:Format (docs/configuration.md)";
 
     public static Serilog.ILogger Create(IConfiguration configuration, LogOptions options)
     {
@@ -19,24 +23,69 @@ internal static class Logging
             .MinimumLevel.Override("Microsoft.Hosting.Lifetime", LogEventLevel.Information)
             .Enrich.FromLogContext()
             .Enrich.With(new LogEscaping()); // names from servers and files never reach a log line as structure
-
-        // Advanced users may add sinks and overrides in a "Serilog" section (Serilog.Settings.Configuration).
-        if (configuration.GetSection("Serilog").Exists())
-        {
-            config = config.ReadFrom.Configuration(configuration);
-        }
+        config = ApplySerilogSection(config, configuration.GetSection("Serilog"));
 
         var json = options.Format == "json";
         config = json
             ? config.WriteTo.Console(new JsonFormatter(renderMessage: true), standardErrorFromLevel: LogEventLevel.Verbose)
-            : config.WriteTo.Console(outputTemplate: TextTemplate, standardErrorFromLevel: LogEventLevel.Verbose, formatProvider: System.Globalization.CultureInfo.InvariantCulture);
+            : config.WriteTo.Console(outputTemplate: TextTemplate, standardErrorFromLevel: LogEventLevel.Verbose, formatProvider: CultureInfo.InvariantCulture);
         if (!string.IsNullOrWhiteSpace(options.File))
         {
             config = json
                 ? config.WriteTo.File(new JsonFormatter(renderMessage: true), options.File, rollingInterval: RollingInterval.Day, retainedFileCountLimit: options.RetainedFiles)
-                : config.WriteTo.File(options.File, outputTemplate: TextTemplate, rollingInterval: RollingInterval.Day, retainedFileCountLimit: options.RetainedFiles, formatProvider: System.Globalization.CultureInfo.InvariantCulture);
+                : config.WriteTo.File(options.File, outputTemplate: TextTemplate, rollingInterval: RollingInterval.Day, retainedFileCountLimit: options.RetainedFiles, formatProvider: CultureInfo.InvariantCulture);
         }
 
         return config.CreateLogger();
     }
+
+    /// <summary>
+    /// Our own binding of the "Serilog" section: the minimum level and per-source overrides, nothing else. Not
+    /// Serilog.Settings.Configuration: it finds sinks by scanning assemblies, which NativeAOT cannot do (a WriteTo
+    /// crashed the native build, and with Using the File sink silently wrote nothing). Any other key fails the start
+    /// (exit 2) naming it, rather than being ignored.
+    /// </summary>
+    /// <exception cref="InvalidDataException">A key the section does not take, or a level that is not one.</exception>
+    internal static LoggerConfiguration ApplySerilogSection(LoggerConfiguration config, IConfigurationSection section)
+    {
+        foreach (var child in section.GetChildren())
+        {
+            if (!child.Key.Equals("MinimumLevel", StringComparison.OrdinalIgnoreCase))
+            {
+                throw new InvalidDataException($"{child.Path} is not supported. {SectionHelp}.");
+            }
+
+            if (child.Value is { } single)
+            {
+                config = config.MinimumLevel.Is(ParseLevel(child.Path, single));
+                continue;
+            }
+
+            foreach (var setting in child.GetChildren())
+            {
+                if (setting.Key.Equals("Default", StringComparison.OrdinalIgnoreCase) && setting.Value is { } level)
+                {
+                    config = config.MinimumLevel.Is(ParseLevel(setting.Path, level));
+                }
+                else if (setting.Key.Equals("Override", StringComparison.OrdinalIgnoreCase))
+                {
+                    foreach (var source in setting.GetChildren())
+                    {
+                        config = config.MinimumLevel.Override(source.Key, ParseLevel(source.Path, source.Value));
+                    }
+                }
+                else
+                {
+                    throw new InvalidDataException($"{setting.Path} is not supported. {SectionHelp}.");
+                }
+            }
+        }
+
+        return config;
+    }
+
+    private static LogEventLevel ParseLevel(string key, string? value) =>
+        Enum.TryParse<LogEventLevel>(value, ignoreCase: true, out var level) && Enum.IsDefined(level)
+            ? level
+            : throw new InvalidDataException($"{key} is '{value}', which is not a level. {SectionHelp}.");
 }

@@ -54,6 +54,7 @@ public static class MonitorHost
         var logProvider = new SerilogLoggerProvider(Logging.Create(builder.Configuration, logOptions), dispose: true);
         builder.Logging.AddProvider(new StartupFailureLogFilter(logProvider));
         ConfigurationWarnings.Log(logProvider.CreateLogger(typeof(ConfigurationCheck).FullName!), check.Warnings);
+        AddWindowsService(builder);
 
         var services = builder.Services;
         services.AddOptions<MonitorOptions>().Bind(builder.Configuration).ValidateOnStart();
@@ -97,4 +98,29 @@ public static class MonitorHost
         configureServices?.Invoke(services);
         return builder.Build();
     }
+
+    /// <summary>
+    /// When the Service Control Manager started the process (and only then): the host reports start and stop to it,
+    /// and warnings and errors also go to the Application Event Log under the source <see cref="EventLogSource"/>
+    /// (deploy/windows/install.ps1 registers it; the service's virtual account could not). Console and Log:File
+    /// logging stay as they are. Anywhere else this does nothing.
+    /// </summary>
+    private static void AddWindowsService(HostApplicationBuilder builder)
+    {
+        builder.Services.AddWindowsService(o => o.ServiceName = EventLogSource);
+        if (OperatingSystem.IsWindows())
+        {
+            ConfigureEventLog(builder);
+        }
+    }
+
+    [System.Runtime.Versioning.SupportedOSPlatform("windows")]
+    private static void ConfigureEventLog(HostApplicationBuilder builder)
+    {
+        builder.Services.Configure<Microsoft.Extensions.Logging.EventLog.EventLogSettings>(s => s.SourceName = EventLogSource);
+        builder.Logging.AddFilter<Microsoft.Extensions.Logging.EventLog.EventLogLoggerProvider>(null, LogLevel.Warning);
+    }
+
+    /// <summary>The Event Log source the Windows service writes under.</summary>
+    public const string EventLogSource = "LogFlushMonitor";
 }

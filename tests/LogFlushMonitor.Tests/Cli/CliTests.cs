@@ -38,6 +38,15 @@ public class CliTests
     }
 
     [Fact]
+    public async Task A_serilog_sink_in_configuration_stops_the_start_naming_the_key()
+    {
+        // Sinks are not loaded by name (docs/aot.md): a WriteTo is a configuration error, not silently ignored.
+        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--Serilog:WriteTo:0:Name=File", "--urls", $"http://127.0.0.1:{FreePort()}");
+        Assert.Equal(2, code);
+        Assert.Contains("Serilog:WriteTo is not supported", err, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task A_port_in_use_exits_with_2_and_says_which_setting_to_change()
     {
         using var taken = new TcpListener(System.Net.IPAddress.Loopback, 0);

@@ -32,6 +32,23 @@ public class DockerfileTests
     }
 
     [Fact]
+    public void Image_runs_the_native_build_on_the_runtime_deps_base()
+    {
+        var stages = Lines.Where(l => l.StartsWith("FROM ", StringComparison.Ordinal)).ToList();
+        Assert.Equal(2, stages.Count);
+        // The final stage has no .NET runtime: only the native executable's dependencies.
+        Assert.StartsWith("FROM mcr.microsoft.com/dotnet/runtime-deps:10.0", stages[^1], StringComparison.Ordinal);
+        var publish = Assert.Single(Lines, l => l.Contains("dotnet publish", StringComparison.Ordinal));
+        Assert.Contains("-p:PublishAot=true", publish, StringComparison.Ordinal);
+        Assert.Contains("-r linux-x64", publish, StringComparison.Ordinal);
+        // The restore layer restores for the same runtime and PublishAot, or --no-restore would find no native compiler.
+        var restore = Assert.Single(Lines, l => l.Contains("dotnet restore", StringComparison.Ordinal));
+        Assert.Contains("-r linux-x64 -p:PublishAot=true", restore, StringComparison.Ordinal);
+        // NativeAOT links with clang against zlib.
+        Assert.Contains(Lines, l => l.Contains("clang", StringComparison.Ordinal) && l.Contains("zlib1g-dev", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public void Image_has_a_health_check_through_the_executable()
     {
         var healthcheck = Assert.Single(Lines, l => l.StartsWith("HEALTHCHECK", StringComparison.Ordinal));

@@ -1,3 +1,5 @@
+using LogFlushMonitor.XEvent.Binary;
+
 namespace LogFlushMonitor.XEvent;
 
 /// <summary>

@@ -1,5 +1,6 @@
 using System.Buffers.Binary;
 using System.Text;
+using LogFlushMonitor.XEvent.Metadata;
 
 namespace LogFlushMonitor.XEvent.TestSupport;
 

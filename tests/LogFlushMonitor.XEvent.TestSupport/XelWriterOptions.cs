@@ -1,3 +1,5 @@
+using LogFlushMonitor.XEvent.Metadata;
+
 namespace LogFlushMonitor.XEvent.TestSupport;
 
 /// <summary>Options of the test-only <see cref="XelWriter"/>.</summary>

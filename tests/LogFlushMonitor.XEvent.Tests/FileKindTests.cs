@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using LogFlushMonitor.XEvent.Binary;
 
 namespace LogFlushMonitor.XEvent.Tests;
 

@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using LogFlushMonitor.XEvent.Binary;
 using LogFlushMonitor.XEvent.TestSupport;
 
 namespace LogFlushMonitor.XEvent.Tests;

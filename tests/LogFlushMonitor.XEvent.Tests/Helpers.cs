@@ -1,4 +1,6 @@
 using System.Buffers.Binary;
+using LogFlushMonitor.XEvent.Binary;
+using LogFlushMonitor.XEvent.Metadata;
 
 namespace LogFlushMonitor.XEvent.Tests;
 

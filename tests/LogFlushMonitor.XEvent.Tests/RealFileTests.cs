@@ -1,3 +1,5 @@
+using LogFlushMonitor.XEvent.Binary;
+using LogFlushMonitor.XEvent.Metadata;
 using LogFlushMonitor.XEvent.TestSupport;
 
 namespace LogFlushMonitor.XEvent.Tests;

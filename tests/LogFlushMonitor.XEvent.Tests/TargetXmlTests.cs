@@ -1,3 +1,6 @@
+using LogFlushMonitor.XEvent.Binary;
+using LogFlushMonitor.XEvent.Xml;
+
 namespace LogFlushMonitor.XEvent.Tests;
 
 /// <summary>Target XML in the documented shapes (ring_buffer, histogram, event_data rows), and hostile input.</summary>

@@ -1,4 +1,5 @@
 using System.Text;
+using LogFlushMonitor.XEvent.Xml;
 
 namespace LogFlushMonitor.XEvent.Tests;
 

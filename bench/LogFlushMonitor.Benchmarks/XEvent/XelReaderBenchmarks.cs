@@ -35,7 +35,8 @@
 
 using BenchmarkDotNet.Attributes;
 using LogFlushMonitor.Benchmarks.Shared;
-using LogFlushMonitor.XEvent;
+using LogFlushMonitor.XEvent.Binary;
+using LogFlushMonitor.XEvent.Metadata;
 using LogFlushMonitor.XEvent.TestSupport;
 
 

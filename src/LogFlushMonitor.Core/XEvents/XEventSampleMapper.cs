@@ -1,6 +1,7 @@
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Core.Samples;
-using LogFlushMonitor.XEvent;
+using LogFlushMonitor.XEvent.Binary;
+using LogFlushMonitor.XEvent.Metadata;
 
 namespace LogFlushMonitor.Core.XEvents;
 

@@ -1,4 +1,4 @@
-using LogFlushMonitor.XEvent;
+using LogFlushMonitor.XEvent.Xml;
 
 namespace LogFlushMonitor.SqlServer.Histogram;
 

@@ -1,16 +1,16 @@
+using System.Data;
 using Dapper;
 using LogFlushMonitor.Core.Health;
-using System.Data;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Sessions;
 using LogFlushMonitor.SqlServer.Sql;
 using LogFlushMonitor.SqlServer.Streaming;
-using LogFlushMonitor.XEvent;
+using LogFlushMonitor.XEvent.Xml;
 using Microsoft.Data.SqlClient;
-using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Logging;
 using Polly;
 
 namespace LogFlushMonitor.SqlServer.Histogram;

@@ -4,10 +4,11 @@ using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.Core.XEvents;
 using LogFlushMonitor.SqlServer.Sql;
+using LogFlushMonitor.XEvent.Binary;
 using LogFlushMonitor.XEvent;
 using Microsoft.Data.SqlClient;
-using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Logging;
 
 namespace LogFlushMonitor.SqlServer.Streaming;
 

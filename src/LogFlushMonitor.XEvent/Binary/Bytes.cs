@@ -2,7 +2,7 @@ using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 
-namespace LogFlushMonitor.XEvent;
+namespace LogFlushMonitor.XEvent.Binary;
 
 /// <summary>
 /// Little-endian reads without a bounds check, for offsets the caller has already validated (the record loop

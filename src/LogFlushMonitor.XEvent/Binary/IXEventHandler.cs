@@ -1,4 +1,6 @@
-namespace LogFlushMonitor.XEvent;
+using LogFlushMonitor.XEvent.Metadata;
+
+namespace LogFlushMonitor.XEvent.Binary;
 
 /// <summary>
 /// Receives decoded events (push API). Resolve handles in <see cref="OnMetadataChanged"/> (once per metadata

@@ -1,4 +1,6 @@
-namespace LogFlushMonitor.XEvent;
+using LogFlushMonitor.XEvent.Metadata;
+
+namespace LogFlushMonitor.XEvent.Binary;
 
 /// <summary>Parses the package records of a metadata buffer and merges them into an <see cref="XEventMetadata"/>.</summary>
 internal static class MetadataParser

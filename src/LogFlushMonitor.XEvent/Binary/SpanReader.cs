@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
 using System.Runtime.InteropServices;
 
-namespace LogFlushMonitor.XEvent;
+namespace LogFlushMonitor.XEvent.Binary;
 
 /// <summary>A bounds-checked little-endian cursor over one buffer; every overrun is a typed error.</summary>
 internal ref struct SpanReader

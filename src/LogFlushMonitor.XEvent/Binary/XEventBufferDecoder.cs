@@ -1,7 +1,8 @@
 using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
+using LogFlushMonitor.XEvent.Metadata;
 
-namespace LogFlushMonitor.XEvent;
+namespace LogFlushMonitor.XEvent.Binary;
 
 /// <summary>
 /// Decodes a sequence of buffers: the buffers of a .xel file, or the <c>data</c> column of the rows of

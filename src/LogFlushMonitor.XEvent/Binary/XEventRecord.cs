@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
+using LogFlushMonitor.XEvent.Metadata;
 
-namespace LogFlushMonitor.XEvent;
+namespace LogFlushMonitor.XEvent.Binary;
 
 /// <summary>
 /// One event record, valid only during the callback or until the reader advances (it points into a

@@ -1,6 +1,7 @@
 using System.Runtime.CompilerServices;
+using LogFlushMonitor.XEvent.Metadata;
 
-namespace LogFlushMonitor.XEvent;
+namespace LogFlushMonitor.XEvent.Binary;
 
 /// <summary>
 /// Counts events missing from <c>package0.event_sequence</c>, which a session numbers contiguously. The rule is

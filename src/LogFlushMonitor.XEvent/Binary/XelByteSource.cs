@@ -1,7 +1,7 @@
 using System.Buffers;
 using Microsoft.Win32.SafeHandles;
 
-namespace LogFlushMonitor.XEvent;
+namespace LogFlushMonitor.XEvent.Binary;
 
 /// <summary>
 /// The bytes of one file as the framer asks for them: make a range readable, look at it, release what is done.

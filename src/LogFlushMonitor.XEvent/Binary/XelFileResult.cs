@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.XEvent;
+namespace LogFlushMonitor.XEvent.Binary;
 
 /// <summary>How reading one file ended.</summary>
 public enum XelFileStatus

@@ -1,6 +1,7 @@
 using System.Buffers.Binary;
+using LogFlushMonitor.XEvent.Metadata;
 
-namespace LogFlushMonitor.XEvent;
+namespace LogFlushMonitor.XEvent.Binary;
 
 /// <summary>One buffer the framer found: where it is and where its data area lies (from the buffer start).</summary>
 internal readonly record struct XelFrame(XEventBufferKind Kind, long Offset, int Length, int DataStart, int DataEnd);

@@ -1,9 +1,10 @@
 using System.Buffers;
 using System.Collections.Concurrent;
 using System.Runtime.ExceptionServices;
+using LogFlushMonitor.XEvent.Metadata;
 using Microsoft.Win32.SafeHandles;
 
-namespace LogFlushMonitor.XEvent;
+namespace LogFlushMonitor.XEvent.Binary;
 
 /// <summary>
 /// Decodes .xel files on several threads. The calling thread walks each file's buffer headers in order (the

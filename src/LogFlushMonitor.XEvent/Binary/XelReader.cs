@@ -1,4 +1,6 @@
-namespace LogFlushMonitor.XEvent;
+using LogFlushMonitor.XEvent.Metadata;
+
+namespace LogFlushMonitor.XEvent.Binary;
 
 /// <summary>
 /// Streams the events of one .xel stream or of a set of files in order, on the calling thread. Memory stays

@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.XEvent;
+namespace LogFlushMonitor.XEvent.Binary;
 
 /// <summary>Limits and leniency of <see cref="XelReader"/> and <see cref="XelParallelReader"/>.</summary>
 public sealed record XelReaderOptions

@@ -1,4 +1,6 @@
-namespace LogFlushMonitor.XEvent;
+using LogFlushMonitor.XEvent.Binary;
+
+namespace LogFlushMonitor.XEvent.Metadata;
 
 /// <summary>
 /// Identifies an event definition within one metadata state. Handles from an earlier metadata state never

@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.XEvent;
+namespace LogFlushMonitor.XEvent.Metadata;
 
 /// <summary>The base types of Extended Events values, by their id in the metadata.</summary>
 public enum XEventBaseType

@@ -1,6 +1,6 @@
 using System.Text;
 
-namespace LogFlushMonitor.XEvent;
+namespace LogFlushMonitor.XEvent.Metadata;
 
 /// <summary>A map (value map or bitmask map) from a metadata buffer.</summary>
 public sealed class XEventMap

@@ -1,6 +1,6 @@
 using System.Runtime.CompilerServices;
 
-namespace LogFlushMonitor.XEvent;
+namespace LogFlushMonitor.XEvent.Metadata;
 
 /// <summary>
 /// The merged metadata of one stream or file: packages keyed by index, and the events, actions, maps and

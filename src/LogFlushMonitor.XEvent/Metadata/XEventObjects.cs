@@ -1,4 +1,6 @@
-namespace LogFlushMonitor.XEvent;
+using LogFlushMonitor.XEvent.Binary;
+
+namespace LogFlushMonitor.XEvent.Metadata;
 
 /// <summary>A data field of an event: where it sits in the payload and its type.</summary>
 public sealed class XEventField

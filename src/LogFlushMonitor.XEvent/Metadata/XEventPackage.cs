@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.XEvent;
+namespace LogFlushMonitor.XEvent.Metadata;
 
 /// <summary>A package as declared in a metadata buffer; it carries the clock of its events.</summary>
 public sealed class XEventPackage

@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.XEvent;
+namespace LogFlushMonitor.XEvent.Metadata;
 
 /// <summary>How a value is stored and decoded (internal shape of <see cref="XEventValueType"/>).</summary>
 internal enum ValueKind : byte

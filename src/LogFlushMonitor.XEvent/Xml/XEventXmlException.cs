@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.XEvent;
+namespace LogFlushMonitor.XEvent.Xml;
 
 /// <summary>Target XML that is malformed, hostile (DTD, entities), too large or of the wrong shape.</summary>
 public sealed class XEventXmlException : XelFormatException

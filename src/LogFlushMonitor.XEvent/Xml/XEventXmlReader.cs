@@ -1,7 +1,9 @@
 using System.Globalization;
 using System.Xml;
+using LogFlushMonitor.XEvent.Binary;
+using LogFlushMonitor.XEvent.Metadata;
 
-namespace LogFlushMonitor.XEvent;
+namespace LogFlushMonitor.XEvent.Xml;
 
 /// <summary>
 /// Reads the targets' XML: ring_buffer (<c>&lt;RingBufferTarget&gt;</c>), package0.histogram

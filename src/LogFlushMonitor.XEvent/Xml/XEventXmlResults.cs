@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.XEvent;
+namespace LogFlushMonitor.XEvent.Xml;
 
 /// <summary>The content of a ring_buffer target.</summary>
 public sealed record RingBufferContent(

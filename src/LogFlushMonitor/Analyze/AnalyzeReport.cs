@@ -1,5 +1,5 @@
 using LogFlushMonitor.Core.Advice;
-using LogFlushMonitor.XEvent;
+using LogFlushMonitor.XEvent.Binary;
 
 namespace LogFlushMonitor.Analyze;
 

@@ -2,7 +2,7 @@ using LogFlushMonitor.Commands;
 using LogFlushMonitor.Core.Advice;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Metrics;
-using LogFlushMonitor.XEvent;
+using LogFlushMonitor.XEvent.Binary;
 
 namespace LogFlushMonitor.Analyze;
 

@@ -1,5 +1,5 @@
-using System.Text;
 using System.Text.Json;
+using System.Text;
 
 namespace LogFlushMonitor.Analyze;
 
@@ -117,11 +117,11 @@ internal static class JsonReportWriter
         w.WriteEndArray();
         w.WriteString("tail", f.Tail switch
         {
-            XEvent.XelTailKind.Zeros => "zeros",
-            XEvent.XelTailKind.IncompleteBuffer => "incomplete_buffer",
+            XEvent.Binary.XelTailKind.Zeros => "zeros",
+            XEvent.Binary.XelTailKind.IncompleteBuffer => "incomplete_buffer",
             _ => "none",
         });
-        WriteNullable(w, "tail_offset", f.Tail == XEvent.XelTailKind.None ? null : f.TailOffset);
+        WriteNullable(w, "tail_offset", f.Tail == XEvent.Binary.XelTailKind.None ? null : f.TailOffset);
         w.WriteNumber("tail_bytes", f.TailBytes);
         w.WriteEndObject();
     }

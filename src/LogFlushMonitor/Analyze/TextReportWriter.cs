@@ -1,6 +1,6 @@
 using System.Globalization;
 using LogFlushMonitor.Core.Advice;
-using LogFlushMonitor.XEvent;
+using LogFlushMonitor.XEvent.Binary;
 using Spectre.Console;
 
 namespace LogFlushMonitor.Analyze;

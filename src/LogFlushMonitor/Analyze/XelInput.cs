@@ -1,3 +1,4 @@
+using LogFlushMonitor.XEvent.Binary;
 using LogFlushMonitor.XEvent;
 
 namespace LogFlushMonitor.Analyze;

@@ -1,6 +1,7 @@
 using System.Globalization;
 using LogFlushMonitor.Core.XEvents;
-using LogFlushMonitor.XEvent;
+using LogFlushMonitor.XEvent.Binary;
+using LogFlushMonitor.XEvent.Metadata;
 
 namespace LogFlushMonitor.Analyze;
 

@@ -1,6 +1,6 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.XEvents;
-using LogFlushMonitor.XEvent;
+using LogFlushMonitor.XEvent.Binary;
 using LogFlushMonitor.XEvent.TestSupport;
 
 namespace LogFlushMonitor.Core.Tests.XEvents;

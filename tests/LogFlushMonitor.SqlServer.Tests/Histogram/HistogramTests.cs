@@ -9,7 +9,7 @@ using LogFlushMonitor.SqlServer.Sessions;
 using LogFlushMonitor.SqlServer.Streaming;
 using LogFlushMonitor.SqlServer.Tests.Sessions;
 using LogFlushMonitor.SqlServer.Tests.Streaming;
-using LogFlushMonitor.XEvent;
+using LogFlushMonitor.XEvent.Xml;
 
 namespace LogFlushMonitor.SqlServer.Tests.Histogram;
 

@@ -8,7 +8,7 @@ using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Streaming;
 using LogFlushMonitor.SqlServer.Tests.Sessions;
 using LogFlushMonitor.TdsTestServer;
-using LogFlushMonitor.XEvent;
+using LogFlushMonitor.XEvent.Binary;
 using LogFlushMonitor.XEvent.TestSupport;
 
 namespace LogFlushMonitor.SqlServer.Tests.Streaming;

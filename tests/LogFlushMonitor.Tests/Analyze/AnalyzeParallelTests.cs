@@ -3,7 +3,8 @@ using LogFlushMonitor.Analyze;
 using LogFlushMonitor.Commands;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.XEvents;
-using LogFlushMonitor.XEvent;
+using LogFlushMonitor.XEvent.Binary;
+using LogFlushMonitor.XEvent.Metadata;
 using LogFlushMonitor.XEvent.TestSupport;
 
 namespace LogFlushMonitor.Tests.Analyze;

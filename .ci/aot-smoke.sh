@@ -124,6 +124,10 @@ start_sql() {
   cat "$work/sql-$encryption.out"; fail "the scripted SQL Server did not start"
 }
 
+# A fresh password per run (the scripted server accepts any): no credential is written in the repository, and the
+# check below that no log printed it looks for exactly this value.
+smoke_password="lfm-$(head -c 18 /dev/urandom | base64 | tr -dc 'A-Za-z0-9')"
+
 if [ -n "${SCRIPTED_SERVER:-}" ]; then
   server_dll=$SCRIPTED_SERVER
 else
@@ -136,7 +140,7 @@ fi
 for encryption in NotSupported Required; do
   start_sql "$encryption"
   encrypt=False; [ "$encryption" = Required ] && encrypt=Mandatory
-  export SMOKE_SQL="Server=127.0.0.1,$sql_port;User ID=monitor;Password=monitor-Passw0rd;Encrypt=$encrypt;TrustServerCertificate=True;Pooling=False;Connect Timeout=10"
+  export SMOKE_SQL="Server=127.0.0.1,$sql_port;User ID=monitor;Password=$smoke_password;Encrypt=$encrypt;TrustServerCertificate=True;Pooling=False;Connect Timeout=10"
   instance=(--Sources:SqlServer:Instances:0:Name=smoke --Sources:SqlServer:Instances:0:ConnectionStringEnvironmentVariable=SMOKE_SQL)
 
   step "check against the scripted server (Encrypt=$encrypt)"
@@ -177,14 +181,14 @@ for encryption in NotSupported Required; do
                    sqlserver_start_time dropped_event_count fn_MSxe_read_event_stream dm_xe_session_targets; do
     grep -q "$statement" "$work/requests-$encryption.txt" || fail "no statement with '$statement' reached the scripted server"
   done
-  grep -q 'monitor-Passw0rd' "$work"/stream-*.log "$work"/histogram-*.log "$work"/check-*.log \
+  grep -qF "$smoke_password" "$work"/stream-*.log "$work"/histogram-*.log "$work"/check-*.log \
     && fail "a log printed the connection string's password"
 done
 
 step "check over TDS 8 (Encrypt=Strict, the server's certificate checked against its public key)"
 start_sql Strict
 pem=$(grep -oE 'certificate=[^ ]+' "$work/sql-Strict.out" | cut -d= -f2)
-export SMOKE_SQL="Server=127.0.0.1,$sql_port;User ID=monitor;Password=monitor-Passw0rd;Encrypt=Strict;ServerCertificate=$pem;Pooling=False;Connect Timeout=10"
+export SMOKE_SQL="Server=127.0.0.1,$sql_port;User ID=monitor;Password=$smoke_password;Encrypt=Strict;ServerCertificate=$pem;Pooling=False;Connect Timeout=10"
 "$binary" check --Sources:SqlServer:Instances:0:Name=smoke --Sources:SqlServer:Instances:0:ConnectionStringEnvironmentVariable=SMOKE_SQL \
   >"$work/check-Strict.log" 2>&1 || { cat "$work/check-Strict.log"; fail "check exited non-zero (Encrypt=Strict)"; }
 grep -qE '^ *encrypted: +yes' "$work/check-Strict.log" || { cat "$work/check-Strict.log"; fail "check did not report the encrypted connection (Strict)"; }

@@ -4,18 +4,19 @@ namespace LogFlushMonitor.Core.Aggregation;
 
 /// <summary>
 /// The read-only view of the aggregation that the observable instruments (<see cref="Metrics.LogFlushMetrics"/>) read
-/// at collection time: one measurement per series of one exported family, copied under the aggregation's lock. The
-/// metrics hold this view; the aggregation knows nothing of them.
+/// at collection time: one measurement per series of one exported family, copied under the aggregation's lock into a
+/// list the caller owns (and reuses: a scrape of a large fleet then allocates no measurement arrays). The metrics hold
+/// this view; the aggregation knows nothing of them.
 /// </summary>
 public interface IAggregationReadings
 {
-    /// <summary>The current values of an integer-valued family.</summary>
+    /// <summary>Appends the current values of an integer-valued family to <paramref name="into"/>.</summary>
     /// <exception cref="ArgumentOutOfRangeException">When <paramref name="reading"/> is a fractional family.</exception>
-    IReadOnlyList<Measurement<long>> ReadLong(AggregationReading reading);
+    void ReadLong(AggregationReading reading, List<Measurement<long>> into);
 
-    /// <summary>The current values of a fractional family.</summary>
+    /// <summary>Appends the current values of a fractional family to <paramref name="into"/>.</summary>
     /// <exception cref="ArgumentOutOfRangeException">When <paramref name="reading"/> is an integer-valued family.</exception>
-    IReadOnlyList<Measurement<double>> ReadDouble(AggregationReading reading);
+    void ReadDouble(AggregationReading reading, List<Measurement<double>> into);
 }
 
 /// <summary>The exported series families of the aggregation, one per observable instrument (docs/metrics.md).</summary>

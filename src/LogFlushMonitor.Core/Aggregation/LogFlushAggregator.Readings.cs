@@ -7,10 +7,14 @@ namespace LogFlushMonitor.Core.Aggregation;
 /// <summary>What the observable instruments read at collection time (<see cref="IAggregationReadings"/>).</summary>
 public sealed partial class LogFlushAggregator
 {
+    /// <summary>Where each database's measurement is in the list being filled (<see cref="SumFilesByDatabase"/>); used under the lock.</summary>
+    private readonly Dictionary<string, int> _databaseScratch = new(StringComparer.Ordinal);
+
     /// <inheritdoc />
-    public IReadOnlyList<Measurement<long>> ReadLong(AggregationReading reading)
+    public void ReadLong(AggregationReading reading, List<Measurement<long>> into)
     {
-        var list = new List<Measurement<long>>();
+        ArgumentNullException.ThrowIfNull(into);
+        var list = into;
         lock (_gate)
         {
             foreach (var inst in _instances.Values)
@@ -38,11 +42,7 @@ public sealed partial class LogFlushAggregator
 
                         break;
                     case AggregationReading.LogFileWrites or AggregationReading.LogFileWrittenBytes:
-                        foreach (var (tags, files) in FilesByDatabase(inst))
-                        {
-                            list.Add(new(files.Sum(f => reading == AggregationReading.LogFileWrites ? f.Writes.Total : f.Bytes.Total), tags));
-                        }
-
+                        SumFilesByDatabase(inst, list, f => reading == AggregationReading.LogFileWrites ? f.Writes.Total : f.Bytes.Total);
                         break;
                     case AggregationReading.LogFlushes or AggregationReading.LogFlushedBytes or AggregationReading.LogFlushWaits
                         or AggregationReading.LogUsedSize or AggregationReading.LogSize:
@@ -61,14 +61,13 @@ public sealed partial class LogFlushAggregator
                 }
             }
         }
-
-        return list;
     }
 
     /// <inheritdoc />
-    public IReadOnlyList<Measurement<double>> ReadDouble(AggregationReading reading)
+    public void ReadDouble(AggregationReading reading, List<Measurement<double>> into)
     {
-        var list = new List<Measurement<double>>();
+        ArgumentNullException.ThrowIfNull(into);
+        var list = into;
         lock (_gate)
         {
             foreach (var inst in _instances.Values)
@@ -101,11 +100,7 @@ public sealed partial class LogFlushAggregator
 
                         break;
                     case AggregationReading.LogFileWriteStall:
-                        foreach (var (tags, files) in FilesByDatabase(inst))
-                        {
-                            list.Add(new(files.Sum(f => f.StallMs.Total) / 1000.0, tags));
-                        }
-
+                        SumFilesByDatabase(inst, list, static f => f.StallMs.Total / 1000.0);
                         break;
                     case AggregationReading.LogFlushWaitTime or AggregationReading.LogUsage or AggregationReading.PerformanceTotal
                         or AggregationReading.PerformanceValue or AggregationReading.PerformanceFraction or AggregationReading.PerformanceAverage:
@@ -125,12 +120,30 @@ public sealed partial class LogFlushAggregator
                 }
             }
         }
-
-        return list;
     }
 
-    private static IEnumerable<(KeyValuePair<string, object?>[] Tags, List<FileStatsSeries> Files)> FilesByDatabase(InstanceState inst) =>
-        inst.FileStats.Values.GroupBy(f => f.DatabaseName, StringComparer.Ordinal).Select(g => (g.First().Tags, g.ToList()));
+    /// <summary>
+    /// One measurement per database (the sum over its log files), in the order each database's first file was seen,
+    /// with the tags of that first file. Uses a scratch index kept under the lock, so a scrape allocates nothing here.
+    /// </summary>
+    private void SumFilesByDatabase<T>(InstanceState inst, List<Measurement<T>> list, Func<FileStatsSeries, T> value)
+        where T : struct, System.Numerics.INumber<T>
+    {
+        _databaseScratch.Clear();
+        foreach (var f in inst.FileStats.Values)
+        {
+            if (_databaseScratch.TryGetValue(f.DatabaseName, out var at))
+            {
+                var m = list[at];
+                list[at] = new(m.Value + value(f), m.Tags);
+            }
+            else
+            {
+                _databaseScratch[f.DatabaseName] = list.Count;
+                list.Add(new(value(f), f.Tags));
+            }
+        }
+    }
 
     private static KeyValuePair<string, object?>[] LossTags(InstanceState inst, LossKind kind) =>
         [new(MetricAttributes.Instance, inst.ExportName), new(MetricAttributes.LossKind, LossKindNames.Of(kind))];

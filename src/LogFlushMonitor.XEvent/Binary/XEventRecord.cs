@@ -83,6 +83,26 @@ public readonly ref struct XEventRecord
         return false;
     }
 
+    /// <summary>
+    /// The timestamp as <see cref="DateTime.Ticks"/> of a UTC time (what <see cref="TryGetTimestamp"/> gives, without
+    /// building the DateTime); false when the event is undeclared or its clock overflows.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool TryGetTimestampTicks(out long utcTicks)
+    {
+        if (_event is not null && _event.Package.TryTicksToFileTime(Ticks, out var ft))
+        {
+            // A FILETIME counts 100 ns from 1601 as DateTime ticks do from year 1; the conversion keeps it within DateTime's range.
+            utcTicks = ft + FileTimeEpochTicks;
+            return true;
+        }
+
+        utcTicks = 0;
+        return false;
+    }
+
+    private static readonly long FileTimeEpochTicks = new DateTime(1601, 1, 1, 0, 0, 0, DateTimeKind.Utc).Ticks;
+
     /// <summary>Timestamp in UTC; a typed error when the event is undeclared or its clock overflows.</summary>
     public DateTime TimestampUtc => TryGetTimestamp(out var t)
         ? t
@@ -165,6 +185,7 @@ public readonly ref struct XEventRecord
     }
 
     /// <summary>Unsigned integer action (any width).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryGetUInt64(ActionHandle action, out ulong value)
     {
         if (action.Action is not null && XEventValue.IsUnsignedKind(action.Kind))
@@ -192,6 +213,7 @@ public readonly ref struct XEventRecord
     }
 
     /// <summary>Signed integer action (any width); unsigned values up to long.MaxValue read too.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool TryGetInt64(ActionHandle action, out long value)
     {
         if (XEventValue.IsUnsignedKind(action.Kind))

@@ -10,7 +10,11 @@ public sealed class XEventPackage
         Id = id;
         StartTimeFileTime = startTimeFileTime;
         TickFrequency = tickFrequency;
+        _startInRange = startTimeFileTime is >= 0 && startTimeFileTime <= MaxFileTime;
     }
+
+    // A start time within FILETIME's range: start + an offset within it cannot overflow a long.
+    private readonly bool _startInRange;
 
     /// <summary>Package index (bits 0-9 of every RID of its objects).</summary>
     public int Index { get; }
@@ -33,6 +37,21 @@ public sealed class XEventPackage
     /// <summary>Converts event ticks to a UTC FILETIME (128-bit multiply); false when out of range.</summary>
     public bool TryTicksToFileTime(ulong ticks, out long fileTime)
     {
+        // The per-event path: 64-bit arithmetic where it is exact (a 10 MHz clock counts in FILETIME units; other
+        // clocks while ticks x 10^7 fits in 64 bits), the 128-bit form otherwise. Each gives the 128-bit result.
+        if (_startInRange && ticks <= ulong.MaxValue / 10_000_000UL)
+        {
+            var offset64 = TickFrequency == 10_000_000UL ? ticks : ticks * 10_000_000UL / TickFrequency;
+            if (offset64 <= (ulong)MaxFileTime && StartTimeFileTime + (long)offset64 <= MaxFileTime)
+            {
+                fileTime = StartTimeFileTime + (long)offset64;
+                return true;
+            }
+
+            fileTime = 0;
+            return false;
+        }
+
         var offset = (UInt128)ticks * 10_000_000UL / TickFrequency;
         var total = (Int128)StartTimeFileTime + (Int128)offset;
         // DateTime.MaxValue as a FILETIME is about 2.65e18.

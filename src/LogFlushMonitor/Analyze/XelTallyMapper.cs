@@ -1,4 +1,5 @@
 using System.Globalization;
+using System.Runtime.CompilerServices;
 using LogFlushMonitor.Core.XEvents;
 using LogFlushMonitor.XEvent.Binary;
 using LogFlushMonitor.XEvent.Metadata;
@@ -194,6 +195,7 @@ internal sealed class XelTallyMapper
     }
 
     /// <summary>The database id from the event's field, else the database_id action, else 0; false (counted as malformed) when out of range.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private bool TryDatabase(in XEventRecord record, FieldHandle field, string eventName, FileTally file, out int id)
     {
         long raw;
@@ -226,11 +228,11 @@ internal sealed class XelTallyMapper
         return false;
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private bool TryTimestamp(in XEventRecord record, string eventName, FileTally file, out long ticks)
     {
-        if (record.TryGetTimestamp(out var utc))
+        if (record.TryGetTimestampTicks(out ticks))
         {
-            ticks = utc.Ticks;
             return true;
         }
 
@@ -247,6 +249,7 @@ internal sealed class XelTallyMapper
             : null);
 
     /// <summary>The database's tally; reads the database_name action only while it could still name the database earlier.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private DatabaseTally Database(in XEventRecord record, int id)
     {
         var db = _instance.Database(id);

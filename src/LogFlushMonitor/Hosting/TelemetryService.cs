@@ -44,7 +44,6 @@ internal sealed partial class TelemetryService(
             // the runtime's "System.Runtime" meter; docs/metrics.md lists each series).
             .AddRuntimeInstrumentation()
             .AddMeter(RuntimeGauges.MeterName)
-            .AddView(RuntimeGauges.DropRuntimeInstruments)
             .AddView(instrument => StreamConfiguration(instrument, o.Exporters.CardinalityLimit));
 
         if (o.Exporters.Prometheus.Enabled)
@@ -139,14 +138,26 @@ internal sealed partial class TelemetryService(
     }
 
     /// <summary>
-    /// Raises the cardinality limit of our instruments. A view replaces the instrument's advice, so histograms
-    /// carry their advised bucket bounds over explicitly.
+    /// Series kept per runtime instrument. The SDK allocates every stream's table of series at its full limit up front
+    /// (about 2000 x 250 bytes at the default), and the runtime's instruments have a handful of series each (GC
+    /// generations, CPU modes, exception types), so the runtime meters get a small limit of their own.
+    /// </summary>
+    internal const int RuntimeCardinalityLimit = 100;
+
+    /// <summary>
+    /// One view for every instrument (the SDK makes a stream per matching view, so there is only one): our instruments
+    /// get the configured cardinality limit (a view replaces the instrument's advice, so histograms carry their
+    /// advised bucket bounds over explicitly); the runtime's get <see cref="RuntimeCardinalityLimit"/>, minus the ones
+    /// <see cref="RuntimeGauges"/> replaces.
     /// </summary>
     internal static MetricStreamConfiguration? StreamConfiguration(System.Diagnostics.Metrics.Instrument instrument, int cardinalityLimit)
     {
         if (instrument.Meter.Name != LogFlushMetrics.MeterName)
         {
-            return null;
+            return RuntimeGauges.DropRuntimeInstruments(instrument)
+                ?? (instrument.Meter.Name is "System.Runtime" or RuntimeGauges.MeterName
+                    ? new MetricStreamConfiguration { CardinalityLimit = RuntimeCardinalityLimit }
+                    : null);
         }
 
         double[]? bounds = instrument switch

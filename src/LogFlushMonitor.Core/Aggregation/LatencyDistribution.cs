@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+
 namespace LogFlushMonitor.Core.Aggregation;
 
 /// <summary>
@@ -163,6 +165,7 @@ public sealed class LatencyDistribution
     /// <see cref="BucketOf"/>(<paramref name="ticks"/> / 10^7) without the logarithm: the start bucket of the count's
     /// sixteenth of a doubling, then one step if the count is past that bucket's last one.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static int BucketOfTicks(long ticks)
     {
         if (ticks <= 0)
@@ -181,6 +184,7 @@ public sealed class LatencyDistribution
     }
 
     /// <summary>The table index of a positive count: itself under 16, else 16 x (bit length - 1) + the next 4 bits.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static int SixteenthOf(ulong ticks)
     {
         if (ticks < 16)

@@ -1,4 +1,5 @@
 using System.Text.RegularExpressions;
+using LogFlushMonitor.Hosting;
 using LogFlushMonitor.Tests.Deploy;
 
 namespace LogFlushMonitor.Tests.Hosting;
@@ -47,6 +48,28 @@ public partial class RuntimeMetricsTests
         {
             Assert.True(doc.Contains($"`{family}`", StringComparison.Ordinal), $"{family} is exported but not documented in docs/metrics.md");
         }
+    }
+
+    [Fact]
+    public void Runtime_instruments_keep_a_small_series_table_and_ours_the_configured_one()
+    {
+        using var runtime = new System.Diagnostics.Metrics.Meter("System.Runtime");
+        using var ours = new System.Diagnostics.Metrics.Meter(LogFlushMonitor.Core.Metrics.LogFlushMetrics.MeterName);
+        using var other = new System.Diagnostics.Metrics.Meter("SomeLibrary");
+
+        var gc = TelemetryService.StreamConfiguration(runtime.CreateCounter<long>("dotnet.gc.collections"), 5000);
+        var threads = TelemetryService.StreamConfiguration(runtime.CreateObservableCounter("dotnet.thread_pool.thread.count", () => 1L), 5000);
+        var flushes = TelemetryService.StreamConfiguration(ours.CreateCounter<long>("sqlserver.log.flushes"), 5000);
+        var sizes = TelemetryService.StreamConfiguration(
+            ours.CreateHistogram<long>("sqlserver.log.flush.write.size", advice: new() { HistogramBucketBoundaries = [512, 1024] }), 5000);
+
+        Assert.Equal(TelemetryService.RuntimeCardinalityLimit, gc!.CardinalityLimit);
+        Assert.Same(OpenTelemetry.Metrics.MetricStreamConfiguration.Drop, threads);
+        Assert.Equal(5000, flushes!.CardinalityLimit);
+        var histogram = Assert.IsType<OpenTelemetry.Metrics.ExplicitBucketHistogramConfiguration>(sizes);
+        Assert.Equal(5000, histogram.CardinalityLimit);
+        Assert.Equal([512.0, 1024.0], histogram.Boundaries!);
+        Assert.Null(TelemetryService.StreamConfiguration(other.CreateCounter<long>("x"), 5000)); // the SDK's defaults
     }
 
     private static double Sample(string text, string family) =>

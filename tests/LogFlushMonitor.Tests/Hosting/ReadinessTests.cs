@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Hosting;
+using Microsoft.Extensions.Configuration;
 
 namespace LogFlushMonitor.Tests.Hosting;
 
@@ -95,5 +96,72 @@ public class LogEscapingTests
     {
         var s = "orders";
         Assert.Same(s, LogEscaping.Escape(s));
+    }
+}
+
+/// <summary>Exception text in the logs: a hostile message cannot forge a line or reach the terminal as a command.</summary>
+public class ExceptionLogEscapingTests
+{
+    private static Exception Thrown()
+    {
+        try
+        {
+            try
+            {
+                throw new InvalidOperationException("inner \u001b]0;title\u0007 database\nFORGED-INNER line");
+            }
+            catch (InvalidOperationException inner)
+            {
+                throw new IOException("Cannot open database \"\u001b[31morders\u001b[0m\"\n[12:00:00 INF] FORGED line", inner);
+            }
+        }
+        catch (IOException e)
+        {
+            return e;
+        }
+    }
+
+    private static string LogAndRead(string format)
+    {
+        var directory = Directory.CreateTempSubdirectory("lfm-log-escape-");
+        try
+        {
+            var file = Path.Combine(directory.FullName, "monitor.log");
+            var logger = Logging.Create(new ConfigurationBuilder().Build(), new LogOptions { Format = format, File = file });
+            logger.Error(Thrown(), "Poll failed for {Instance}", "sql1");
+            ((IDisposable)logger).Dispose();
+            var written = Directory.GetFiles(directory.FullName).Single();
+            return File.ReadAllText(written);
+        }
+        finally
+        {
+            directory.Delete(recursive: true);
+        }
+    }
+
+    [Fact]
+    public void Text_logs_escape_exception_messages_and_keep_the_stack_trace_lines()
+    {
+        var text = LogAndRead("text");
+        var lines = text.Split('\n');
+
+        Assert.DoesNotContain('\u001b', text);
+        Assert.DoesNotContain('\u0007', text);
+        Assert.DoesNotContain(lines, l => l.StartsWith("[12:00:00 INF] FORGED", StringComparison.Ordinal) || l.StartsWith("FORGED", StringComparison.Ordinal));
+        Assert.Contains("System.IO.IOException: Cannot open database \"\\u001B[31morders\\u001B[0m\"\\n[12:00:00 INF] FORGED line", text, StringComparison.Ordinal);
+        Assert.Contains("inner \\u001B]0;title\\u0007 database\\nFORGED-INNER line", text, StringComparison.Ordinal);
+        Assert.Contains(lines, l => l.StartsWith("   at ", StringComparison.Ordinal)); // the stack trace keeps its lines
+        Assert.Contains("ERR] : Poll failed for sql1", text, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Json_logs_carry_the_exception_once_as_an_escaped_json_string()
+    {
+        var json = LogAndRead("json");
+        Assert.DoesNotContain('\u001b', json);
+        Assert.DoesNotContain(LogEscaping.ExceptionTextProperty, json, StringComparison.Ordinal);
+        using var doc = System.Text.Json.JsonDocument.Parse(json.Trim().Split('\n').Single());
+        var exception = doc.RootElement.GetProperty("Exception").GetString()!;
+        Assert.Contains("Cannot open database \"\u001b[31morders", exception, StringComparison.Ordinal); // escaped by JSON, intact once parsed
     }
 }

@@ -7,7 +7,9 @@ namespace LogFlushMonitor.Hosting;
 /// Validates <see cref="MonitorOptions"/> at start. Each message names the setting (as a configuration key
 /// and as an environment variable) and says how to fix it.
 /// </summary>
-public sealed class MonitorOptionsValidator(IReadOnlyCollection<string> scenarioNames) : IValidateOptions<MonitorOptions>
+/// <param name="scenarioNames">The simulator's scenarios.</param>
+/// <param name="environment">Reads an environment variable (the process's by default; tests give their own).</param>
+public sealed class MonitorOptionsValidator(IReadOnlyCollection<string> scenarioNames, Func<string, string?>? environment = null) : IValidateOptions<MonitorOptions>
 {
     /// <inheritdoc />
     public ValidateOptionsResult Validate(string? name, MonitorOptions options)
@@ -73,6 +75,13 @@ public sealed class MonitorOptionsValidator(IReadOnlyCollection<string> scenario
             if (!string.IsNullOrWhiteSpace(e.Otlp.Protocol) && e.Otlp.Protocol is not ("grpc" or "http/protobuf"))
             {
                 Fail("Exporters:Otlp:Protocol", $"is '{e.Otlp.Protocol}'", "Use grpc or http/protobuf");
+            }
+
+            // The TLS files of the OTEL_EXPORTER_OTLP_* variables: a file that cannot be used stops the start here,
+            // not at the first export.
+            using (OtlpTls.Load(environment ?? Environment.GetEnvironmentVariable, out var tlsProblems))
+            {
+                errors.AddRange(tlsProblems);
             }
 
             if (e.Otlp.Interval < TimeSpan.FromSeconds(1))

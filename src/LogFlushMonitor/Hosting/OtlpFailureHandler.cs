@@ -11,8 +11,8 @@ namespace LogFlushMonitor.Hosting;
 /// (sqlserver.monitor.export.failures) and logged, at most once a minute with the count in between, instead of the
 /// exporter's silence.
 /// </summary>
-internal sealed partial class OtlpFailureHandler(ExportHealth health, Uri endpoint, TimeProvider time, ILogger logger)
-    : DelegatingHandler(new SocketsHttpHandler { PooledConnectionLifetime = TimeSpan.FromMinutes(5) })
+internal sealed partial class OtlpFailureHandler(ExportHealth health, Uri endpoint, TimeProvider time, ILogger logger, HttpMessageHandler? inner = null)
+    : DelegatingHandler(inner ?? new SocketsHttpHandler { PooledConnectionLifetime = TimeSpan.FromMinutes(5) })
 {
     /// <summary>The exporter attribute value.</summary>
     public const string Exporter = "otlp";

@@ -55,6 +55,8 @@ internal sealed partial class TelemetryService(
         if (o.Exporters.Otlp.Enabled)
         {
             var otlp = o.Exporters.Otlp;
+            // Checked at start by MonitorOptionsValidator: here the files load.
+            var tls = OtlpTls.Load(Environment.GetEnvironmentVariable, out _);
             Uri? endpoint = null;
             var protocol = "";
             builder.AddOtlpExporter((exporter, reader) =>
@@ -80,7 +82,7 @@ internal sealed partial class TelemetryService(
                 endpoint = exporter.Endpoint;
                 protocol = exporter.Protocol == OtlpExportProtocol.Grpc ? "grpc" : "http/protobuf";
                 var target = exporter.Endpoint;
-                exporter.HttpClientFactory = () => new HttpClient(new OtlpFailureHandler(exportHealth, target, time, logger))
+                exporter.HttpClientFactory = () => new HttpClient(new OtlpFailureHandler(exportHealth, target, time, logger, tls.CreateHandler()))
                 {
                     Timeout = otlp.Timeout,
                 };

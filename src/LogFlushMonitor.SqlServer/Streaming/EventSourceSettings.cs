@@ -30,6 +30,12 @@ public sealed record EventSourceSettings
     /// <summary>Largest live-stream buffer accepted.</summary>
     public int MaxBufferBytes { get; init; } = 64 << 20;
 
+    /// <summary>
+    /// How long a live-stream request may wait for the server's first answer before the stream counts as working (an
+    /// idle instance sends no event; a refused request fails at once).
+    /// </summary>
+    public TimeSpan StreamOpenedAfter { get; init; } = TimeSpan.FromSeconds(10);
+
     /// <summary>Timeout of catalog queries, DDL and histogram reads, in seconds.</summary>
     public int CommandTimeoutSeconds { get; init; } = 30;
 

@@ -62,8 +62,14 @@ public sealed class EventStreamReader : IDisposable
     /// <summary>The largest buffer accepted (a bigger one fails the connection instead of growing memory without bound).</summary>
     public int MaxBufferBytes { get; init; } = 64 << 20;
 
-    /// <summary>Called on the reading thread when a connection's first buffer has been decoded (the stream works).</summary>
-    public Action? OnFirstBuffer { get; init; }
+    /// <summary>
+    /// Called once per connection when the stream works: the server answered the stream request, or the request has
+    /// been pending for <see cref="OpenedAfter"/> without an error (an idle instance sends no event).
+    /// </summary>
+    public Action? OnStreamOpened { get; init; }
+
+    /// <summary>How long a stream request may wait for the server's first answer before the stream counts as open (10 s).</summary>
+    public TimeSpan OpenedAfter { get; init; } = TimeSpan.FromSeconds(10);
 
     /// <summary>Rows (buffers) read so far, over all connections.</summary>
     public long BuffersRead { get; private set; }
@@ -131,13 +137,29 @@ public sealed class EventStreamReader : IDisposable
             BeginConnection(new XEventUnits(), sessionRestarted: true);
         }
 
-        var buffersBefore = BuffersRead;
         using var command = new SqlCommand(XeSql.ReadEventStream, connection) { CommandTimeout = 0 };
         command.Parameters.Add("@name", SqlDbType.NVarChar, 128).Value = sessionName;
         using var registration = cancellationToken.Register(static c => ((SqlCommand)c!).Cancel(), command);
         try
         {
+            // The stream works once the server has answered (its columns, or the first buffer), or once the request
+            // has been pending for OpenedAfter without an error: a server that refuses a stream says so at once, and
+            // an idle instance sends nothing for hours (it must not look down after a reconnect). SQL Server may hold
+            // the columns back until the first event fills a packet.
+            var opened = 0;
+            void Opened()
+            {
+                if (Interlocked.Exchange(ref opened, 1) == 0 && !cancellationToken.IsCancellationRequested)
+                {
+                    _health?.Succeeded(_instance, SourceComponents.Stream);
+                    OnStreamOpened?.Invoke();
+                }
+            }
+
+            using var pending = new Timer(_ => Opened(), null, OpenedAfter, Timeout.InfiniteTimeSpan);
             using var reader = command.ExecuteReader(CommandBehavior.SequentialAccess);
+            pending.Change(Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+            Opened();
             var finished = false;
             try
             {
@@ -148,10 +170,6 @@ public sealed class EventStreamReader : IDisposable
                     BytesRead += length;
                     Decode(length);
                     _health?.Succeeded(_instance, SourceComponents.Stream);
-                    if (BuffersRead == buffersBefore + 1)
-                    {
-                        OnFirstBuffer?.Invoke();
-                    }
                 }
 
                 finished = true;

@@ -62,7 +62,8 @@ public sealed class LiveStreamSource : IDisposable
         Reader = new EventStreamReader(instance.Name, sink, health, _logger)
         {
             MaxBufferBytes = _settings.MaxBufferBytes,
-            OnFirstBuffer = () => _reporter.Recovered(StreamComponent),
+            OpenedAfter = _settings.StreamOpenedAfter,
+            OnStreamOpened = () => _reporter.Recovered(StreamComponent),
         };
         Backoff = new ReconnectBackoff(_settings.ReconnectDelay, _settings.MaxReconnectDelay);
         _retry = SourceRetryPipeline.Build(Backoff, _time, _reporter, () => _failedComponent, e => FailureClassifier.Classify(e, _lostConnection), delay =>

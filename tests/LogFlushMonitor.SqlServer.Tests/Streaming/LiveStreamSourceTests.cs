@@ -279,6 +279,32 @@ public sealed class LiveStreamSourceTests
         Assert.Equal((true, true), server.Session("lfm_test"));
     }
 
+    [Fact]
+    public async Task An_idle_stream_is_up_once_the_server_accepts_it_also_after_a_cut()
+    {
+        // A quiet instance sends no event for hours: after a reconnect its stream must not look down (the
+        // LogFlushMonitorSourceDown alert fires on sqlserver_monitor_up == 0 for 5 minutes).
+        await using var server = new XeScriptedServer();
+        var columns = new[] { TdsColumn.Int("type"), TdsColumn.VarBinaryMax("data") };
+        server.StreamScript = n => n == 0
+            ? TdsResponse.Empty().Cut(0).ResultSet(columns, []) // the connection dies before the stream starts
+            : null; // then the default stream: open, and no event ever comes
+        var health = new SourceHealth();
+        var logger = new LogFlushMonitor.SqlServer.Tests.Scripted.CapturingLogger();
+        using var source = new LiveStreamSource(Options(), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()).DroppingWriter, health,
+            Fast with { StreamOpenedAfter = TimeSpan.FromMilliseconds(300) }, logger: logger);
+        using var cts = new CancellationTokenSource();
+        var run = source.RunAsync(cts.Token);
+
+        await StreamRows.Eventually(() => server.StreamRequests == 2 && server.StreamWaits > 0, "the second, idle stream");
+        await StreamRows.Eventually(() => health.IsUp("prod1", "stream"), "the idle stream reported up");
+        Assert.Equal(1, health.Errors("prod1", "stream", SqlErrorKinds.Disconnected));
+        Assert.Equal(0, source.Reader.BuffersRead); // no event came, yet the stream is up
+        Assert.Contains(logger.Lines, l => l.EventId == 532 && l.Message.Contains("stream works again after 1 failed attempt(s)", StringComparison.Ordinal));
+        await cts.CancelAsync();
+        await run.WaitAsync(TimeSpan.FromSeconds(10));
+    }
+
     private static ChannelReader<object?[]> Rows(IEnumerable<(int Type, byte[] Data)> rows)
     {
         var channel = Channel.CreateUnbounded<object?[]>();

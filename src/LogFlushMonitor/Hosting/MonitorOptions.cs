@@ -121,8 +121,8 @@ public sealed class OtlpOptions
     /// <summary>Export interval.</summary>
     public TimeSpan Interval { get; set; } = TimeSpan.FromSeconds(15);
 
-    /// <summary>Export timeout.</summary>
-    public TimeSpan Timeout { get; set; } = TimeSpan.FromSeconds(10);
+    /// <summary>Export timeout; when empty, OTEL_EXPORTER_OTLP_TIMEOUT (milliseconds), then 10 s.</summary>
+    public TimeSpan? Timeout { get; set; }
 
     /// <summary>Extra headers, <c>key=value</c> pairs separated by commas (e.g. an API key); when empty, OTEL_EXPORTER_OTLP_HEADERS.</summary>
     public string? Headers { get; set; }

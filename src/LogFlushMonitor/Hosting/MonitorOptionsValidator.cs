@@ -89,9 +89,9 @@ public sealed class MonitorOptionsValidator(IReadOnlyCollection<string> scenario
                 Fail("Exporters:Otlp:Interval", $"is {e.Otlp.Interval}", "Use at least 00:00:01");
             }
 
-            if (e.Otlp.Timeout <= TimeSpan.Zero)
+            if (e.Otlp.Timeout is { } timeout && timeout <= TimeSpan.Zero)
             {
-                Fail("Exporters:Otlp:Timeout", $"is {e.Otlp.Timeout}", "Use a positive timeout such as 00:00:10");
+                Fail("Exporters:Otlp:Timeout", $"is {timeout}", "Use a positive timeout such as 00:00:10, or leave it empty for OTEL_EXPORTER_OTLP_TIMEOUT");
             }
 
             if (e.Otlp.Headers is { Length: > 0 } h && h.Split(',').Any(p => p.IndexOf('=', StringComparison.Ordinal) <= 0))

@@ -78,17 +78,19 @@ internal sealed partial class TelemetryService(
                     exporter.Headers = otlp.Headers;
                 }
 
-                exporter.TimeoutMilliseconds = (int)otlp.Timeout.TotalMilliseconds;
+                // Ours when given, else OTEL_EXPORTER_OTLP_TIMEOUT as the exporter read it (10 s by default).
+                var timeout = otlp.Timeout ?? TimeSpan.FromMilliseconds(exporter.TimeoutMilliseconds);
+                exporter.TimeoutMilliseconds = (int)timeout.TotalMilliseconds;
                 endpoint = exporter.Endpoint;
                 protocol = exporter.Protocol == OtlpExportProtocol.Grpc ? "grpc" : "http/protobuf";
                 var target = exporter.Endpoint;
                 exporter.HttpClientFactory = () => new HttpClient(new OtlpFailureHandler(exportHealth, target, time, logger, tls.CreateHandler()))
                 {
-                    Timeout = otlp.Timeout,
+                    Timeout = timeout,
                 };
                 reader.TemporalityPreference = MetricReaderTemporalityPreference.Cumulative;
                 reader.PeriodicExportingMetricReaderOptions.ExportIntervalMilliseconds = (int)otlp.Interval.TotalMilliseconds;
-                reader.PeriodicExportingMetricReaderOptions.ExportTimeoutMilliseconds = (int)otlp.Timeout.TotalMilliseconds;
+                reader.PeriodicExportingMetricReaderOptions.ExportTimeoutMilliseconds = (int)timeout.TotalMilliseconds;
             });
             _pushes = true;
             _provider = builder.Build();

@@ -22,6 +22,9 @@ internal sealed class FakeOtlpReceiver : IAsyncDisposable
     /// <summary>Each request's x-api-key header, as name=value.</summary>
     public ConcurrentQueue<string> Headers { get; } = new();
 
+    /// <summary>How long the receiver waits before it answers (none unless a test wants timeouts).</summary>
+    public TimeSpan Delay { get; set; }
+
     /// <summary>The status the receiver answers with (200 unless a test wants failures).</summary>
     public int Status { get; set; } = StatusCodes.Status200OK;
 
@@ -38,6 +41,11 @@ internal sealed class FakeOtlpReceiver : IAsyncDisposable
         {
             using var ms = new MemoryStream();
             await context.Request.Body.CopyToAsync(ms);
+            if (receiver.Delay > TimeSpan.Zero)
+            {
+                await Task.Delay(receiver.Delay, context.RequestAborted).ContinueWith(_ => { }, TaskScheduler.Default);
+            }
+
             receiver.Requests.Enqueue((context.Request.Path, context.Request.ContentType, ms.ToArray()));
             foreach (var key in context.Request.Headers["x-api-key"])
             {
@@ -122,5 +130,33 @@ public class OtlpExportTests
         var before = receiver.Requests.Count;
         await host.DisposeAsync(); // stop: the last values are exported before the process would exit
         Assert.True(receiver.Requests.Count > before, "no final export at shutdown");
+    }
+
+    [Fact]
+    public async Task Without_a_configured_timeout_OTEL_EXPORTER_OTLP_TIMEOUT_applies()
+    {
+        await using var receiver = await FakeOtlpReceiver.StartAsync(grpc: false);
+        receiver.Delay = TimeSpan.FromSeconds(5); // under the 10 s default, over the variable's 300 ms
+        Environment.SetEnvironmentVariable("OTEL_EXPORTER_OTLP_TIMEOUT", "300");
+        try
+        {
+            await using var host = await RunningHost.StartAsync(new()
+            {
+                ["Sources:Simulate:Scenario"] = "autocommit",
+                ["Exporters:Otlp:Enabled"] = "true",
+                ["Exporters:Otlp:Protocol"] = "http/protobuf",
+                ["Exporters:Otlp:Endpoint"] = receiver.Address.ToString(),
+                ["Exporters:Otlp:Interval"] = "00:00:01",
+            });
+
+            var text = await host.ScrapeUntilAsync(
+                t => t.Contains("sqlserver_monitor_export_failures_total{", StringComparison.Ordinal) && t.Contains("error_type=\"timeout\"", StringComparison.Ordinal),
+                TimeSpan.FromSeconds(30));
+            Assert.Contains("exporter=\"otlp\"", text, StringComparison.Ordinal);
+        }
+        finally
+        {
+            Environment.SetEnvironmentVariable("OTEL_EXPORTER_OTLP_TIMEOUT", null);
+        }
     }
 }

@@ -2,7 +2,6 @@ using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
 using LogFlushMonitor.SqlServer.Check;
-using LogFlushMonitor.SqlServer.Tests.Workload;
 using Xunit.Abstractions;
 
 namespace LogFlushMonitor.SqlServer.Tests.Check;
@@ -46,7 +45,7 @@ public sealed class CheckFailureTests(ITestOutputHelper output)
     public async Task The_check_command_against_random_bytes_exits_1_with_one_line_and_no_stack_trace()
     {
         await using var garbage = GarbageServer.Start(seed: 11);
-        using var run = Executable.Start(
+        using var run = CliProcess.Start(
             ["check", "--Sources:SqlServer:ConnectTimeout=00:00:05", "--Sources:SqlServer:Instances:0:Name=noise", "--Sources:SqlServer:Instances:0:ConnectionStringEnvironmentVariable=LFM_NOISE"],
             new Dictionary<string, string> { ["LFM_NOISE"] = $"Server=tcp:127.0.0.1,{garbage.Port};User ID=monitor;Password=x;Encrypt=Optional" });
 

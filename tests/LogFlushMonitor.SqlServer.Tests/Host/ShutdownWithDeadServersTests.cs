@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
-using LogFlushMonitor.SqlServer.Tests.Workload;
 using Xunit.Abstractions;
 
 namespace LogFlushMonitor.SqlServer.Tests.Host;
@@ -41,7 +40,7 @@ public sealed class ShutdownWithDeadServersTests(ITestOutputHelper output)
         Assert.DoesNotContain("could not stop or drop event session", run.StdOut + run.StdErr, StringComparison.Ordinal); // nothing was created
     }
 
-    private static Executable Start(string connectTimeout)
+    private static CliProcess Start(string connectTimeout)
     {
         var args = new List<string> { "run", "--Http:Urls=http://127.0.0.1:0", "--Log:SummaryInterval=00:00:00", $"--Sources:SqlServer:ConnectTimeout={connectTimeout}" };
         var environment = new Dictionary<string, string>();
@@ -52,10 +51,10 @@ public sealed class ShutdownWithDeadServersTests(ITestOutputHelper output)
             environment[$"LFM_DEAD_{i}"] = $"Server=tcp:127.0.0.1,{ClosedPort()};User ID=monitor;Password=x;Encrypt=Optional";
         }
 
-        return Executable.Start(args, environment);
+        return CliProcess.Start(args, environment);
     }
 
-    private static async Task<TimeSpan> StopAsync(Executable run)
+    private static async Task<TimeSpan> StopAsync(CliProcess run)
     {
         var clock = Stopwatch.StartNew();
         run.Terminate();
@@ -96,7 +95,7 @@ public sealed class SqlServerSettingsAtStartTests
     [InlineData("FallbackErrorCount", "0")]
     public async Task Run_with_a_source_setting_out_of_range_exits_2_naming_the_key(string key, string value)
     {
-        using var run = Executable.Start(
+        using var run = CliProcess.Start(
             ["run", "--Http:Urls=http://127.0.0.1:0", $"--Sources:SqlServer:{key}={value}", "--Sources:SqlServer:Instances:0:Name=a",
                 "--Sources:SqlServer:Instances:0:ConnectionStringEnvironmentVariable=LFM_UNUSED"]);
 

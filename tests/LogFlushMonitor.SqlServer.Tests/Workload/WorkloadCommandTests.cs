@@ -17,7 +17,7 @@ public sealed class WorkloadCommandTests
     public async Task Workload_reads_the_server_from_the_configuration_runs_each_scenario_and_ends_with_the_table()
     {
         await using var server = new ScriptedSqlServer();
-        using var run = Executable.Start(
+        using var run = CliProcess.Start(
             ["workload", "--scenario", "autocommit,batched", "--rows", "40", "--batch-size", "10", "--sessions", "2", "--drop"], ComposeEnvironment(server));
         var code = await run.WaitAsync(TimeSpan.FromSeconds(60));
 
@@ -37,7 +37,7 @@ public sealed class WorkloadCommandTests
     public async Task Ctrl_C_stops_the_workload_cleanly_with_the_table_of_what_ran()
     {
         await using var server = new ScriptedSqlServer();
-        using var run = Executable.Start(["workload", "--scenario", "batched", "--duration", "1h", "--batch-size", "5"], ComposeEnvironment(server));
+        using var run = CliProcess.Start(["workload", "--scenario", "batched", "--duration", "1h", "--batch-size", "5"], ComposeEnvironment(server));
         // Some batches commit, then the server stops answering INSERTs: the run is stuck in a statement when Ctrl+C comes.
         await server.Server.WaitForRequestAsync(r => r.Text.StartsWith("COMMIT", StringComparison.Ordinal) && server.RowsInserted >= 10, TimeSpan.FromSeconds(60));
         var before = server.Server.Requests.ToHashSet(ReferenceEqualityComparer.Instance);
@@ -57,7 +57,7 @@ public sealed class WorkloadCommandTests
     public async Task A_database_that_is_not_the_workloads_exits_with_2_naming_the_option()
     {
         await using var server = new ScriptedSqlServer();
-        using var run = Executable.Start(["workload", "--scenario", "autocommit", "--rows", "1", "--database", "sales"], ComposeEnvironment(server));
+        using var run = CliProcess.Start(["workload", "--scenario", "autocommit", "--rows", "1", "--database", "sales"], ComposeEnvironment(server));
         var code = await run.WaitAsync(TimeSpan.FromSeconds(60));
 
         Assert.Equal(2, code);

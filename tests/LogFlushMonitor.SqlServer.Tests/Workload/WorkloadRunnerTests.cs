@@ -209,11 +209,11 @@ public sealed class WorkloadRunnerTests
     [Fact]
     public async Task A_server_that_stays_unreachable_fails_the_run_and_says_so()
     {
-        int port;
-        await using (var gone = new ScriptedSqlServer())
-        {
-            port = gone.Server.Port;
-        }
+        // A port bound but not listening: a connection is refused, and no other test can take the port meanwhile
+        // (a server started and stopped to free a port left a window in which a parallel test reused it).
+        using var reserved = new System.Net.Sockets.Socket(System.Net.Sockets.AddressFamily.InterNetwork, System.Net.Sockets.SocketType.Stream, System.Net.Sockets.ProtocolType.Tcp);
+        reserved.Bind(new System.Net.IPEndPoint(System.Net.IPAddress.Loopback, 0));
+        var port = ((System.Net.IPEndPoint)reserved.LocalEndPoint!).Port;
 
         var options = new WorkloadOptions
         {

@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
-using LogFlushMonitor.Tests.Cli;
 using LogFlushMonitor.Tests.Deploy;
 
 namespace LogFlushMonitor.Tests.EndToEnd;

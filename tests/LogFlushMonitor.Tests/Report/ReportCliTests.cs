@@ -1,5 +1,4 @@
 using LogFlushMonitor.Tests.Analyze;
-using LogFlushMonitor.Tests.Cli;
 using LogFlushMonitor.XEvent.TestSupport;
 
 namespace LogFlushMonitor.Tests.Report;

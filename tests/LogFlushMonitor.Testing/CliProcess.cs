@@ -1,9 +1,13 @@
 using System.Diagnostics;
 using System.Text;
 
-namespace LogFlushMonitor.Tests.Cli;
+namespace LogFlushMonitor.Testing;
 
-/// <summary>Runs the real logflushmonitor executable (its dll, through dotnet) as a user would.</summary>
+/// <summary>
+/// Runs the real logflushmonitor executable (its dll beside the test assembly, copied there by the test project's
+/// reference, through dotnet) as a user would, without the LOGFLUSHMONITOR__ settings or the systemd socket of the
+/// environment the tests run in.
+/// </summary>
 public sealed class CliProcess : IDisposable
 {
     private readonly StringBuilder _stdout = new();
@@ -53,6 +57,11 @@ public sealed class CliProcess : IDisposable
         }
 
         psi.Environment.Remove("NOTIFY_SOCKET");
+        foreach (var key in psi.Environment.Keys.Where(k => k.StartsWith("LOGFLUSHMONITOR__", StringComparison.Ordinal)).ToList())
+        {
+            psi.Environment.Remove(key);
+        }
+
         foreach (var (k, v) in environment ?? new Dictionary<string, string>())
         {
             psi.Environment[k] = v;
@@ -127,6 +136,12 @@ public sealed class CliProcess : IDisposable
         }
     }
 
+    /// <summary>Sends SIGINT, as Ctrl+C in a terminal does.</summary>
+    public void Interrupt() => Signal("-INT");
+
+    /// <summary>Sends SIGTERM, as systemd, Docker and Kubernetes do to stop a service.</summary>
+    public void Terminate() => Signal("-TERM");
+
     public void Dispose()
     {
         if (!Process.HasExited)
@@ -135,5 +150,11 @@ public sealed class CliProcess : IDisposable
         }
 
         Process.Dispose();
+    }
+
+    private void Signal(string signal)
+    {
+        using var kill = Process.Start("kill", [signal, Process.Id.ToString(System.Globalization.CultureInfo.InvariantCulture)]);
+        kill.WaitForExit();
     }
 }

@@ -58,7 +58,8 @@ public static class MonitorHost
 
         var services = builder.Services;
         services.AddOptions<MonitorOptions>().Bind(builder.Configuration).ValidateOnStart();
-        services.AddSingleton<IValidateOptions<MonitorOptions>>(new MonitorOptionsValidator(SimulationScenarios.Names));
+        services.AddSingleton(OtlpEnvironment.Process);
+        services.AddSingleton<IValidateOptions<MonitorOptions>>(sp => new MonitorOptionsValidator(SimulationScenarios.Names, sp.GetRequiredService<OtlpEnvironment>().Read));
         services.Configure<HostOptions>(h =>
         {
             h.ShutdownTimeout = TimeSpan.FromSeconds(15);

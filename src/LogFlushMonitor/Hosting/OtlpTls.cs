@@ -132,3 +132,14 @@ internal sealed class OtlpTls : IDisposable
 
     private static string? NullIfEmpty(string? value) => string.IsNullOrWhiteSpace(value) ? null : value;
 }
+
+/// <summary>
+/// Where the OTLP TLS variables are read: the process environment in the service; a test gives its own, so no test
+/// changes the environment other tests run in.
+/// </summary>
+/// <param name="Read">Reads one variable (null when unset).</param>
+internal sealed record OtlpEnvironment(Func<string, string?> Read)
+{
+    /// <summary>The process environment.</summary>
+    public static OtlpEnvironment Process { get; } = new(Environment.GetEnvironmentVariable);
+}

@@ -22,7 +22,8 @@ internal sealed partial class TelemetryService(
     TimeProvider time,
     Readiness readiness,
     ILoggerFactory loggerFactory,
-    ILogger<TelemetryService> logger) : IHostedService, IAsyncDisposable
+    ILogger<TelemetryService> logger,
+    OtlpEnvironment otlpEnvironment) : IHostedService, IAsyncDisposable
 {
     private MeterProvider? _provider;
     private PrometheusScrapeHandler? _scrapeHandler;
@@ -56,7 +57,7 @@ internal sealed partial class TelemetryService(
         {
             var otlp = o.Exporters.Otlp;
             // Checked at start by MonitorOptionsValidator: here the files load.
-            var tls = OtlpTls.Load(Environment.GetEnvironmentVariable, out _);
+            var tls = OtlpTls.Load(otlpEnvironment.Read, out _);
             Uri? endpoint = null;
             var protocol = "";
             builder.AddOtlpExporter((exporter, reader) =>

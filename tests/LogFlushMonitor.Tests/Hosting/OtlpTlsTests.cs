@@ -16,28 +16,51 @@ using Microsoft.Extensions.Logging.Abstractions;
 namespace LogFlushMonitor.Tests.Hosting;
 
 /// <summary>
-/// The OTEL_EXPORTER_OTLP_CERTIFICATE / _CLIENT_CERTIFICATE / _CLIENT_KEY variables apply to the HTTP client the
-/// monitor gives the OTLP exporter: checked against a real TLS collector stand-in that trusts one authority and
-/// requires a client certificate from it.
+/// A stand-in OTLP collector over TLS on 127.0.0.1: its certificate is signed by a private authority, and it requires a
+/// client certificate from that authority. The PEM files a monitor needs are written to a temporary folder.
 /// </summary>
-public sealed class OtlpTlsTests : IAsyncLifetime
+internal sealed class TlsCollector : IAsyncDisposable
 {
     private readonly DirectoryInfo _directory = Directory.CreateTempSubdirectory("lfm-otlp-tls-");
+    private readonly List<string> _clientSubjects = [];
     private X509Certificate2 _authority = null!;
     private WebApplication _collector = null!;
-    private readonly List<string> _clientSubjects = [];
 
-    private string Pem(string name) => Path.Combine(_directory.FullName, name);
-
-    private Uri Address => new(_collector.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First().Replace("127.0.0.1", "localhost", StringComparison.Ordinal));
-
-    public async Task InitializeAsync()
+    private TlsCollector()
     {
-        _authority = Authority("CN=LogFlushMonitor test collector CA");
-        using var other = Authority("CN=Some other CA");
-        using var server = Issue(_authority, "CN=localhost", server: true);
-        using var client = Issue(_authority, "CN=logflushmonitor-client", server: false);
-        using var stranger = Issue(other, "CN=stranger", server: false);
+    }
+
+    /// <summary>The subject of each request's client certificate ("none" without one).</summary>
+    public IReadOnlyList<string> ClientSubjects
+    {
+        get
+        {
+            lock (_clientSubjects)
+            {
+                return [.. _clientSubjects];
+            }
+        }
+    }
+
+    public Uri Address => new(_collector.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First().Replace("127.0.0.1", "localhost", StringComparison.Ordinal));
+
+    /// <summary>The path of one of the PEM files: ca.pem, other-ca.pem, client.pem/.key, stranger.pem/.key, not-a-cert.pem.</summary>
+    public string Pem(string name) => Path.Combine(_directory.FullName, name);
+
+    public static async Task<TlsCollector> StartAsync()
+    {
+        var c = new TlsCollector();
+        await c.InitializeAsync();
+        return c;
+    }
+
+    private async Task InitializeAsync()
+    {
+        _authority = OtlpTlsTests.Authority("CN=LogFlushMonitor test collector CA");
+        using var other = OtlpTlsTests.Authority("CN=Some other CA");
+        using var server = OtlpTlsTests.Issue(_authority, "CN=localhost", server: true);
+        using var client = OtlpTlsTests.Issue(_authority, "CN=logflushmonitor-client", server: false);
+        using var stranger = OtlpTlsTests.Issue(other, "CN=stranger", server: false);
         await File.WriteAllTextAsync(Pem("ca.pem"), _authority.ExportCertificatePem());
         await File.WriteAllTextAsync(Pem("other-ca.pem"), other.ExportCertificatePem());
         await File.WriteAllTextAsync(Pem("client.pem"), client.ExportCertificatePem());
@@ -68,13 +91,33 @@ public sealed class OtlpTlsTests : IAsyncLifetime
         await _collector.StartAsync();
     }
 
-    public async Task DisposeAsync()
+    public async ValueTask DisposeAsync()
     {
         await _collector.StopAsync();
         await _collector.DisposeAsync();
         _authority.Dispose();
         _directory.Delete(recursive: true);
     }
+}
+
+/// <summary>
+/// The OTEL_EXPORTER_OTLP_CERTIFICATE / _CLIENT_CERTIFICATE / _CLIENT_KEY variables apply to the HTTP client the
+/// monitor gives the OTLP exporter: checked against a real TLS collector stand-in that trusts one authority and
+/// requires a client certificate from it.
+/// </summary>
+public sealed class OtlpTlsTests : IAsyncLifetime
+{
+    private TlsCollector _c = null!;
+
+    private IReadOnlyList<string> ClientSubjects => _c.ClientSubjects;
+
+    private Uri Address => _c.Address;
+
+    private string Pem(string name) => _c.Pem(name);
+
+    public async Task InitializeAsync() => _c = await TlsCollector.StartAsync();
+
+    public async Task DisposeAsync() => await _c.DisposeAsync();
 
     private Func<string, string?> Environment(params (string Name, string File)[] variables) =>
         name => variables.FirstOrDefault(v => v.Name == name) is { Name: not null } v ? Pem(v.File) : null;
@@ -106,7 +149,7 @@ public sealed class OtlpTlsTests : IAsyncLifetime
 
         Assert.True(delivered);
         Assert.Equal(0, failures);
-        Assert.Equal(["CN=logflushmonitor-client"], _clientSubjects);
+        Assert.Equal(["CN=logflushmonitor-client"], ClientSubjects);
     }
 
     [Fact]
@@ -118,7 +161,7 @@ public sealed class OtlpTlsTests : IAsyncLifetime
             ("OTEL_EXPORTER_OTLP_METRICS_CLIENT_CERTIFICATE", "client.pem"), ("OTEL_EXPORTER_OTLP_METRICS_CLIENT_KEY", "client.key")));
 
         Assert.True(delivered);
-        Assert.Equal(["CN=logflushmonitor-client"], _clientSubjects);
+        Assert.Equal(["CN=logflushmonitor-client"], ClientSubjects);
     }
 
     [Fact]
@@ -129,7 +172,7 @@ public sealed class OtlpTlsTests : IAsyncLifetime
 
         Assert.False(delivered);
         Assert.Equal(1, failures);
-        Assert.Empty(_clientSubjects); // nothing reached the collector
+        Assert.Empty(ClientSubjects); // nothing reached the collector
     }
 
     [Fact]
@@ -169,7 +212,7 @@ public sealed class OtlpTlsTests : IAsyncLifetime
         Assert.True(new MonitorOptionsValidator(SimulationScenarios.Names, environment).Validate(null, options).Succeeded);
     }
 
-    private static X509Certificate2 Authority(string subject)
+    internal static X509Certificate2 Authority(string subject)
     {
         using var key = RSA.Create(2048);
         var request = new CertificateRequest(subject, key, HashAlgorithmName.SHA256, RSASignaturePadding.Pkcs1);
@@ -180,7 +223,7 @@ public sealed class OtlpTlsTests : IAsyncLifetime
         return request.CreateSelfSigned(now.AddHours(-1), now.AddDays(1));
     }
 
-    private static X509Certificate2 Issue(X509Certificate2 authority, string subject, bool server)
+    internal static X509Certificate2 Issue(X509Certificate2 authority, string subject, bool server)
     {
         using var key = RSA.Create(2048);
         var request = new CertificateRequest(subject, key, HashAlgorithmName.SHA256, RSASignaturePadding.Pkcs1);
@@ -199,5 +242,45 @@ public sealed class OtlpTlsTests : IAsyncLifetime
         var serial = RandomNumberGenerator.GetBytes(12);
         using var issued = request.Create(authority, now.AddMinutes(-30), now.AddHours(12), serial);
         return issued.CopyWithPrivateKey(key);
+    }
+}
+
+/// <summary>The same variables through a whole host: the service's exporter reaches the mutual-TLS collector.</summary>
+[Collection("host")]
+public sealed class OtlpTlsHostTests
+{
+    [Fact]
+    public async Task The_running_service_exports_over_mutual_tls_with_the_variables()
+    {
+        await using var collector = await TlsCollector.StartAsync();
+        var variables = new Dictionary<string, string>
+        {
+            ["OTEL_EXPORTER_OTLP_CERTIFICATE"] = collector.Pem("ca.pem"),
+            ["OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE"] = collector.Pem("client.pem"),
+            ["OTEL_EXPORTER_OTLP_CLIENT_KEY"] = collector.Pem("client.key"),
+        };
+        await using var host = await RunningHost.StartAsync(
+            new()
+            {
+                ["Sources:Simulate:Scenario"] = "autocommit",
+                ["Exporters:Otlp:Enabled"] = "true",
+                ["Exporters:Otlp:Protocol"] = "http/protobuf",
+                ["Exporters:Otlp:Endpoint"] = collector.Address.ToString(),
+                ["Exporters:Otlp:Interval"] = "00:00:01",
+            },
+            services => services.AddSingleton(new OtlpEnvironment(name => variables.GetValueOrDefault(name))));
+
+        await Eventually.Until(() => collector.ClientSubjects.Count > 0, "an export at the mutual-TLS collector", TimeSpan.FromSeconds(30));
+        Assert.All(collector.ClientSubjects, s => Assert.Equal("CN=logflushmonitor-client", s));
+    }
+
+    [Fact]
+    public async Task An_unreadable_certificate_file_stops_the_start_naming_the_variable()
+    {
+        var variables = new Dictionary<string, string> { ["OTEL_EXPORTER_OTLP_CERTIFICATE"] = "/nonexistent/ca.pem" };
+        var e = await Assert.ThrowsAsync<Microsoft.Extensions.Options.OptionsValidationException>(() => RunningHost.StartAsync(
+            new() { ["Sources:Simulate:Scenario"] = "autocommit", ["Exporters:Otlp:Enabled"] = "true" },
+            services => services.AddSingleton(new OtlpEnvironment(name => variables.GetValueOrDefault(name)))));
+        Assert.Contains("OTEL_EXPORTER_OTLP_CERTIFICATE names /nonexistent/ca.pem", e.Message, StringComparison.Ordinal);
     }
 }

@@ -42,7 +42,7 @@ public sealed partial class LogFlushAggregator
 
                         break;
                     case AggregationReading.LogFileWrites or AggregationReading.LogFileWrittenBytes:
-                        SumFilesByDatabase(inst, list, f => reading == AggregationReading.LogFileWrites ? f.Writes.Total : f.Bytes.Total);
+                        SumFilesByDatabase(inst, list, reading == AggregationReading.LogFileWrites ? static f => f.Writes.Total : static f => f.Bytes.Total);
                         break;
                     case AggregationReading.LogFlushes or AggregationReading.LogFlushedBytes or AggregationReading.LogFlushWaits
                         or AggregationReading.LogUsedSize or AggregationReading.LogSize:

@@ -13,6 +13,28 @@ public static class SqlConnections
         new SqlConnectionStringBuilder(connectionString) { ConnectTimeout = Math.Max(1, (int)Math.Ceiling(connectTimeout.TotalSeconds)) }.ConnectionString;
 
     /// <summary>
+    /// <see cref="OpenAsync(string, CancellationToken)"/>, telling <paramref name="reachable"/> whether the server could
+    /// be reached (false when opening failed; nothing when it was cancelled).
+    /// </summary>
+    public static async Task<SqlConnection> OpenAsync(string connectionString, Action<bool> reachable, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(reachable);
+        SqlConnection connection;
+        try
+        {
+            connection = await OpenAsync(connectionString, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception) when (!cancellationToken.IsCancellationRequested)
+        {
+            reachable(false);
+            throw;
+        }
+
+        reachable(true);
+        return connection;
+    }
+
+    /// <summary>
     /// Opens a connection. Cancellation ends the wait at once: SqlClient goes on retrying a refused or silent server
     /// until its connect timeout even when cancelled, so the attempt is left to end by itself and its connection is
     /// disposed then. Shutdown never waits for a dead server.

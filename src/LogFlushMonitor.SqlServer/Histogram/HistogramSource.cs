@@ -109,18 +109,7 @@ public sealed class HistogramSource
     private async ValueTask AttemptAsync(CancellationToken cancellationToken)
     {
         _lostConnection = false;
-        SqlConnection connection;
-        try
-        {
-            connection = await SqlConnections.OpenAsync(_connectionString, cancellationToken).ConfigureAwait(false);
-        }
-        catch (Exception) when (!cancellationToken.IsCancellationRequested)
-        {
-            Reachable = false;
-            throw;
-        }
-
-        Reachable = true;
+        var connection = await SqlConnections.OpenAsync(_connectionString, reachable => Reachable = reachable, cancellationToken).ConfigureAwait(false);
         await using (connection.ConfigureAwait(false))
         {
             try

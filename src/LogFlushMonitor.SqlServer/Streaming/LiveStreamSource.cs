@@ -4,7 +4,6 @@ using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Sessions;
-using Microsoft.Data.SqlClient;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Polly;
@@ -144,18 +143,7 @@ public sealed class LiveStreamSource : IDisposable
         _failedComponent = SessionComponent;
         _lostConnection = false;
         var buffersBefore = Reader.BuffersRead;
-        SqlConnection connection;
-        try
-        {
-            connection = await SqlConnections.OpenAsync(_connectionString, cancellationToken).ConfigureAwait(false);
-        }
-        catch (Exception) when (!cancellationToken.IsCancellationRequested)
-        {
-            Reachable = false;
-            throw;
-        }
-
-        Reachable = true;
+        var connection = await SqlConnections.OpenAsync(_connectionString, reachable => Reachable = reachable, cancellationToken).ConfigureAwait(false);
         await using (connection.ConfigureAwait(false))
         {
             try

@@ -73,14 +73,9 @@ public readonly ref struct XEventRecord
     /// <summary>Timestamp as a UTC FILETIME: start time + ticks * 10^7 / frequency, in 128 bits.</summary>
     public bool TryGetTimestamp(out DateTime utc)
     {
-        if (_event is not null && _event.Package.TryTicksToFileTime(Ticks, out var ft))
-        {
-            utc = DateTime.FromFileTimeUtc(ft);
-            return true;
-        }
-
-        utc = default;
-        return false;
+        var ok = TryGetTimestampTicks(out var ticks);
+        utc = ok ? new DateTime(ticks, DateTimeKind.Utc) : default;
+        return ok;
     }
 
     /// <summary>

@@ -13,7 +13,7 @@ public sealed class CheckFailureTests(ITestOutputHelper output)
     public async Task Check_against_a_closed_port_answers_unreachable_within_its_connect_timeout()
     {
         var options = new SqlServerSourceOptions { ConnectTimeout = TimeSpan.FromSeconds(2) };
-        var instance = new SqlServerInstanceOptions { Name = "gone", ConnectionString = $"Server=tcp:127.0.0.1,{ClosedPort()};User ID=monitor;Password=x;Encrypt=Optional" };
+        var instance = new SqlServerInstanceOptions { Name = "gone", ConnectionString = $"Server=tcp:127.0.0.1,{ClosedPort()};User ID=monitor;Password={TestSecrets.Password};Encrypt=Optional" };
 
         var clock = Stopwatch.StartNew();
         var result = await InstanceChecker.CheckAsync(instance, options, null, CancellationToken.None);
@@ -31,7 +31,7 @@ public sealed class CheckFailureTests(ITestOutputHelper output)
     {
         await using var garbage = GarbageServer.Start(seed: 7);
         var options = new SqlServerSourceOptions { ConnectTimeout = TimeSpan.FromSeconds(5) };
-        var instance = new SqlServerInstanceOptions { Name = "noise", ConnectionString = $"Server=tcp:127.0.0.1,{garbage.Port};User ID=monitor;Password=x;Encrypt=Optional" };
+        var instance = new SqlServerInstanceOptions { Name = "noise", ConnectionString = $"Server=tcp:127.0.0.1,{garbage.Port};User ID=monitor;Password={TestSecrets.Password};Encrypt=Optional" };
 
         var result = await InstanceChecker.CheckAsync(instance, options, null, CancellationToken.None);
 
@@ -47,7 +47,7 @@ public sealed class CheckFailureTests(ITestOutputHelper output)
         await using var garbage = GarbageServer.Start(seed: 11);
         using var run = CliProcess.Start(
             ["check", "--Sources:SqlServer:ConnectTimeout=00:00:05", "--Sources:SqlServer:Instances:0:Name=noise", "--Sources:SqlServer:Instances:0:ConnectionStringEnvironmentVariable=LFM_NOISE"],
-            new Dictionary<string, string> { ["LFM_NOISE"] = $"Server=tcp:127.0.0.1,{garbage.Port};User ID=monitor;Password=x;Encrypt=Optional" });
+            new Dictionary<string, string> { ["LFM_NOISE"] = $"Server=tcp:127.0.0.1,{garbage.Port};User ID=monitor;Password={TestSecrets.Password};Encrypt=Optional" });
 
         var exit = await run.WaitAsync(TimeSpan.FromSeconds(60));
 

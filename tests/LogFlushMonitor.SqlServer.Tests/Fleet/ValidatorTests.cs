@@ -24,7 +24,7 @@ public class ValidatorTests
         var bad = new SqlServerInstanceOptions
         {
             Name = "",
-            ConnectionString = "Server=a;Password=test-only-secret",
+            ConnectionString = $"Server=a;Password={TestSecrets.Password}",
             ConnectionStringFile = "/x",
             SessionName = "bad name;",
             PollInterval = TimeSpan.Zero,
@@ -38,7 +38,7 @@ public class ValidatorTests
             Assert.Contains(problems, p => p.StartsWith("Sources:SqlServer:" + setting, StringComparison.Ordinal));
         }
 
-        Assert.DoesNotContain(problems, p => p.Contains("test-only-secret", StringComparison.Ordinal));
+        Assert.DoesNotContain(problems, p => p.Contains(TestSecrets.Password, StringComparison.Ordinal));
     }
 
     [Theory]

@@ -48,7 +48,7 @@ public sealed class ShutdownWithDeadServersTests(ITestOutputHelper output)
         {
             args.Add($"--Sources:SqlServer:Instances:{i}:Name=dead{i}");
             args.Add($"--Sources:SqlServer:Instances:{i}:ConnectionStringEnvironmentVariable=LFM_DEAD_{i}");
-            environment[$"LFM_DEAD_{i}"] = $"Server=tcp:127.0.0.1,{ClosedPort()};User ID=monitor;Password=x;Encrypt=Optional";
+            environment[$"LFM_DEAD_{i}"] = $"Server=tcp:127.0.0.1,{ClosedPort()};User ID=monitor;Password={TestSecrets.Password};Encrypt=Optional";
         }
 
         return CliProcess.Start(args, environment);

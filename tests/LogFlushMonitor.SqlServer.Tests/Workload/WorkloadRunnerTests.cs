@@ -217,7 +217,7 @@ public sealed class WorkloadRunnerTests
 
         var options = new WorkloadOptions
         {
-            ConnectionString = $"Server=127.0.0.1,{port};User ID=x;Password=y;Encrypt=False;Connect Timeout=2",
+            ConnectionString = $"Server=127.0.0.1,{port};User ID=x;Password={TestSecrets.Password};Encrypt=False;Connect Timeout=2",
             RowsPerScenario = 1, ConnectAttempts = 2, RetryDelay = TimeSpan.FromMilliseconds(10), MaxRetryDelay = TimeSpan.FromMilliseconds(10),
         };
         var result = await WorkloadRunner.RunAsync(options, CancellationToken.None);

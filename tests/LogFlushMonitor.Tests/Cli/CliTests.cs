@@ -62,7 +62,7 @@ public class CliTests
     public async Task A_bad_shard_names_the_setting()
     {
         var (code, _, err) = await CliProcess.RunAsync("run", "--shard", "3/2", "--urls", $"http://127.0.0.1:{FreePort()}",
-            "--Sources:SqlServer:Instances:0:Name=prod1", "--Sources:SqlServer:Instances:0:ConnectionString=Server=127.0.0.1,1;User ID=x;Password=y");
+            "--Sources:SqlServer:Instances:0:Name=prod1", $"--Sources:SqlServer:Instances:0:ConnectionString=Server=127.0.0.1,1;User ID=x;Password={TestSecrets.Password}");
         Assert.Equal(2, code);
         Assert.Contains("Sources:SqlServer:Shard", err, StringComparison.Ordinal);
     }

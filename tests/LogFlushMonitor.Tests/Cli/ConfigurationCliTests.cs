@@ -34,18 +34,18 @@ public class ConfigurationCliTests
     public async Task A_mistyped_instance_value_makes_check_exit_2_naming_the_key(string key, string value, string expected)
     {
         var (code, _, err) = await CliProcess.RunAsync("check", "--Sources:SqlServer:Instances:0:Name=prod1",
-            "--Sources:SqlServer:Instances:0:ConnectionString=Server=127.0.0.1,1;User ID=x;Password=y", $"--Sources:SqlServer:Instances:0:{key}={value}");
+            $"--Sources:SqlServer:Instances:0:ConnectionString=Server=127.0.0.1,1;User ID=x;Password={TestSecrets.Password}", $"--Sources:SqlServer:Instances:0:{key}={value}");
         Assert.True(code == 2, $"exit {code}: {err}");
         Assert.Contains($"Sources:SqlServer:Instances:0:{key} is '{value}', which is not {expected}", err, StringComparison.Ordinal);
         Assert.DoesNotContain("Instances is empty", err, StringComparison.Ordinal);
-        Assert.DoesNotContain("Password=y", err, StringComparison.Ordinal);
+        Assert.DoesNotContain(TestSecrets.Password, err, StringComparison.Ordinal);
     }
 
     [Fact]
     public async Task A_mistyped_instance_value_makes_run_exit_2_too()
     {
         var (code, _, err) = await CliProcess.RunAsync("run", "--urls", $"http://127.0.0.1:{FreePort()}", "--Sources:SqlServer:Instances:0:Name=prod1",
-            "--Sources:SqlServer:Instances:0:ConnectionString=Server=127.0.0.1,1;User ID=x;Password=y", "--Sources:SqlServer:Instances:0:Mode=Turbo");
+            $"--Sources:SqlServer:Instances:0:ConnectionString=Server=127.0.0.1,1;User ID=x;Password={TestSecrets.Password}", "--Sources:SqlServer:Instances:0:Mode=Turbo");
         Assert.True(code == 2, $"exit {code}: {err}");
         Assert.Contains("Sources:SqlServer:Instances:0:Mode is 'Turbo'", err, StringComparison.Ordinal);
         Assert.DoesNotContain(StackFrame, err, StringComparison.Ordinal);

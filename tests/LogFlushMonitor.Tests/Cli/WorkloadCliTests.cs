@@ -47,13 +47,13 @@ public class WorkloadCliTests
 
         using var cli = CliProcess.Start(
             ["workload", "--scenario", "autocommit", "--duration", "5s", "--connect-attempts", "2", "--connection-string-env", "LFM_TEST_SQL"],
-            new Dictionary<string, string> { ["LFM_TEST_SQL"] = $"Server=127.0.0.1,{port};User ID=x;Password=Secret-Pw1;Encrypt=False;Connect Timeout=2" });
+            new Dictionary<string, string> { ["LFM_TEST_SQL"] = $"Server=127.0.0.1,{port};User ID=x;Password={TestSecrets.Password};Encrypt=False;Connect Timeout=2" });
         var code = await cli.WaitAsync(TimeSpan.FromSeconds(60));
 
         Assert.Equal(1, code);
         Assert.Contains($"server 127.0.0.1,{port} unreachable after 2 attempt(s)", cli.StdErr, StringComparison.Ordinal);
         Assert.DoesNotContain("   at ", cli.StdErr, StringComparison.Ordinal);
-        Assert.DoesNotContain("Secret-Pw1", cli.StdErr + cli.StdOut, StringComparison.Ordinal);
+        Assert.DoesNotContain(TestSecrets.Password, cli.StdErr + cli.StdOut, StringComparison.Ordinal);
         Assert.Equal("", cli.StdOut);
     }
 }

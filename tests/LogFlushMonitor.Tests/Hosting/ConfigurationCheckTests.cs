@@ -89,13 +89,13 @@ public class ConfigurationCheckTests
         var file = Path.GetTempFileName();
         try
         {
-            File.WriteAllText(file, "Server=x;Password=secret");
+            File.WriteAllText(file, $"Server=x;Password={TestSecrets.Password}");
             File.SetUnixFileMode(file, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead | UnixFileMode.OtherRead);
             var open = Check(("Sources:SqlServer:Instances:0:ConnectionStringFile", file));
             var warning = Assert.Single(open.Warnings);
             Assert.Contains("Sources:SqlServer:Instances:0:ConnectionStringFile", warning, StringComparison.Ordinal);
             Assert.Contains("mode 0644", warning, StringComparison.Ordinal);
-            Assert.DoesNotContain("secret", warning, StringComparison.Ordinal);
+            Assert.DoesNotContain(TestSecrets.Password, warning, StringComparison.Ordinal);
 
             File.SetUnixFileMode(file, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.GroupRead);
             Assert.Empty(Check(("Sources:SqlServer:Instances:0:ConnectionStringFile", file)).Warnings);

@@ -54,6 +54,7 @@ public static class MonitorHost
         var logProvider = new SerilogLoggerProvider(Logging.Create(builder.Configuration, logOptions), dispose: true);
         builder.Logging.AddProvider(new StartupFailureLogFilter(logProvider));
         ConfigurationWarnings.Log(logProvider.CreateLogger(typeof(ConfigurationCheck).FullName!), check.Warnings);
+        logProvider.CreateLogger(typeof(MallocTuning).FullName!).LogDebug("{Malloc}", MallocTuning.Describe(MallocTuning.Apply(Environment.GetEnvironmentVariable)));
         AddWindowsService(builder);
 
         var services = builder.Services;

@@ -4,7 +4,8 @@
 # user would: `run --simulate` serves /metrics, `analyze` reads a real .xel file, the File sink writes, and `check`
 # and `run` (live stream, every poller, histogram mode, clear text and TLS) work against the scripted SQL Server
 # (tests/LogFlushMonitor.ScriptedServer). Exit 0 only when every step passed.
-#   AOT_BINARY=path/to/logflushmonitor .ci/aot-smoke.sh   tests an existing native binary instead of publishing one;
+#   AOT_BINARY=path/to/logflushmonitor .ci/aot-smoke.sh   tests an existing native binary instead of publishing one
+#     (and the logflushmonitor-analyze beside it, or AOT_ANALYZE_BINARY);
 #   SCRIPTED_SERVER=path/to/LogFlushMonitor.ScriptedServer.dll uses an existing build of the scripted server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,8 +40,18 @@ if [ -z "${AOT_BINARY:-}" ]; then
   fi
   echo "package warnings (explained in docs/aot.md): $(wc -l <"$work/warnings.txt")"
   binary="$work/aot/logflushmonitor"
+  step "publish logflushmonitor-analyze (NativeAOT, linux-x64)"
+  if ! dotnet publish src/LogFlushMonitor.AnalyzeTool -c Release -r linux-x64 -p:PublishAot=true -o "$work/aot-analyze" >"$work/publish-analyze.log" 2>&1; then
+    cat "$work/publish-analyze.log"
+    fail "dotnet publish src/LogFlushMonitor.AnalyzeTool -p:PublishAot=true failed"
+  fi
+  if grep -E ': warning [A-Z]+[0-9]+' "$work/publish-analyze.log"; then
+    fail "logflushmonitor-analyze has trim/AOT warnings (above); it must have none"
+  fi
+  analyzer="$work/aot-analyze/logflushmonitor-analyze"
 else
   binary=$AOT_BINARY
+  analyzer=${AOT_ANALYZE_BINARY:-$(dirname "$AOT_BINARY")/logflushmonitor-analyze}
 fi
 [ -x "$binary" ] || fail "$binary is not an executable"
 [ "$(head -c 4 "$binary" | tail -c 3)" = "ELF" ] || fail "$binary is not a native ELF executable"
@@ -103,6 +114,30 @@ ok = report["exit_code"] == 3 and report["totals"]["events"] == 149 and file["st
     and file["other_events"].get("sqlserver.existing_connection") == 120
 sys.exit(0 if ok else 1)
 EOF
+
+step "logflushmonitor-analyze gives analyze's report, errors and exit code (the real file, and a damaged copy of it)"
+[ -x "$analyzer" ] || fail "$analyzer is not an executable"
+[ "$(head -c 4 "$analyzer" | tail -c 3)" = "ELF" ] || fail "$analyzer is not a native ELF executable"
+python3 - tests/testdata/xel/TestXel_0.xel "$work/damaged.xel" <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+metadata_length = struct.unpack_from("<i", data, 0x200 + 0x10)[0]
+struct.pack_into("<i", data, 0x200 + metadata_length + 0x10, 0x7FFF0000)  # the first event buffer's length
+open(sys.argv[2], "wb").write(data)
+PY
+for input in tests/testdata/xel/TestXel_0.xel "$work/damaged.xel"; do
+  for format in text json; do
+    main_code=0; tool_code=0
+    "$binary" analyze "$input" --format "$format" >"$work/main.out" 2>"$work/main.err" || main_code=$?
+    "$analyzer" "$input" --format "$format" >"$work/tool.out" 2>"$work/tool.err" || tool_code=$?
+    sed -i -E 's/read in [0-9.]+ s \([0-9.,]+ [KMG]B\/s\)//; s/"(elapsed_seconds|mb_per_second)": [0-9.eE+-]+//' "$work/main.out" "$work/tool.out"
+    [ "$main_code" -eq "$tool_code" ] || fail "logflushmonitor-analyze $input --format $format exited $tool_code, analyze $main_code"
+    cmp -s "$work/main.out" "$work/tool.out" || { diff "$work/main.out" "$work/tool.out" | head; fail "logflushmonitor-analyze $input --format $format: another report"; }
+    cmp -s "$work/main.err" "$work/tool.err" || { diff "$work/main.err" "$work/tool.err" | head; fail "logflushmonitor-analyze $input --format $format: other errors"; }
+  done
+  echo "   $input: exit $tool_code from both"
+done
+[ "$tool_code" -eq 4 ] || fail "the damaged copy exited $tool_code, expected 4"
 
 step "a bad Serilog section fails at start, naming the key (exit 2)"
 code=0

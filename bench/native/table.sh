@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 11 item 4: one table, measured in one run on this machine, of the JIT build against the NativeAOT build of
-# the working tree: published size, start to first /metrics, idle resident set, resident set of a 10 x 100 fleet
+# the working tree (and of the stand-alone logflushmonitor-analyze for the analyze rows): published size, start to
+# first /metrics, idle resident set, resident set of a 10 x 100 fleet
 # over 1,000 scrapes, `analyze` of 200 MB and 1 GB against `cat` and `cksum` on 1 and 2 cores, and the decoder
 # against its floor (BenchmarkDotNet, in process: JIT only). Prints the Markdown table, with the load average
 # before and after each row, and writes it to <work>/table.md. Takes about 15 minutes on 2 cores.
@@ -18,15 +19,17 @@ bench() { dotnet run -c Release --no-build --project bench/LogFlushMonitor.Bench
 
 say "== builds ($(date -u +%FT%TZ), load $(load))"
 dotnet build -c Release bench/LogFlushMonitor.Benchmarks >/dev/null
-rm -rf "$work/jit" "$work/aot"
+rm -rf "$work/jit" "$work/aot" "$work/tool"
 dotnet publish src/LogFlushMonitor -c Release -o "$work/jit" >/dev/null
 dotnet publish src/LogFlushMonitor -c Release -r linux-x64 -p:PublishAot=true -o "$work/aot" >/dev/null
+dotnet publish src/LogFlushMonitor.AnalyzeTool -c Release -r linux-x64 -p:PublishAot=true -o "$work/tool" >/dev/null
 [ -f "$work/fleet.ndjson" ] || bench make-fleet --instances 10 --databases 100 --out "$work/fleet.ndjson" >&2
 [ -f "$work/x200.xel" ] || bench make-xel --size 200MB --out "$work/x200.xel" >&2
 [ -f "$work/x1g.xel" ] || bench make-xel --size 1GB --out "$work/x1g.xel" >&2
 # The JIT build runs through its apphost (as `dotnet logflushmonitor.dll` would, the same runtime).
 jit="$work/jit/logflushmonitor"
 aot="$work/aot/logflushmonitor"
+tool="$work/tool/logflushmonitor-analyze"
 
 for build in jit aot; do
   say "== start-up and idle, $build (load $(load))"
@@ -47,6 +50,7 @@ for input in x200 x1g; do
       -n cksum "taskset -c $cpus cksum $file" \
       -n jit "taskset -c $cpus $jit analyze $file --progress never" \
       -n aot "taskset -c $cpus $aot analyze $file --progress never" \
+      -n tool "taskset -c $cpus $tool $file --progress never" \
       --export-json "$work/analyze-$input-$cpus.json" >/dev/null
     say "   done (load $(load))"
   done
@@ -88,10 +92,10 @@ for b in ("jit", "aot"):
         if m:
             cells[m.group(1)] = (m.group(2), m.group(3))
     scrape[b] = " / ".join(cells.get(k, ("?", "?"))[0] for k in ("10", "100", "500", "1,000")) + f" MB; peak {cells.get('1,000', ('?', '?'))[1]} MB"
-rows.append(("published size (without .dbg/.pdb/.xml)", f"{size('jit'):.1f} MB (+ the ASP.NET Core runtime)", f"{size('aot'):.1f} MB", ""))
-rows.append(("start to first /metrics, `run --simulate mixed` (median of 11; min-max)", start["jit"], start["aot"], "< 300 ms"))
-rows.append(("idle resident set, 30 s after start (VmRSS)", idle["jit"], idle["aot"], "< 50 MB"))
-rows.append(("10 × 100 fleet, VmRSS after 10 / 100 / 500 / 1,000 gzip scrapes", scrape["jit"], scrape["aot"], "< 80 MB, flat"))
+rows.append(("published size (without .dbg/.pdb/.xml)", f"{size('jit'):.1f} MB (+ the ASP.NET Core runtime)", f"{size('aot'):.1f} MB", f"{size('tool'):.1f} MB", ""))
+rows.append(("start to first /metrics, `run --simulate mixed` (median of 11; min-max)", start["jit"], start["aot"], "–", "< 300 ms"))
+rows.append(("idle resident set, 30 s after start (VmRSS)", idle["jit"], idle["aot"], "–", "< 50 MB"))
+rows.append(("10 × 100 fleet, VmRSS after 10 / 100 / 500 / 1,000 gzip scrapes", scrape["jit"], scrape["aot"], "–", "< 80 MB, flat"))
 for input, label in (("x200", "200 MB"), ("x1g", "1 GB")):
     for cpus, n in (("0", 1), ("0,1", 2)):
         path = os.path.join(work, f"analyze-{input}-{cpus}.json")
@@ -103,7 +107,7 @@ for input, label in (("x200", "200 MB"), ("x1g", "1 GB")):
         def cell(name):
             t = statistics.median(res[name]["times"])
             return f"{t*1000:,.0f} ms, {mb/t:,.0f} MB/s = {cat/t*100:.1f} % of cat"
-        rows.append((f"`analyze` {label}, {n} core{'s' if n > 1 else ''} (median of 7; cat {cat*1000:.0f} ms = {mb/cat:,.0f} MB/s, cksum {ck*1000:.0f} ms)", cell("jit"), cell("aot"), "≥ 25 % of cat"))
+        rows.append((f"`analyze` {label}, {n} core{'s' if n > 1 else ''} (median of 7; cat {cat*1000:.0f} ms = {mb/cat:,.0f} MB/s, cksum {ck*1000:.0f} ms)", cell("jit"), cell("aot"), cell("tool") if "tool" in res else "–", "≥ 25 % of cat"))
 bdn = glob.glob(os.path.join(work, "bdn", "results", "*-report.csv"))
 if bdn:
     table = {r["Method"]: r for r in csv.DictReader(open(bdn[0]))}
@@ -112,10 +116,10 @@ if bdn:
     for method, label in (("Decode_LogFlushFile_EveryField", "every field and action"), ("Decode_LogFlushFile_ConsumerFields", "the fields the log-flush mapper reads")):
         if method in table:
             t = ms(table[method]["Mean"])
-            rows.append((f"decoder, {label}, vs its floor (200 MB, in process; floor {floor:.1f} ms)", f"{t:.1f} ms = {floor/t*100:.0f} % of the floor", "–", "≥ 50 %" if "every" in label else ""))
+            rows.append((f"decoder, {label}, vs its floor (200 MB, in process; floor {floor:.1f} ms)", f"{t:.1f} ms = {floor/t*100:.0f} % of the floor", "–", "–", "≥ 50 %" if "every" in label else ""))
 print(f"Measured {os.popen('date -u +%F').read().strip()} on {cores} cores ({cpu}); load average (1 min) {min(loads):.2f}-{max(loads):.2f} during the run.\n")
-print("| measurement | JIT | NativeAOT | goal |")
-print("| --- | ---: | ---: | --- |")
+print("| measurement | JIT | NativeAOT | NativeAOT `logflushmonitor-analyze` | goal |")
+print("| --- | ---: | ---: | ---: | --- |")
 for r in rows:
     print("| " + " | ".join(r) + " |")
 PY

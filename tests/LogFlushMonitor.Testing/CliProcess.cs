@@ -41,7 +41,14 @@ public sealed class CliProcess : IDisposable
 
     public static string DllPath => Path.Combine(AppContext.BaseDirectory, "logflushmonitor.dll");
 
-    public static CliProcess Start(IEnumerable<string> args, IDictionary<string, string>? environment = null, string? workingDirectory = null)
+    /// <summary>The stand-alone analyzer's dll (src/LogFlushMonitor.AnalyzeTool), beside the test assembly when the test project references it.</summary>
+    public static string AnalyzeToolDllPath => Path.Combine(AppContext.BaseDirectory, "logflushmonitor-analyze.dll");
+
+    public static CliProcess Start(IEnumerable<string> args, IDictionary<string, string>? environment = null, string? workingDirectory = null) =>
+        Start(DllPath, args, environment, workingDirectory);
+
+    /// <summary>Runs another program of the repository by its dll (e.g. <see cref="AnalyzeToolDllPath"/>).</summary>
+    public static CliProcess Start(string dllPath, IEnumerable<string> args, IDictionary<string, string>? environment = null, string? workingDirectory = null)
     {
         var psi = new ProcessStartInfo("dotnet")
         {
@@ -50,7 +57,7 @@ public sealed class CliProcess : IDisposable
             UseShellExecute = false,
             WorkingDirectory = workingDirectory ?? Path.GetTempPath(),
         };
-        psi.ArgumentList.Add(DllPath);
+        psi.ArgumentList.Add(dllPath);
         foreach (var a in args)
         {
             psi.ArgumentList.Add(a);
@@ -95,9 +102,12 @@ public sealed class CliProcess : IDisposable
         return cli;
     }
 
-    public static async Task<(int ExitCode, string StdOut, string StdErr)> RunAsync(params string[] args)
+    public static Task<(int ExitCode, string StdOut, string StdErr)> RunAsync(params string[] args) => RunDllAsync(DllPath, args);
+
+    /// <summary>Runs <paramref name="dllPath"/> to its end (60 s at most).</summary>
+    public static async Task<(int ExitCode, string StdOut, string StdErr)> RunDllAsync(string dllPath, params string[] args)
     {
-        using var cli = Start(args);
+        using var cli = Start(dllPath, args);
         var code = await cli.WaitAsync(TimeSpan.FromSeconds(60));
         return (code, cli.StdOut, cli.StdErr);
     }

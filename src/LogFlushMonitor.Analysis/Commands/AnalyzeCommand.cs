@@ -6,8 +6,19 @@ namespace LogFlushMonitor.Commands;
 /// <summary><c>logflushmonitor analyze</c>: offline analysis of .xel files (docs/analyze.md).</summary>
 internal static class AnalyzeCommand
 {
-    /// <summary>Builds the command.</summary>
-    public static Command Create()
+    /// <summary>What the command does, in its help.</summary>
+    public const string Description = "Analyse .xel files offline: per database the log flush write-size histogram, flush durations, WRITELOG waits, rates, lost events and advice.";
+
+    /// <summary>Builds the <c>analyze</c> subcommand of <c>logflushmonitor</c>.</summary>
+    public static Command Create() => Configure(new Command("analyze", Description));
+
+    /// <summary>
+    /// Gives <paramref name="command"/> analyze's arguments, options and action: the subcommand above, or the root
+    /// command of the stand-alone <c>logflushmonitor-analyze</c>, which therefore takes the same arguments and gives
+    /// the same output and exit codes.
+    /// </summary>
+    public static T Configure<T>(T command)
+        where T : Command
     {
         var inputs = new Argument<string[]>("inputs")
         {
@@ -21,10 +32,10 @@ internal static class AnalyzeCommand
             DefaultValueFactory = _ => "auto",
         };
         var threads = ThreadsOption();
-        var command = new Command("analyze", "Analyse .xel files offline: per database the log flush write-size histogram, flush durations, WRITELOG waits, rates, lost events and advice.")
-        {
-            inputs, format, progress, threads,
-        };
+        command.Add(inputs);
+        command.Add(format);
+        command.Add(progress);
+        command.Add(threads);
         command.SetAction(async (ParseResult parse, CancellationToken cancellationToken) =>
         {
             // Usage problems are checked here (not by the parser) so they exit with 2, like every usage error.

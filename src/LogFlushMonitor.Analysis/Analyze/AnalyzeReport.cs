@@ -1,3 +1,4 @@
+using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Advice;
 using LogFlushMonitor.XEvent.Binary;
 
@@ -121,6 +122,9 @@ internal sealed record DatabaseReport
 
     /// <summary>WRITELOG waits, when any.</summary>
     public DurationStats? WriteLog { get; init; }
+
+    /// <summary>The minute with the most WRITELOG time waited, when any wait.</summary>
+    public WriteLogWindow? WriteLogBusiestMinute { get; init; }
 
     /// <summary>First event time of this database.</summary>
     public DateTime? FirstEventUtc { get; init; }

@@ -233,6 +233,7 @@ internal static class AnalyzeRunner
             Waits = writelog is null ? [] : [writelog],
             FirstEventUtc = db.FirstTicks == long.MaxValue ? null : new DateTime(db.FirstTicks, DateTimeKind.Utc),
             LastEventUtc = db.LastTicks == long.MinValue ? null : new DateTime(db.LastTicks, DateTimeKind.Utc),
+            BusiestWriteLogMinute = db.WriteLogMinutes.Busiest(),
         };
         return new DatabaseReport
         {
@@ -250,6 +251,7 @@ internal static class AnalyzeRunner
             WriteLog = writelog is { } x
                 ? new DurationStats(x.Count, x.MeanSeconds * 1000, null, x.P95Seconds * 1000, null, x.MaxSeconds * 1000)
                 : null,
+            WriteLogBusiestMinute = snapshot.BusiestWriteLogMinute,
             FirstEventUtc = snapshot.FirstEventUtc,
             LastEventUtc = snapshot.LastEventUtc,
             Advice = Advisor.Advise(snapshot),

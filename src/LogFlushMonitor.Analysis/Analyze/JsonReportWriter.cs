@@ -160,6 +160,21 @@ internal static class JsonReportWriter
         w.WriteEndArray();
         WriteDurations(w, "flush_duration_ms", d.FlushDuration);
         WriteDurations(w, "writelog_wait_ms", d.WriteLog);
+        if (d.WriteLogBusiestMinute is { } m)
+        {
+            w.WriteStartObject("writelog_busiest_minute");
+            w.WriteString("start_utc", m.StartUtc.ToString("O", System.Globalization.CultureInfo.InvariantCulture));
+            w.WriteNumber("waits", m.Waits);
+            w.WriteNumber("wait_seconds", m.WaitSeconds);
+            w.WriteNumber("seconds_waiting_per_second", m.PressureSecondsPerSecond);
+            w.WriteNumber("mean_ms", m.MeanSeconds * 1000);
+            w.WriteEndObject();
+        }
+        else
+        {
+            w.WriteNull("writelog_busiest_minute");
+        }
+
         WriteNullable(w, "first_event_utc", d.FirstEventUtc?.ToString("O", System.Globalization.CultureInfo.InvariantCulture));
         WriteNullable(w, "last_event_utc", d.LastEventUtc?.ToString("O", System.Globalization.CultureInfo.InvariantCulture));
         w.WriteNumber("span_seconds", d.SpanSeconds);

@@ -107,6 +107,9 @@ internal sealed class DatabaseTally(InstanceTally instance, int databaseId)
     /// <summary>Completed WRITELOG waits.</summary>
     public LatencyDistribution WriteLog { get; } = new();
 
+    /// <summary>WRITELOG waits per minute of their end time, for the busiest minute.</summary>
+    public MinuteWaits WriteLogMinutes { get; } = new();
+
     /// <summary>First event time (ticks), <see cref="long.MaxValue"/> when none.</summary>
     public long FirstTicks { get; private set; } = long.MaxValue;
 
@@ -146,12 +149,20 @@ internal sealed class DatabaseTally(InstanceTally instance, int databaseId)
         }
     }
 
+    /// <summary>A WRITELOG wait of <paramref name="waitedTicks"/> that ended at <paramref name="endTicks"/> (UTC ticks).</summary>
+    public void AddWriteLog(long endTicks, long waitedTicks)
+    {
+        WriteLog.AddTicks(waitedTicks);
+        WriteLogMinutes.Add(endTicks, Math.Max(0, waitedTicks));
+    }
+
     /// <summary>Adds <paramref name="other"/>'s figures (same database, another thread's share).</summary>
     public void AddFrom(DatabaseTally other)
     {
         Sizes.AddFrom(other.Sizes);
         FlushDurations.AddFrom(other.FlushDurations);
         WriteLog.AddFrom(other.WriteLog);
+        WriteLogMinutes.AddFrom(other.WriteLogMinutes);
         FirstTicks = Math.Min(FirstTicks, other.FirstTicks);
         LastTicks = Math.Max(LastTicks, other.LastTicks);
         if (other.Name is { } name)
@@ -165,5 +176,73 @@ internal sealed class DatabaseTally(InstanceTally instance, int databaseId)
                 OfferName(name, other.NameAt.File, other.NameAt.Offset);
             }
         }
+    }
+}
+
+/// <summary>
+/// Waits counted per minute (of UTC ticks): count and ticks waited. Events come in time order within a buffer, so the
+/// per-event path adds to the current minute and touches the dictionary only when the minute changes. Sums are integers:
+/// partial tallies merged in any order (analyze's workers) give the same minutes as one reader.
+/// </summary>
+internal sealed class MinuteWaits
+{
+    private readonly Dictionary<long, (long Waits, long Ticks)> _minutes = [];
+    private long _minute = long.MinValue;
+    private long _waits;
+    private long _ticks;
+
+    public void Add(long endTicks, long waitedTicks)
+    {
+        var minute = endTicks / TimeSpan.TicksPerMinute;
+        if (minute != _minute)
+        {
+            Switch(minute);
+        }
+
+        _waits++;
+        _ticks += waitedTicks;
+    }
+
+    public void AddFrom(MinuteWaits other)
+    {
+        other.Switch(long.MinValue);
+        Switch(long.MinValue);
+        foreach (var (minute, (waits, ticks)) in other._minutes)
+        {
+            var mine = _minutes.GetValueOrDefault(minute);
+            _minutes[minute] = (mine.Waits + waits, mine.Ticks + ticks);
+        }
+    }
+
+    /// <summary>The minute with the most time waited (the earliest of equals), or null when nothing waited.</summary>
+    public WriteLogWindow? Busiest()
+    {
+        Switch(long.MinValue);
+        (long Minute, long Waits, long Ticks)? best = null;
+        foreach (var (minute, (waits, ticks)) in _minutes)
+        {
+            if (best is not { } b || ticks > b.Ticks || (ticks == b.Ticks && minute < b.Minute))
+            {
+                best = (minute, waits, ticks);
+            }
+        }
+
+        return best is { } x
+            ? new WriteLogWindow(new DateTime(x.Minute * TimeSpan.TicksPerMinute, DateTimeKind.Utc), TimeSpan.FromMinutes(1), x.Waits, x.Ticks / (double)TimeSpan.TicksPerSecond)
+            : null;
+    }
+
+    /// <summary>Moves the current minute's counts into the dictionary and starts <paramref name="minute"/>.</summary>
+    private void Switch(long minute)
+    {
+        if (_waits > 0)
+        {
+            var kept = _minutes.GetValueOrDefault(_minute);
+            _minutes[_minute] = (kept.Waits + _waits, kept.Ticks + _ticks);
+        }
+
+        _minute = minute;
+        _waits = 0;
+        _ticks = 0;
     }
 }

@@ -204,7 +204,7 @@ internal sealed class XelTallyMapper
         var db = Database(record, id);
         var waited = ToTicks(duration, unit);
         db.Touch(ticks);
-        db.WriteLog.AddTicks(waited);
+        db.AddWriteLog(ticks, waited);
         file.WriteLogWaits++;
         _series?.WriteLog(_instance.Name, id, new DateTime(ticks, DateTimeKind.Utc), TimeSpan.FromTicks(waited));
     }

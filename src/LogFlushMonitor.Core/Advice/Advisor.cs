@@ -76,6 +76,14 @@ public static class Advisor
         {
             list.Add(new("slow-writelog", AdviceLevel.Warning, string.Create(ci,
                 $"WRITELOG p95 is {writelog.P95Seconds * 1000:0.#} ms, over the 10-15 ms bottleneck line: commits wait on the log device; check its latency or reduce the number of commits")));
+            return;
+        }
+
+        // A file's average dilutes a slowdown of a few minutes: judge its busiest minute as the alert judges a minute.
+        if (db.BusiestWriteLogMinute is { Waits: >= MinWaits } m && m.MeanSeconds > SlowLogWriteSeconds && m.PressureSecondsPerSecond > MinWritelogPressure)
+        {
+            list.Add(new("writelog-spike", AdviceLevel.Warning, string.Create(ci,
+                $"in the minute from {m.StartUtc:yyyy-MM-dd HH:mm} UTC commits waited {m.MeanSeconds * 1000:0.#} ms each for the log ({m.PressureSecondsPerSecond:0.##} s waiting per second), over the 10-15 ms bottleneck line, which the whole span's average hides: look at what wrote to the log device then (log backups, index rebuilds, other files on it) and at its latency")));
         }
     }
 

@@ -54,6 +54,12 @@ public sealed record DatabaseSnapshot
     /// <summary>Share of the flushes the server counted for which no event arrived (events vs Log Flushes/sec), when both are known.</summary>
     public double? EventLossRatio { get; init; }
 
+    /// <summary>
+    /// The minute with the most WRITELOG time waited, from the wait events of a file or recording (analyze, report);
+    /// null in the service, whose alerts watch one-minute rates themselves.
+    /// </summary>
+    public WriteLogWindow? BusiestWriteLogMinute { get; init; }
+
     /// <summary>Seconds between the first and last event.</summary>
     public double EventSpanSeconds => FirstEventUtc is { } f && LastEventUtc is { } l ? (l - f).TotalSeconds : 0;
 }

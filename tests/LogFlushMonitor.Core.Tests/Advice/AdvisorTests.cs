@@ -165,4 +165,42 @@ public class AdvisorTests
         Assert.Equal("slow-writelog", first.Code);
         Assert.StartsWith("WRITELOG p95 is", first.Text, StringComparison.Ordinal);
     }
+
+    [Theory]
+    [InlineData(1200, 0.040, true)] // 40 ms each, 0.8 s waiting per second: a spike
+    [InlineData(1200, 0.009, false)] // 0.18 s/s but 9 ms each: under the 10-15 ms line
+    [InlineData(100, 0.040, false)] // 40 ms each but 0.067 s/s: too few commits to name the device
+    [InlineData(19, 0.400, false)] // fewer than MinWaits waits
+    public void The_busiest_minute_is_judged_like_the_alert_judges_a_minute(long waits, double eachSeconds, bool spike)
+    {
+        var start = new DateTime(2026, 11, 22, 8, 10, 0, DateTimeKind.Utc);
+        var db = Db(200, 4096, TimeSpan.FromMinutes(20)) with
+        {
+            BusiestWriteLogMinute = new WriteLogWindow(start, TimeSpan.FromMinutes(1), waits, waits * eachSeconds),
+        };
+
+        var item = Advisor.Advise(db).SingleOrDefault(a => a.Code == "writelog-spike");
+
+        Assert.Equal(spike, item is not null);
+        if (item is not null)
+        {
+            Assert.Equal(AdviceLevel.Warning, item.Level);
+            Assert.StartsWith("in the minute from 2026-11-22 08:10 UTC commits waited 40 ms each for the log (0.8 s waiting per second)", item.Text, StringComparison.Ordinal);
+        }
+    }
+
+    [Fact]
+    public void A_span_already_judged_slow_gets_no_second_spike_line()
+    {
+        var db = Db(200, 4096, TimeSpan.FromMinutes(1)) with
+        {
+            Waits = [new WaitSnapshot("WRITELOG", 1200, 0.040, 0.050, 0.060)],
+            BusiestWriteLogMinute = new WriteLogWindow(T0, TimeSpan.FromMinutes(1), 1200, 48),
+        };
+
+        var codes = Advisor.Advise(db).Select(a => a.Code).ToList();
+
+        Assert.Contains("slow-writelog", codes);
+        Assert.DoesNotContain("writelog-spike", codes);
+    }
 }

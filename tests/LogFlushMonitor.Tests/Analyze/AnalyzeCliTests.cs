@@ -240,6 +240,52 @@ public sealed partial class AnalyzeCliTests : IDisposable
     }
 
     [Fact]
+    public async Task A_minute_of_slow_commits_that_the_whole_file_dilutes_is_named_with_its_figures()
+    {
+        // 20 minutes: 3,000 WRITELOG waits of 2 ms a minute (0.1 s waiting per second), but 1,200 of 40 ms in the
+        // minute from 08:10 (0.8 s/s). Over the file each commit waits 2.8 ms and the p95 is 2 ms: the whole-file
+        // rules stay silent, and only the minute shows the spike.
+        var path = _files.Write("spike.xel", w =>
+        {
+            ulong seq = 0;
+            for (var minute = 0; minute < 20; minute++)
+            {
+                var (count, ms) = minute == 10 ? (1200, 40UL) : (3000, 2UL);
+                for (var i = 0; i < count; i++)
+                {
+                    var t = AnalyzeTestFiles.Start.AddMinutes(minute).AddTicks(TimeSpan.TicksPerMinute * i / count);
+                    w.WaitCompleted(t, XelWriter.WriteLogKey, ms, 5, ++seq, 0, "sales");
+                }
+            }
+        }, bufferSize: 64 * 1024);
+
+        var (code, text, stderr) = await CliProcess.RunAsync("analyze", path);
+        Assert.True(code == 0, stderr);
+        Assert.Contains("busiest WRITELOG minute: 2026-11-22 08:10 UTC, 1,200 waits, average 40 ms, 0.8 s waiting per second", text, StringComparison.Ordinal);
+        Assert.Contains("in the minute from 2026-11-22 08:10 UTC commits waited 40 ms each for the log (0.8 s waiting per second)", text, StringComparison.Ordinal);
+
+        string? first = null;
+        foreach (var threads in new[] { "1", "2" })
+        {
+            var (jsonCode, json, jsonErr) = await CliProcess.RunAsync("analyze", path, "--format", "json", "--threads", threads);
+            Assert.True(jsonCode == 0, jsonErr);
+            using var doc = JsonDocument.Parse(json);
+            var db = doc.RootElement.GetProperty("databases").EnumerateArray().Single();
+            var minute = db.GetProperty("writelog_busiest_minute");
+            Assert.Equal("2026-11-22T08:10:00.0000000Z", minute.GetProperty("start_utc").GetString());
+            Assert.Equal(1200, minute.GetProperty("waits").GetInt64());
+            Assert.Equal(48.0, minute.GetProperty("wait_seconds").GetDouble(), 9);
+            Assert.Equal(0.8, minute.GetProperty("seconds_waiting_per_second").GetDouble(), 9);
+            Assert.Equal(40.0, minute.GetProperty("mean_ms").GetDouble(), 9);
+            var codes = db.GetProperty("advice").EnumerateArray().Select(a => a.GetProperty("code").GetString()).ToList();
+            Assert.Equal(["writelog-spike"], codes);
+            var withoutElapsed = ElapsedSeconds().Replace(json, "");
+            first ??= withoutElapsed;
+            Assert.Equal(first, withoutElapsed);
+        }
+    }
+
+    [Fact]
     public async Task A_damaged_file_exits_4_naming_file_and_offset_a_cut_file_is_ok_with_its_tail_and_the_good_file_is_reported()
     {
         var good = _files.Write("good.xel", w =>
@@ -360,4 +406,7 @@ public sealed partial class AnalyzeCliTests : IDisposable
 
     [GeneratedRegex(@"flush duration \(100 log_flush_complete\): p50 (?<p50>[\d.]+) ms, p95 (?<p95>[\d.]+) ms, p99 (?<p99>[\d.]+) ms, max (?<max>[\d.]+) ms")]
     private static partial Regex FlushPercentiles();
+
+    [GeneratedRegex(@"""elapsed_seconds"": [0-9.eE+-]+,?")]
+    private static partial Regex ElapsedSeconds();
 }

@@ -123,8 +123,8 @@ internal sealed record DatabaseReport
     /// <summary>WRITELOG waits, when any.</summary>
     public DurationStats? WriteLog { get; init; }
 
-    /// <summary>The minute with the most WRITELOG time waited, when any wait.</summary>
-    public WriteLogWindow? WriteLogBusiestMinute { get; init; }
+    /// <summary>The 10 seconds with the most WRITELOG time waited, when any wait.</summary>
+    public WriteLogWindow? WriteLogBusiestWindow { get; init; }
 
     /// <summary>First event time of this database.</summary>
     public DateTime? FirstEventUtc { get; init; }

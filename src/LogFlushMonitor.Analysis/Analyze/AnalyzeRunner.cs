@@ -233,7 +233,7 @@ internal static class AnalyzeRunner
             Waits = writelog is null ? [] : [writelog],
             FirstEventUtc = db.FirstTicks == long.MaxValue ? null : new DateTime(db.FirstTicks, DateTimeKind.Utc),
             LastEventUtc = db.LastTicks == long.MinValue ? null : new DateTime(db.LastTicks, DateTimeKind.Utc),
-            BusiestWriteLogMinute = db.WriteLogMinutes.Busiest(),
+            BusiestWriteLogWindow = db.WriteLogWindows.Busiest(),
         };
         return new DatabaseReport
         {
@@ -251,7 +251,7 @@ internal static class AnalyzeRunner
             WriteLog = writelog is { } x
                 ? new DurationStats(x.Count, x.MeanSeconds * 1000, null, x.P95Seconds * 1000, null, x.MaxSeconds * 1000)
                 : null,
-            WriteLogBusiestMinute = snapshot.BusiestWriteLogMinute,
+            WriteLogBusiestWindow = snapshot.BusiestWriteLogWindow,
             FirstEventUtc = snapshot.FirstEventUtc,
             LastEventUtc = snapshot.LastEventUtc,
             Advice = Advisor.Advise(snapshot),

@@ -160,10 +160,11 @@ internal static class JsonReportWriter
         w.WriteEndArray();
         WriteDurations(w, "flush_duration_ms", d.FlushDuration);
         WriteDurations(w, "writelog_wait_ms", d.WriteLog);
-        if (d.WriteLogBusiestMinute is { } m)
+        if (d.WriteLogBusiestWindow is { } m)
         {
-            w.WriteStartObject("writelog_busiest_minute");
+            w.WriteStartObject("writelog_busiest_window");
             w.WriteString("start_utc", m.StartUtc.ToString("O", System.Globalization.CultureInfo.InvariantCulture));
+            w.WriteNumber("seconds", m.Length.TotalSeconds);
             w.WriteNumber("waits", m.Waits);
             w.WriteNumber("wait_seconds", m.WaitSeconds);
             w.WriteNumber("seconds_waiting_per_second", m.PressureSecondsPerSecond);
@@ -172,7 +173,7 @@ internal static class JsonReportWriter
         }
         else
         {
-            w.WriteNull("writelog_busiest_minute");
+            w.WriteNull("writelog_busiest_window");
         }
 
         WriteNullable(w, "first_event_utc", d.FirstEventUtc?.ToString("O", System.Globalization.CultureInfo.InvariantCulture));

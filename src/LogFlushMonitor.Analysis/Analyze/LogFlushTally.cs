@@ -107,8 +107,8 @@ internal sealed class DatabaseTally(InstanceTally instance, int databaseId)
     /// <summary>Completed WRITELOG waits.</summary>
     public LatencyDistribution WriteLog { get; } = new();
 
-    /// <summary>WRITELOG waits per minute of their end time, for the busiest minute.</summary>
-    public MinuteWaits WriteLogMinutes { get; } = new();
+    /// <summary>WRITELOG waits per 10 seconds of their end time, for the busiest 10 seconds.</summary>
+    public WindowWaits WriteLogWindows { get; } = new(TimeSpan.FromSeconds(10));
 
     /// <summary>First event time (ticks), <see cref="long.MaxValue"/> when none.</summary>
     public long FirstTicks { get; private set; } = long.MaxValue;
@@ -153,7 +153,7 @@ internal sealed class DatabaseTally(InstanceTally instance, int databaseId)
     public void AddWriteLog(long endTicks, long waitedTicks)
     {
         WriteLog.AddTicks(waitedTicks);
-        WriteLogMinutes.Add(endTicks, Math.Max(0, waitedTicks));
+        WriteLogWindows.Add(endTicks, Math.Max(0, waitedTicks));
     }
 
     /// <summary>Adds <paramref name="other"/>'s figures (same database, another thread's share).</summary>
@@ -162,7 +162,7 @@ internal sealed class DatabaseTally(InstanceTally instance, int databaseId)
         Sizes.AddFrom(other.Sizes);
         FlushDurations.AddFrom(other.FlushDurations);
         WriteLog.AddFrom(other.WriteLog);
-        WriteLogMinutes.AddFrom(other.WriteLogMinutes);
+        WriteLogWindows.AddFrom(other.WriteLogWindows);
         FirstTicks = Math.Min(FirstTicks, other.FirstTicks);
         LastTicks = Math.Max(LastTicks, other.LastTicks);
         if (other.Name is { } name)
@@ -180,68 +180,70 @@ internal sealed class DatabaseTally(InstanceTally instance, int databaseId)
 }
 
 /// <summary>
-/// Waits counted per minute (of UTC ticks): count and ticks waited. Events come in time order within a buffer, so the
-/// per-event path adds to the current minute and touches the dictionary only when the minute changes. Sums are integers:
-/// partial tallies merged in any order (analyze's workers) give the same minutes as one reader.
+/// Waits counted per window of time (aligned on whole windows of UTC ticks): count and ticks waited. Events come in time
+/// order within a buffer, so the per-event path adds to the current window and touches the dictionary only when the
+/// window changes. Sums are integers: partial tallies merged in any order (analyze's workers) give the same windows as
+/// one reader.
 /// </summary>
-internal sealed class MinuteWaits
+internal sealed class WindowWaits(TimeSpan length)
 {
-    private readonly Dictionary<long, (long Waits, long Ticks)> _minutes = [];
-    private long _minute = long.MinValue;
+    private readonly long _length = length.Ticks;
+    private readonly Dictionary<long, (long Waits, long Ticks)> _windows = [];
+    private long _window = long.MinValue;
     private long _waits;
     private long _ticks;
 
     public void Add(long endTicks, long waitedTicks)
     {
-        var minute = endTicks / TimeSpan.TicksPerMinute;
-        if (minute != _minute)
+        var window = endTicks / _length;
+        if (window != _window)
         {
-            Switch(minute);
+            Switch(window);
         }
 
         _waits++;
         _ticks += waitedTicks;
     }
 
-    public void AddFrom(MinuteWaits other)
+    public void AddFrom(WindowWaits other)
     {
         other.Switch(long.MinValue);
         Switch(long.MinValue);
-        foreach (var (minute, (waits, ticks)) in other._minutes)
+        foreach (var (window, (waits, ticks)) in other._windows)
         {
-            var mine = _minutes.GetValueOrDefault(minute);
-            _minutes[minute] = (mine.Waits + waits, mine.Ticks + ticks);
+            var mine = _windows.GetValueOrDefault(window);
+            _windows[window] = (mine.Waits + waits, mine.Ticks + ticks);
         }
     }
 
-    /// <summary>The minute with the most time waited (the earliest of equals), or null when nothing waited.</summary>
+    /// <summary>The window with the most time waited (the earliest of equals), or null when nothing waited.</summary>
     public WriteLogWindow? Busiest()
     {
         Switch(long.MinValue);
-        (long Minute, long Waits, long Ticks)? best = null;
-        foreach (var (minute, (waits, ticks)) in _minutes)
+        (long Window, long Waits, long Ticks)? best = null;
+        foreach (var (window, (waits, ticks)) in _windows)
         {
-            if (best is not { } b || ticks > b.Ticks || (ticks == b.Ticks && minute < b.Minute))
+            if (best is not { } b || ticks > b.Ticks || (ticks == b.Ticks && window < b.Window))
             {
-                best = (minute, waits, ticks);
+                best = (window, waits, ticks);
             }
         }
 
         return best is { } x
-            ? new WriteLogWindow(new DateTime(x.Minute * TimeSpan.TicksPerMinute, DateTimeKind.Utc), TimeSpan.FromMinutes(1), x.Waits, x.Ticks / (double)TimeSpan.TicksPerSecond)
+            ? new WriteLogWindow(new DateTime(x.Window * _length, DateTimeKind.Utc), TimeSpan.FromTicks(_length), x.Waits, x.Ticks / (double)TimeSpan.TicksPerSecond)
             : null;
     }
 
-    /// <summary>Moves the current minute's counts into the dictionary and starts <paramref name="minute"/>.</summary>
-    private void Switch(long minute)
+    /// <summary>Moves the current window's counts into the dictionary and starts window number <paramref name="window"/>.</summary>
+    private void Switch(long window)
     {
         if (_waits > 0)
         {
-            var kept = _minutes.GetValueOrDefault(_minute);
-            _minutes[_minute] = (kept.Waits + _waits, kept.Ticks + _ticks);
+            var kept = _windows.GetValueOrDefault(_window);
+            _windows[_window] = (kept.Waits + _waits, kept.Ticks + _ticks);
         }
 
-        _minute = minute;
+        _window = window;
         _waits = 0;
         _ticks = 0;
     }

@@ -164,10 +164,10 @@ internal static class TextReportWriter
             console.WriteLine(string.Create(Ci, $"  WRITELOG waits: {w.Count:N0}, average {Ms(w.MeanMs)}, p95 {Ms(w.P95Ms)}, max {Ms(w.MaxMs)}"));
         }
 
-        if (db.WriteLogBusiestMinute is { } m)
+        if (db.WriteLogBusiestWindow is { } m)
         {
             console.WriteLine(string.Create(Ci,
-                $"  busiest WRITELOG minute: {m.StartUtc:yyyy-MM-dd HH:mm} UTC, {m.Waits:N0} waits, average {Ms(m.MeanSeconds * 1000)}, {m.PressureSecondsPerSecond:0.##} s waiting per second"));
+                $"  busiest WRITELOG {m.Length.TotalSeconds:0} s: from {m.StartUtc:yyyy-MM-dd HH:mm:ss} UTC, {m.Waits:N0} waits, average {Ms(m.MeanSeconds * 1000)}, {m.PressureSecondsPerSecond:0.##} s waiting per second"));
         }
 
         if (db.Advice.Count == 0)

@@ -55,10 +55,10 @@ public sealed record DatabaseSnapshot
     public double? EventLossRatio { get; init; }
 
     /// <summary>
-    /// The minute with the most WRITELOG time waited, from the wait events of a file or recording (analyze, report);
-    /// null in the service, whose alerts watch one-minute rates themselves.
+    /// The 10 seconds with the most WRITELOG time waited, from the wait events of a file or recording (analyze,
+    /// report); null in the service, whose alerts watch the rates themselves.
     /// </summary>
-    public WriteLogWindow? BusiestWriteLogMinute { get; init; }
+    public WriteLogWindow? BusiestWriteLogWindow { get; init; }
 
     /// <summary>Seconds between the first and last event.</summary>
     public double EventSpanSeconds => FirstEventUtc is { } f && LastEventUtc is { } l ? (l - f).TotalSeconds : 0;

@@ -1,7 +1,7 @@
 namespace LogFlushMonitor.Core.Aggregation;
 
 /// <summary>
-/// The WRITELOG waits that ended within one window of time on one database (the busiest minute of a file, for
+/// The WRITELOG waits that ended within one window of time on one database (the busiest 10 seconds of a file, for
 /// <c>analyze</c> and <c>report</c>): what a whole-file average hides when the log device slowed down for a while.
 /// </summary>
 /// <param name="StartUtc">Start of the window (UTC).</param>

@@ -167,16 +167,16 @@ public class AdvisorTests
     }
 
     [Theory]
-    [InlineData(1200, 0.040, true)] // 40 ms each, 0.8 s waiting per second: a spike
-    [InlineData(1200, 0.009, false)] // 0.18 s/s but 9 ms each: under the 10-15 ms line
-    [InlineData(100, 0.040, false)] // 40 ms each but 0.067 s/s: too few commits to name the device
+    [InlineData(200, 0.040, true)] // 40 ms each, 0.8 s waiting per second: a spike
+    [InlineData(200, 0.009, false)] // 0.18 s/s but 9 ms each: under the 10-15 ms line
+    [InlineData(20, 0.040, false)] // 40 ms each but 0.08 s/s: too few commits to name the device
     [InlineData(19, 0.400, false)] // fewer than MinWaits waits
-    public void The_busiest_minute_is_judged_like_the_alert_judges_a_minute(long waits, double eachSeconds, bool spike)
+    public void The_busiest_window_is_judged_with_the_whole_spans_thresholds(long waits, double eachSeconds, bool spike)
     {
-        var start = new DateTime(2026, 11, 22, 8, 10, 0, DateTimeKind.Utc);
+        var start = new DateTime(2026, 11, 22, 8, 10, 20, DateTimeKind.Utc);
         var db = Db(200, 4096, TimeSpan.FromMinutes(20)) with
         {
-            BusiestWriteLogMinute = new WriteLogWindow(start, TimeSpan.FromMinutes(1), waits, waits * eachSeconds),
+            BusiestWriteLogWindow = new WriteLogWindow(start, TimeSpan.FromSeconds(10), waits, waits * eachSeconds),
         };
 
         var item = Advisor.Advise(db).SingleOrDefault(a => a.Code == "writelog-spike");
@@ -185,7 +185,7 @@ public class AdvisorTests
         if (item is not null)
         {
             Assert.Equal(AdviceLevel.Warning, item.Level);
-            Assert.StartsWith("in the minute from 2026-11-22 08:10 UTC commits waited 40 ms each for the log (0.8 s waiting per second)", item.Text, StringComparison.Ordinal);
+            Assert.StartsWith("in the 10 s from 2026-11-22 08:10:20 UTC commits waited 40 ms each for the log (0.8 s waiting per second)", item.Text, StringComparison.Ordinal);
         }
     }
 
@@ -195,7 +195,7 @@ public class AdvisorTests
         var db = Db(200, 4096, TimeSpan.FromMinutes(1)) with
         {
             Waits = [new WaitSnapshot("WRITELOG", 1200, 0.040, 0.050, 0.060)],
-            BusiestWriteLogMinute = new WriteLogWindow(T0, TimeSpan.FromMinutes(1), 1200, 48),
+            BusiestWriteLogWindow = new WriteLogWindow(T0, TimeSpan.FromSeconds(10), 200, 8),
         };
 
         var codes = Advisor.Advise(db).Select(a => a.Code).ToList();

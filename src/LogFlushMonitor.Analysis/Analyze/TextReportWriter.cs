@@ -223,13 +223,7 @@ internal static class TextReportWriter
         _ => "unreadable",
     };
 
-    private static string Ms(double? ms) => ms is { } v ? string.Create(Ci, $"{v:0.###} ms") : "n/a";
+    private static string Ms(double? ms) => ReportText.Ms(ms);
 
-    private static string Bytes(long bytes) => bytes switch
-    {
-        < 1024 => string.Create(Ci, $"{bytes} B"),
-        < 1024 * 1024 => string.Create(Ci, $"{bytes / 1024.0:0.0} KB"),
-        < 1024L * 1024 * 1024 => string.Create(Ci, $"{bytes / (1024.0 * 1024):0.0} MB"),
-        _ => string.Create(Ci, $"{bytes / (1024.0 * 1024 * 1024):0.00} GB"),
-    };
+    private static string Bytes(long bytes) => ReportText.Bytes(bytes);
 }

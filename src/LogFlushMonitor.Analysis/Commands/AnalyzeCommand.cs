@@ -75,29 +75,38 @@ internal static class AnalyzeCommand
                 Threads = parse.GetValue(threads),
             };
 
-            // Ctrl+C stops reading at the next buffer; the host's handler is not installed for this command.
-            using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-            ConsoleCancelEventHandler onCancel = (_, e) =>
-            {
-                e.Cancel = true;
-                stop.Cancel();
-            };
-            Console.CancelKeyPress += onCancel;
-            try
-            {
-                return await Task.Run(() => AnalyzeRunner.Run(settings, Console.Out, Console.Error, stop.Token), stop.Token).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException)
-            {
-                await Console.Error.WriteLineAsync("analyze: cancelled; no report.").ConfigureAwait(false);
-                return ExitCodes.Failure;
-            }
-            finally
-            {
-                Console.CancelKeyPress -= onCancel;
-            }
+            return await RunCancellableAsync(token => AnalyzeRunner.Run(settings, Console.Out, Console.Error, token), "analyze: cancelled; no report.", cancellationToken).ConfigureAwait(false);
         });
         return command;
+    }
+
+    /// <summary>
+    /// Runs <paramref name="run"/> on the thread pool with Ctrl+C wired to its token (the host's handler is not
+    /// installed for analyze and report): reading stops at the next buffer, <paramref name="cancelledMessage"/> goes
+    /// to stderr and the exit code is 1.
+    /// </summary>
+    internal static async Task<int> RunCancellableAsync(Func<CancellationToken, int> run, string cancelledMessage, CancellationToken cancellationToken)
+    {
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+        ConsoleCancelEventHandler onCancel = (_, e) =>
+        {
+            e.Cancel = true;
+            stop.Cancel();
+        };
+        Console.CancelKeyPress += onCancel;
+        try
+        {
+            return await Task.Run(() => run(stop.Token), stop.Token).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
+            await Console.Error.WriteLineAsync(cancelledMessage).ConfigureAwait(false);
+            return ExitCodes.Failure;
+        }
+        finally
+        {
+            Console.CancelKeyPress -= onCancel;
+        }
     }
 
     /// <summary>The <c>--threads</c> option of analyze and report: threads decoding .xel files, default every core.</summary>

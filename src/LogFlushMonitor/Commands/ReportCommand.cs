@@ -57,26 +57,7 @@ internal static class ReportCommand
                 Threads = parse.GetValue(threads),
             };
             var file = parse.GetValue(output)!;
-            using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-            ConsoleCancelEventHandler onCancel = (_, e) =>
-            {
-                e.Cancel = true;
-                stop.Cancel();
-            };
-            Console.CancelKeyPress += onCancel;
-            try
-            {
-                return await Task.Run(() => Run(settings, file, Console.Out, Console.Error, stop.Token), stop.Token).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException)
-            {
-                await Console.Error.WriteLineAsync("report: cancelled; no report written.").ConfigureAwait(false);
-                return ExitCodes.Failure;
-            }
-            finally
-            {
-                Console.CancelKeyPress -= onCancel;
-            }
+            return await AnalyzeCommand.RunCancellableAsync(token => Run(settings, file, Console.Out, Console.Error, token), "report: cancelled; no report written.", cancellationToken).ConfigureAwait(false);
         });
         return command;
     }

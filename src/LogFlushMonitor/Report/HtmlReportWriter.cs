@@ -222,15 +222,9 @@ internal static class HtmlReportWriter
 
     private static string Pct(double share) => string.Create(Ci, $"{share * 100:0.0} %");
 
-    private static string Ms(double? ms) => ms is { } v ? string.Create(Ci, $"{v:0.###} ms") : "n/a";
+    private static string Ms(double? ms) => ReportText.Ms(ms);
 
-    private static string Bytes(long bytes) => bytes switch
-    {
-        < 1024 => string.Create(Ci, $"{bytes} B"),
-        < 1024 * 1024 => string.Create(Ci, $"{bytes / 1024.0:0.0} KB"),
-        < 1024L * 1024 * 1024 => string.Create(Ci, $"{bytes / (1024.0 * 1024):0.0} MB"),
-        _ => string.Create(Ci, $"{bytes / (1024.0 * 1024 * 1024):0.00} GB"),
-    };
+    private static string Bytes(long bytes) => ReportText.Bytes(bytes);
 
     private const string Style = """
         :root { --ink:#1d2330; --muted:#5b6478; --line:#d8dde6; --bg:#f6f7f9; --s1:#2f6fb3; --s2:#e07b24; --s3:#c0392b; --s4:#7b4fa0; }

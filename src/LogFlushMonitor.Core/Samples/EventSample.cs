@@ -14,32 +14,70 @@ public enum EventSampleKind : byte
 /// A high-rate event as it travels through the pipeline's bounded channel: one struct for both kinds, so
 /// nothing is boxed or allocated per event.
 /// </summary>
+/// <remarks>
+/// The two kinds share their fields (72 bytes, against 128 for a flush and a wait side by side): the channel's queue
+/// keeps the array it grew to in a burst, up to its capacity (65,536 events: 4.7 MB instead of 8.4 MB).
+/// </remarks>
 public readonly struct EventSample
 {
-    private EventSample(EventSampleKind kind, LogFlushEvent flush, WaitEvent wait)
+    private readonly string _instance;
+    private readonly string? _databaseName;
+    private readonly string? _waitType;
+    private readonly DateTime _timestampUtc;
+    private readonly long _sequence;
+    private readonly long _durationTicks;
+    private readonly ulong _logBlockId;
+    private readonly int _databaseId;
+    private readonly uint _writeSize;
+    private readonly bool _hasDuration;
+
+    private EventSample(in LogFlushEvent flush)
     {
-        Kind = kind;
-        Flush = flush;
-        Wait = wait;
+        Kind = EventSampleKind.Flush;
+        _instance = flush.Instance;
+        _databaseName = flush.DatabaseName;
+        _timestampUtc = flush.TimestampUtc;
+        _sequence = flush.Sequence;
+        _hasDuration = flush.Duration.HasValue;
+        _durationTicks = flush.Duration.GetValueOrDefault().Ticks;
+        _logBlockId = flush.LogBlockId;
+        _databaseId = flush.DatabaseId;
+        _writeSize = flush.WriteSize;
+    }
+
+    private EventSample(in WaitEvent wait)
+    {
+        Kind = EventSampleKind.Wait;
+        _instance = wait.Instance;
+        _databaseName = wait.DatabaseName;
+        _waitType = wait.WaitType;
+        _timestampUtc = wait.TimestampUtc;
+        _sequence = wait.Sequence;
+        _durationTicks = wait.Duration.Ticks;
+        _databaseId = wait.DatabaseId;
     }
 
     /// <summary>Which of <see cref="Flush"/> and <see cref="Wait"/> is set.</summary>
     public EventSampleKind Kind { get; }
 
-    /// <summary>The flush, when <see cref="Kind"/> is Flush.</summary>
-    public LogFlushEvent Flush { get; }
+    /// <summary>The flush, when <see cref="Kind"/> is Flush (default otherwise).</summary>
+    public LogFlushEvent Flush => Kind == EventSampleKind.Flush && _instance is not null
+        ? new(_instance, _databaseId, _databaseName, _writeSize, _logBlockId, _timestampUtc, _hasDuration ? TimeSpan.FromTicks(_durationTicks) : null, _sequence)
+        : default;
 
-    /// <summary>The wait, when <see cref="Kind"/> is Wait.</summary>
-    public WaitEvent Wait { get; }
+    /// <summary>The wait, when <see cref="Kind"/> is Wait (default otherwise).</summary>
+    public WaitEvent Wait => Kind == EventSampleKind.Wait
+        ? new(_instance, _waitType!, TimeSpan.FromTicks(_durationTicks), _databaseId, _databaseName, _timestampUtc, _sequence)
+        : default;
 
     /// <summary>The instance the event came from.</summary>
-    public string Instance => Kind == EventSampleKind.Flush ? Flush.Instance : Wait.Instance;
+    public string Instance => _instance;
 
     /// <summary>Wraps a flush.</summary>
-    public static EventSample Of(in LogFlushEvent flush) => new(EventSampleKind.Flush, flush, default);
+    public static EventSample Of(in LogFlushEvent flush) => new(flush);
 
     /// <summary>Wraps a wait.</summary>
-    public static EventSample Of(in WaitEvent wait) => new(EventSampleKind.Wait, default, wait);
+    public static EventSample Of(in WaitEvent wait) => new(wait);
 }
 
 /// <summary>Names of <see cref="LossKind"/> values as exported.</summary>

@@ -57,6 +57,14 @@ internal sealed partial class TdsConnection
             await Task.Delay(server.Options.LoginDelay, server.Options.TimeProvider, token);
         }
 
+        if (server.Options.LoginAnswerBytes?.Invoke(login) is { } raw)
+        {
+            await transport.Current.WriteAsync(raw, token);
+            await transport.Current.FlushAsync(token);
+            server.Log(Id, $"answered LOGIN7 with {raw.Length} raw bytes");
+            return null;
+        }
+
         var rejection = server.Options.Authenticate(login)
             ? server.Options.RejectLogin?.Invoke(login)
             : new TdsErrorException(18456, $"Login failed for user '{login.UserName}'.", state: 1, severity: 14);

@@ -35,4 +35,10 @@ public sealed class TdsTestServerOptions
 
     /// <summary>Wait before answering LOGIN7 (on <see cref="TimeProvider"/>), to exercise connect timeouts.</summary>
     public TimeSpan LoginDelay { get; init; }
+
+    /// <summary>
+    /// A server that breaks the protocol after PRELOGIN: when this returns bytes, they are sent raw in place of the answer
+    /// to LOGIN7 (no TDS packet header) and the connection is closed; null answers normally.
+    /// </summary>
+    public Func<TdsLogin, byte[]?>? LoginAnswerBytes { get; init; }
 }

@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
 using LogFlushMonitor.SqlServer.Check;
+using LogFlushMonitor.TdsTestServer;
 using Xunit.Abstractions;
 
 namespace LogFlushMonitor.SqlServer.Tests.Check;
@@ -39,6 +40,56 @@ public sealed class CheckFailureTests(ITestOutputHelper output)
         var problem = Assert.Single(result.Problems);
         Assert.StartsWith("cannot connect (protocol): the server's answer is not SQL Server's protocol (TDS)", problem, StringComparison.Ordinal);
         Assert.True(garbage.Connections > 0);
+    }
+
+    [Theory]
+    [InlineData(3, false)]
+    [InlineData(5, false)]
+    [InlineData(3, true)]
+    [InlineData(5, true)]
+    [InlineData(7, true)]
+    public async Task Check_against_a_server_answering_the_login_with_random_bytes_names_a_protocol_error(int seed, bool framed)
+    {
+        // PRELOGIN goes as SQL Server's would; the answer to LOGIN7 is noise, raw or in one well-formed TDS packet
+        // (type 4, end of message), and the connection closes.
+        var noise = new byte[framed ? 1024 : 4096];
+        new Random(seed).NextBytes(noise);
+        if (framed)
+        {
+            noise[0] = 0x04;
+            noise[1] = 0x01;
+            noise[2] = (byte)(noise.Length >> 8);
+            noise[3] = (byte)noise.Length;
+            noise[4] = noise[5] = 0;
+            noise[6] = 1;
+            noise[7] = 0;
+        }
+
+        await using var server = new TdsTestServer.TdsTestServer(new TdsTestServerOptions { LoginAnswerBytes = _ => noise });
+        var options = new SqlServerSourceOptions { ConnectTimeout = TimeSpan.FromSeconds(5) };
+        var instance = new SqlServerInstanceOptions { Name = "noise", ConnectionString = server.ConnectionString(password: TestSecrets.Password) };
+
+        var result = await InstanceChecker.CheckAsync(instance, options, null, CancellationToken.None);
+
+        output.WriteLine(string.Join(Environment.NewLine, result.Problems));
+        var problem = Assert.Single(result.Problems);
+        Assert.StartsWith("cannot connect (protocol)", problem, StringComparison.Ordinal);
+        Assert.NotEmpty(server.Logins);
+    }
+
+    [Fact]
+    public async Task A_login_answered_by_three_bytes_and_a_reset_is_a_lost_connection_retried_as_such()
+    {
+        // Too little to tell noise from a cut: SqlClient reports only that the connection broke during login.
+        await using var server = new TdsTestServer.TdsTestServer(new TdsTestServerOptions { LoginAnswerBytes = _ => [0x17, 0x03, 0x03] });
+        var options = new SqlServerSourceOptions { ConnectTimeout = TimeSpan.FromSeconds(5) };
+        var instance = new SqlServerInstanceOptions { Name = "cut", ConnectionString = server.ConnectionString(password: TestSecrets.Password) };
+
+        var result = await InstanceChecker.CheckAsync(instance, options, null, CancellationToken.None);
+
+        var problem = Assert.Single(result.Problems);
+        Assert.StartsWith("cannot connect (disconnected)", problem, StringComparison.Ordinal);
+        Assert.Contains("during the login process", problem, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -1,7 +1,3 @@
-using System.Diagnostics;
-using System.Net;
-using System.Net.Sockets;
-using System.Text;
 using System.Text.Json;
 
 namespace LogFlushMonitor.Testing;
@@ -14,18 +10,9 @@ namespace LogFlushMonitor.Testing;
 public sealed class RealPrometheus : IAsyncDisposable
 {
     private const string Job = "logflushmonitor";
-    private readonly Process _process;
-    private readonly DirectoryInfo _work;
-    private readonly StringBuilder _stderr = new();
-    private readonly HttpClient _api;
+    private readonly LocalServerProcess _server;
 
-    private RealPrometheus(Process process, DirectoryInfo work, int port)
-    {
-        _process = process;
-        _work = work;
-        Port = port;
-        _api = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{port}"), Timeout = TimeSpan.FromSeconds(10) };
-    }
+    private RealPrometheus(LocalServerProcess server) => _server = server;
 
     /// <summary>The binary: $PROMETHEUS, else Debian's /usr/bin/prometheus.</summary>
     public static string BinaryPath => Environment.GetEnvironmentVariable("PROMETHEUS") ?? "/usr/bin/prometheus";
@@ -37,19 +24,10 @@ public sealed class RealPrometheus : IAsyncDisposable
     public static string NotInstalledReason => $"prometheus not found at {BinaryPath} (Debian package 'prometheus'; .ci/run installs it)";
 
     /// <summary>The port of its HTTP API.</summary>
-    public int Port { get; }
+    public int Port => _server.Port;
 
     /// <summary>What it wrote to stderr so far (for failure messages).</summary>
-    public string Stderr
-    {
-        get
-        {
-            lock (_stderr)
-            {
-                return _stderr.ToString();
-            }
-        }
-    }
+    public string Stderr => _server.Stderr;
 
     /// <summary>
     /// Starts Prometheus scraping <paramref name="target"/> (host:port) every second as job "logflushmonitor", with the
@@ -82,51 +60,14 @@ public sealed class RealPrometheus : IAsyncDisposable
                   - targets: ['{target}']
             """).ConfigureAwait(false);
 
-        // A free port can be taken by another process between asking and binding: try a few.
-        for (var attempt = 1; ; attempt++)
-        {
-            var port = FreePort();
-            var process = new Process
-            {
-                StartInfo = new ProcessStartInfo(BinaryPath,
-                [
-                    "--config.file=" + config,
-                    "--storage.tsdb.path=" + Path.Combine(work.FullName, "data-" + attempt),
-                    $"--web.listen-address=127.0.0.1:{port}",
-                    "--log.level=warn",
-                ])
-                {
-                    RedirectStandardError = true,
-                    RedirectStandardOutput = true,
-                },
-            };
-            var prometheus = new RealPrometheus(process, work, port);
-            process.ErrorDataReceived += (_, e) =>
-            {
-                lock (prometheus._stderr)
-                {
-                    prometheus._stderr.AppendLine(e.Data);
-                }
-            };
-            process.OutputDataReceived += (_, _) => { };
-            process.Start();
-            process.BeginErrorReadLine();
-            process.BeginOutputReadLine();
-            try
-            {
-                await Eventually.Until(prometheus.IsReadyAsync, "prometheus to answer on its API").ConfigureAwait(false);
-                return prometheus;
-            }
-            catch (Exception e) when (e is TimeoutException or InvalidOperationException && attempt < 3)
-            {
-                await prometheus.StopAsync(deleteData: false).ConfigureAwait(false);
-            }
-            catch
-            {
-                await prometheus.DisposeAsync().ConfigureAwait(false);
-                throw;
-            }
-        }
+        var server = await LocalServerProcess.StartAsync("prometheus", BinaryPath, work, (port, attempt) =>
+        [
+            "--config.file=" + config,
+            "--storage.tsdb.path=" + Path.Combine(work.FullName, "data-" + attempt),
+            $"--web.listen-address=127.0.0.1:{port}",
+            "--log.level=warn",
+        ]).ConfigureAwait(false);
+        return new RealPrometheus(server);
     }
 
     /// <summary>Completes once Prometheus has scraped the target successfully (its <c>up</c> series is 1).</summary>
@@ -175,8 +116,8 @@ public sealed class RealPrometheus : IAsyncDisposable
     /// <exception cref="InvalidOperationException">When Prometheus rejects the query (the message has its error) or has exited.</exception>
     public async Task<JsonElement> QueryAsync(string promql)
     {
-        ThrowIfExited();
-        using var response = await _api.GetAsync(new Uri("/api/v1/query?query=" + Uri.EscapeDataString(promql), UriKind.Relative)).ConfigureAwait(false);
+        _server.ThrowIfExited();
+        using var response = await _server.Api.GetAsync(new Uri("/api/v1/query?query=" + Uri.EscapeDataString(promql), UriKind.Relative)).ConfigureAwait(false);
         var json = await response.Content.ReadAsStringAsync().ConfigureAwait(false);
         using var document = JsonDocument.Parse(json);
         var root = document.RootElement;
@@ -191,57 +132,11 @@ public sealed class RealPrometheus : IAsyncDisposable
     /// <summary>GETs an API path (e.g. /api/v1/rules) and returns its JSON.</summary>
     public async Task<JsonElement> GetAsync(string path)
     {
-        ThrowIfExited();
-        using var document = JsonDocument.Parse(await _api.GetStringAsync(new Uri(path, UriKind.Relative)).ConfigureAwait(false));
+        _server.ThrowIfExited();
+        using var document = JsonDocument.Parse(await _server.Api.GetStringAsync(new Uri(path, UriKind.Relative)).ConfigureAwait(false));
         return document.RootElement.Clone();
     }
 
     /// <summary>Kills Prometheus and deletes its configuration and data.</summary>
-    public async ValueTask DisposeAsync() => await StopAsync(deleteData: true).ConfigureAwait(false);
-
-    private async Task<bool> IsReadyAsync()
-    {
-        ThrowIfExited();
-        try
-        {
-            using var response = await _api.GetAsync(new Uri("/-/ready", UriKind.Relative)).ConfigureAwait(false);
-            return response.IsSuccessStatusCode;
-        }
-        catch (HttpRequestException)
-        {
-            return false; // still starting
-        }
-    }
-
-    private void ThrowIfExited()
-    {
-        if (_process.HasExited)
-        {
-            throw new InvalidOperationException($"prometheus exited with code {_process.ExitCode}: {Stderr}");
-        }
-    }
-
-    private async Task StopAsync(bool deleteData)
-    {
-        _api.Dispose();
-        if (!_process.HasExited)
-        {
-            _process.Kill(entireProcessTree: true);
-        }
-
-        using var exit = new CancellationTokenSource(TimeSpan.FromSeconds(10));
-        await _process.WaitForExitAsync(exit.Token).ConfigureAwait(false);
-        _process.Dispose();
-        if (deleteData)
-        {
-            _work.Delete(recursive: true);
-        }
-    }
-
-    private static int FreePort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
-    }
+    public ValueTask DisposeAsync() => _server.DisposeAsync();
 }

@@ -183,12 +183,14 @@ internal sealed class DatabaseTally(InstanceTally instance, int databaseId)
 /// Waits counted per window of time (aligned on whole windows of UTC ticks): count and ticks waited. Events come in time
 /// order within a buffer, so the per-event path adds to the current window and touches the dictionary only when the
 /// window changes. Sums are integers: partial tallies merged in any order (analyze's workers) give the same windows as
-/// one reader.
+/// one reader. The table starts with room for 64 windows (over 10 minutes of 10 s windows) and doubles when the events
+/// span more: only then does counting a wait allocate, never per event.
 /// </summary>
 internal sealed class WindowWaits(TimeSpan length)
 {
+    private const int InitialWindows = 64;
     private readonly long _length = length.Ticks;
-    private readonly Dictionary<long, (long Waits, long Ticks)> _windows = [];
+    private readonly Dictionary<long, (long Waits, long Ticks)> _windows = new(InitialWindows);
     private long _window = long.MinValue;
     private long _waits;
     private long _ticks;

@@ -25,7 +25,7 @@ public static class Program
                 await Console.Error.WriteLineAsync(error.Message).ConfigureAwait(false);
             }
 
-            await Console.Error.WriteLineAsync($"Usage: {Name} <inputs>... [--format text|json] [--progress auto|always|never] [--threads N]. See `{Name} --help`.").ConfigureAwait(false);
+            await Console.Error.WriteLineAsync($"Usage: {Name} <inputs>... [options]. See `{Name} --help`.").ConfigureAwait(false);
             return ExitCodes.Configuration;
         }
 

@@ -192,15 +192,16 @@ internal sealed class WindowWaits(TimeSpan length)
     private readonly long _length = length.Ticks;
     private readonly Dictionary<long, (long Waits, long Ticks)> _windows = new(InitialWindows);
     private long _window = long.MinValue;
+    private long _windowStart = long.MinValue; // no window yet: every tick count lies outside it
     private long _waits;
     private long _ticks;
 
     public void Add(long endTicks, long waitedTicks)
     {
-        var window = endTicks / _length;
-        if (window != _window)
+        // One compare per wait while it falls in the current window; the division only when it does not.
+        if ((ulong)(endTicks - _windowStart) >= (ulong)_length)
         {
-            Switch(window);
+            Switch(endTicks / _length);
         }
 
         _waits++;
@@ -246,6 +247,7 @@ internal sealed class WindowWaits(TimeSpan length)
         }
 
         _window = window;
+        _windowStart = window == long.MinValue ? long.MinValue : window * _length;
         _waits = 0;
         _ticks = 0;
     }

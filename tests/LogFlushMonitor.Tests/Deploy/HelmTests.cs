@@ -135,6 +135,8 @@ public partial class HelmTests
         Assert.Equal("prod-logflushmonitor", DeployFiles.Text(statefulSet, "metadata", "name"));
         Assert.Equal(DeployFiles.Text(service, "metadata", "name"), DeployFiles.Text(statefulSet, "spec", "serviceName"));
         Assert.Equal("kube-prometheus-stack", DeployFiles.Text(monitor, "metadata", "labels", "release"));
+        Assert.Equal("None", DeployFiles.Text(service, "spec", "clusterIP"));
+        Assert.Equal("true", DeployFiles.Text(service, "spec", "publishNotReadyAddresses")); // unready pods are scraped and resolvable
 
         // The Prometheus Operator takes the job from the Service label that jobLabel names.
         var jobLabel = DeployFiles.Text(monitor, "spec", "jobLabel")!;

@@ -31,6 +31,8 @@ public class KubernetesTests
 
         var service = Single(objects, "Service");
         Assert.Equal("None", DeployFiles.Text(service, "spec", "clusterIP"));
+        // An unready pod (an instance down) is still discovered and scraped: its sqlserver_monitor_up 0 is the signal.
+        Assert.Equal("true", DeployFiles.Text(service, "spec", "publishNotReadyAddresses"));
         Assert.Equal(DeployFiles.Text(service, "metadata", "name"), DeployFiles.Text(Single(objects, "StatefulSet"), "spec", "serviceName"));
         var monitor = Single(objects, "ServiceMonitor");
         Assert.Equal(

@@ -288,6 +288,26 @@ public partial class HelmTests
         Assert.Contains("helm test prod -n monitoring", notes, StringComparison.Ordinal);
     }
 
+    [SkippableFact]
+    public async Task The_kube_prometheus_stack_example_renders_and_its_configuration_passes_the_service_s_checks()
+    {
+        var example = DeployFiles.Path("deploy", "helm", "examples", "kube-prometheus-stack.yaml");
+        var (code, stdout, stderr) = await HelmAsync("lint", "--strict", Chart, "-f", example);
+        Assert.True(code == 0, "helm lint --strict -f example: " + stdout + stderr);
+
+        var objects = await RenderAsync("logflushmonitor", "-f", example);
+        Assert.Equal("kube-prometheus-stack", DeployFiles.Text(Single(objects, "ServiceMonitor"), "metadata", "labels", "release"));
+        Assert.Equal("kube-prometheus-stack", DeployFiles.Text(Single(objects, "PrometheusRule"), "metadata", "labels", "release"));
+        Assert.Equal("2", DeployFiles.Text(Single(objects, "StatefulSet"), "spec", "replicas"));
+        var configuration = new ConfigurationBuilder().AddJsonStream(new MemoryStream(System.Text.Encoding.UTF8.GetBytes(AppSettings(objects)))).Build();
+        var result = ConfigurationCheck.Inspect(configuration);
+        Assert.Empty(result.Errors);
+        Assert.Empty(result.Warnings);
+        var options = configuration.GetSection(SqlServerOptionsValidator.Section).Get<SqlServerSourceOptions>()!;
+        Assert.Empty(SqlServerOptionsValidator.Validate(options));
+        Assert.Equal(["prod-orders", "prod-payments", "reporting"], options.Instances.Select(i => i.Name));
+    }
+
     /// <summary>
     /// The pod as the kubelet would start it, short of the cluster: the rendered ConfigMap as the working directory,
     /// the Secret's files in the mount path, the container's environment, and the shard its entrypoint computes; the

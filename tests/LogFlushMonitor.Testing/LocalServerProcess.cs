@@ -1,6 +1,4 @@
 using System.Diagnostics;
-using System.Net;
-using System.Net.Sockets;
 using System.Text;
 
 namespace LogFlushMonitor.Testing;
@@ -58,7 +56,7 @@ public sealed class LocalServerProcess : IAsyncDisposable
         ArgumentNullException.ThrowIfNull(arguments);
         for (var attempt = 1; ; attempt++)
         {
-            var port = FreePort();
+            var port = TestPorts.Free();
             var process = new Process
             {
                 StartInfo = new ProcessStartInfo(binary, arguments(port, attempt))
@@ -137,12 +135,5 @@ public sealed class LocalServerProcess : IAsyncDisposable
         {
             Work.Delete(recursive: true);
         }
-    }
-
-    private static int FreePort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
     }
 }

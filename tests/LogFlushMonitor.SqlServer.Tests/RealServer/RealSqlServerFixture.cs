@@ -1,6 +1,4 @@
 using System.Diagnostics;
-using System.Net;
-using System.Net.Sockets;
 using Dapper;
 using DotNet.Testcontainers.Builders;
 using Microsoft.Data.SqlClient;
@@ -62,7 +60,7 @@ public sealed class RealSqlServerFixture : IAsyncLifetime
         try
         {
             // A fixed host port, so the server is where the clients expect it after RestartAsync.
-            _container = new MsSqlBuilder(Image).WithPortBinding(FreePort(), MsSqlBuilder.MsSqlPort).Build();
+            _container = new MsSqlBuilder(Image).WithPortBinding(TestPorts.Free(), MsSqlBuilder.MsSqlPort).Build();
             await _container.StartAsync();
         }
         catch (DockerUnavailableException e)
@@ -110,13 +108,6 @@ public sealed class RealSqlServerFixture : IAsyncLifetime
             await _container.DisposeAsync();
             _container = null;
         }
-    }
-
-    private static int FreePort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
     }
 
     private static string FirstLine(string text) => text.Split('\n', 2)[0].Trim();

@@ -5,17 +5,10 @@ namespace LogFlushMonitor.Tests.Cli;
 
 public class CliTests
 {
-    private static int FreePort()
-    {
-        using var l = new TcpListener(System.Net.IPAddress.Loopback, 0);
-        l.Start();
-        return ((System.Net.IPEndPoint)l.LocalEndpoint).Port;
-    }
-
     [Fact]
     public async Task Run_without_a_source_fails_fast_and_says_what_to_configure()
     {
-        var (code, _, err) = await CliProcess.RunAsync("run", "--urls", $"http://127.0.0.1:{FreePort()}");
+        var (code, _, err) = await CliProcess.RunAsync("run", "--urls", $"http://127.0.0.1:{TestPorts.Free()}");
         Assert.Equal(2, code);
         Assert.Contains("No source is configured", err, StringComparison.Ordinal);
         Assert.Contains("--simulate", err, StringComparison.Ordinal);
@@ -24,7 +17,7 @@ public class CliTests
     [Fact]
     public async Task Run_with_an_unknown_scenario_names_the_setting()
     {
-        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "nope", "--urls", $"http://127.0.0.1:{FreePort()}");
+        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "nope", "--urls", $"http://127.0.0.1:{TestPorts.Free()}");
         Assert.Equal(2, code);
         Assert.Contains("Sources:Simulate:Scenario", err, StringComparison.Ordinal);
     }
@@ -32,7 +25,7 @@ public class CliTests
     [Fact]
     public async Task A_configuration_key_on_the_command_line_is_validated_too()
     {
-        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--Log:Format=xml", "--urls", $"http://127.0.0.1:{FreePort()}");
+        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--Log:Format=xml", "--urls", $"http://127.0.0.1:{TestPorts.Free()}");
         Assert.Equal(2, code);
         Assert.Contains("Log:Format", err, StringComparison.Ordinal);
     }
@@ -41,7 +34,7 @@ public class CliTests
     public async Task A_serilog_sink_in_configuration_stops_the_start_naming_the_key()
     {
         // Sinks are not loaded by name (docs/aot.md): a WriteTo is a configuration error, not silently ignored.
-        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--Serilog:WriteTo:0:Name=File", "--urls", $"http://127.0.0.1:{FreePort()}");
+        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--Serilog:WriteTo:0:Name=File", "--urls", $"http://127.0.0.1:{TestPorts.Free()}");
         Assert.Equal(2, code);
         Assert.Contains("Serilog:WriteTo is not supported", err, StringComparison.Ordinal);
     }
@@ -61,7 +54,7 @@ public class CliTests
     [Fact]
     public async Task A_bad_shard_names_the_setting()
     {
-        var (code, _, err) = await CliProcess.RunAsync("run", "--shard", "3/2", "--urls", $"http://127.0.0.1:{FreePort()}",
+        var (code, _, err) = await CliProcess.RunAsync("run", "--shard", "3/2", "--urls", $"http://127.0.0.1:{TestPorts.Free()}",
             "--Sources:SqlServer:Instances:0:Name=prod1", $"--Sources:SqlServer:Instances:0:ConnectionString=Server=127.0.0.1,1;User ID=x;Password={TestSecrets.Password}");
         Assert.Equal(2, code);
         Assert.Contains("Sources:SqlServer:Shard", err, StringComparison.Ordinal);
@@ -111,7 +104,7 @@ public class CliTests
     public async Task Run_stops_cleanly_with_exit_code_0_on_sigterm()
     {
         Skip.IfNot(OperatingSystem.IsLinux() || OperatingSystem.IsMacOS(), "SIGTERM is sent with kill(1)");
-        var port = FreePort();
+        var port = TestPorts.Free();
         using var cli = CliProcess.Start(["run", "--simulate", "mixed", "--urls", $"http://127.0.0.1:{port}"]);
         await cli.WaitForOutputAsync("Serving metrics at", TimeSpan.FromSeconds(30));
         using var http = new HttpClient();

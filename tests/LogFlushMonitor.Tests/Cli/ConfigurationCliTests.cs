@@ -8,20 +8,13 @@ public class ConfigurationCliTests
     /// <summary>A .NET stack frame as the runtime prints it.</summary>
     private const string StackFrame = "   at ";
 
-    private static int FreePort()
-    {
-        using var l = new TcpListener(System.Net.IPAddress.Loopback, 0);
-        l.Start();
-        return ((System.Net.IPEndPoint)l.LocalEndpoint).Port;
-    }
-
     [Theory]
     [InlineData("--Sources:Simulate:Speed=fast", "Sources:Simulate:Speed is 'fast', which is not a number")]
     [InlineData("--Sources:Simulate:Duration=5minutes", "Sources:Simulate:Duration is '5minutes', which is not a duration hh:mm:ss")]
     [InlineData("--Exporters:Prometheus:Enabled=yes", "Exporters:Prometheus:Enabled is 'yes', which is not true or false")]
     public async Task A_value_of_the_wrong_type_exits_2_naming_the_key_without_a_stack_trace(string setting, string message)
     {
-        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--urls", $"http://127.0.0.1:{FreePort()}", setting);
+        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--urls", $"http://127.0.0.1:{TestPorts.Free()}", setting);
         Assert.True(code == 2, $"exit {code}: {err}");
         Assert.Contains(message, err, StringComparison.Ordinal);
         Assert.DoesNotContain(StackFrame, err, StringComparison.Ordinal);
@@ -44,7 +37,7 @@ public class ConfigurationCliTests
     [Fact]
     public async Task A_mistyped_instance_value_makes_run_exit_2_too()
     {
-        var (code, _, err) = await CliProcess.RunAsync("run", "--urls", $"http://127.0.0.1:{FreePort()}", "--Sources:SqlServer:Instances:0:Name=prod1",
+        var (code, _, err) = await CliProcess.RunAsync("run", "--urls", $"http://127.0.0.1:{TestPorts.Free()}", "--Sources:SqlServer:Instances:0:Name=prod1",
             $"--Sources:SqlServer:Instances:0:ConnectionString=Server=127.0.0.1,1;User ID=x;Password={TestSecrets.Password}", "--Sources:SqlServer:Instances:0:Mode=Turbo");
         Assert.True(code == 2, $"exit {code}: {err}");
         Assert.Contains("Sources:SqlServer:Instances:0:Mode is 'Turbo'", err, StringComparison.Ordinal);
@@ -66,7 +59,7 @@ public class ConfigurationCliTests
         var notADirectory = Path.GetTempFileName();
         try
         {
-            var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--urls", $"http://127.0.0.1:{FreePort()}", $"--Log:File={notADirectory}/monitor.log");
+            var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--urls", $"http://127.0.0.1:{TestPorts.Free()}", $"--Log:File={notADirectory}/monitor.log");
             Assert.True(code == 2, $"exit {code}: {err}");
             Assert.Contains("Log:File names", err, StringComparison.Ordinal);
             Assert.DoesNotContain(StackFrame, err, StringComparison.Ordinal);
@@ -81,7 +74,7 @@ public class ConfigurationCliTests
     public async Task An_unknown_key_is_reported_at_start_with_the_nearest_known_key()
     {
         // Scenaro is ignored, so no source is configured: the run stops, after the warning that explains why.
-        var (code, _, err) = await CliProcess.RunAsync("run", "--urls", $"http://127.0.0.1:{FreePort()}", "--Sources:Simulate:Scenaro=mixed", "--Sources:Simulate:Sped=2");
+        var (code, _, err) = await CliProcess.RunAsync("run", "--urls", $"http://127.0.0.1:{TestPorts.Free()}", "--Sources:Simulate:Scenaro=mixed", "--Sources:Simulate:Sped=2");
         Assert.True(code == 2, $"exit {code}: {err}");
         Assert.Contains("Unknown configuration key Sources:Simulate:Scenaro (ignored). Did you mean Sources:Simulate:Scenario?", err, StringComparison.Ordinal);
         Assert.Contains("Unknown configuration key Sources:Simulate:Sped (ignored). Did you mean Sources:Simulate:Speed?", err, StringComparison.Ordinal);

@@ -1,5 +1,4 @@
 using System.Net;
-using System.Net.Sockets;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using System.Text.RegularExpressions;
@@ -7,6 +6,7 @@ using LogFlushMonitor.Hosting;
 using LogFlushMonitor.SqlServer;
 using LogFlushMonitor.SqlServer.Fleet;
 using Microsoft.Extensions.Configuration;
+using static LogFlushMonitor.Tests.Deploy.KubeObjects;
 
 namespace LogFlushMonitor.Tests.Deploy;
 
@@ -29,17 +29,26 @@ public partial class HelmTests
         return [.. DeployFiles.ReadYamlDocuments(stdout).Where(d => d is not null).Select(d => DeployFiles.Map(d, "object"))];
     }
 
-    private static Dictionary<string, object?> Single(List<Dictionary<string, object?>> objects, string kind, string? name = null) =>
-        Assert.Single(objects, o => (string?)o["kind"] == kind && (name is null || DeployFiles.Text(o, "metadata", "name") == name));
-
-    private static Dictionary<string, object?> Container(Dictionary<string, object?> statefulSet) =>
-        DeployFiles.Map(Assert.Single(DeployFiles.List(DeployFiles.At(statefulSet, "spec", "template", "spec", "containers"), "containers")), "container");
-
     private static Dictionary<string, Dictionary<string, object?>> Env(Dictionary<string, object?> container) =>
         DeployFiles.List(container["env"], "env").Select(e => DeployFiles.Map(e, "env")).ToDictionary(e => DeployFiles.Text(e, "name")!);
 
     private static string AppSettings(List<Dictionary<string, object?>> objects) =>
         DeployFiles.Text(Single(objects, "ConfigMap", "logflushmonitor-config"), "data", "appsettings.json")!;
+
+    /// <summary>
+    /// Passes a rendered appsettings.json through the service's own checks (no error, and no warning: every key the
+    /// chart writes is one the service reads) and returns its Sources:SqlServer section, validated.
+    /// </summary>
+    private static SqlServerSourceOptions CheckedSqlServerOptions(string json)
+    {
+        var configuration = new ConfigurationBuilder().AddJsonStream(new MemoryStream(System.Text.Encoding.UTF8.GetBytes(json))).Build();
+        var result = ConfigurationCheck.Inspect(configuration);
+        Assert.Empty(result.Errors);
+        Assert.Empty(result.Warnings);
+        var options = configuration.GetSection(SqlServerOptionsValidator.Section).Get<SqlServerSourceOptions>()!;
+        Assert.Empty(SqlServerOptionsValidator.Validate(options));
+        return options;
+    }
 
     [SkippableFact]
     public async Task The_chart_lints_strictly_and_packages()
@@ -110,7 +119,7 @@ public partial class HelmTests
         var container = Container(statefulSet);
         container.Remove("imagePullPolicy");
         container["image"] = "(image)";
-        return JsonSerializer.Serialize(Sorted(spec));
+        return Canonical(spec);
     }
 
     [SkippableFact]
@@ -122,7 +131,7 @@ public partial class HelmTests
 
         var rule = Single(await RenderAsync(), "PrometheusRule");
         var shipped = DeployFiles.ReadYaml(File.ReadAllText(DeployFiles.Path("deploy", "prometheus", "alerts.yml")))["groups"];
-        Assert.Equal(JsonSerializer.Serialize(Sorted(shipped)), JsonSerializer.Serialize(Sorted(DeployFiles.At(rule, "spec", "groups"))));
+        Assert.Equal(Canonical(shipped), Canonical(DeployFiles.At(rule, "spec", "groups")));
     }
 
     [SkippableFact]
@@ -170,15 +179,10 @@ public partial class HelmTests
         Assert.Equal("3", DeployFiles.Text(statefulSet, "spec", "replicas"));
         var container = Container(statefulSet);
         Assert.Equal("3", DeployFiles.Text(Env(container)["SHARD_COUNT"], "value"));
-        var script = ((string)Assert.Single(DeployFiles.List(container["args"], "args"))!).Replace("$$", "$", StringComparison.Ordinal);
-        var shell = Tool.Find("sh");
-        Skip.If(shell is null, "no /bin/sh to run the entrypoint with");
         foreach (var (pod, expected) in new[] { ("logflushmonitor-0", "1/3"), ("logflushmonitor-2", "3/3") })
         {
-            var (code, stdout, stderr) = await Tool.RunAsync(shell!, ["-c", script.Replace("exec /app/logflushmonitor", "echo", StringComparison.Ordinal)],
-                environment: new Dictionary<string, string?> { ["POD_NAME"] = pod, ["SHARD_COUNT"] = "3" });
-            Assert.True(code == 0, stderr);
-            Assert.Equal($"run --shard {expected}", stdout.Trim());
+            var arguments = await EntrypointArgumentsAsync(container, new Dictionary<string, string?> { ["POD_NAME"] = pod, ["SHARD_COUNT"] = "3" });
+            Assert.Equal($"run --shard {expected}", arguments);
         }
     }
 
@@ -250,13 +254,7 @@ public partial class HelmTests
     {
         var objects = await RenderAsync("logflushmonitor", FleetValues);
         var json = AppSettings(objects);
-        var configuration = new ConfigurationBuilder().AddJsonStream(new MemoryStream(System.Text.Encoding.UTF8.GetBytes(json))).Build();
-
-        var result = ConfigurationCheck.Inspect(configuration);
-        Assert.Empty(result.Errors);
-        Assert.Empty(result.Warnings); // no unknown key: every name the chart writes is one the service reads
-        var options = configuration.GetSection(SqlServerOptionsValidator.Section).Get<SqlServerSourceOptions>()!;
-        Assert.Empty(SqlServerOptionsValidator.Validate(options));
+        var options = CheckedSqlServerOptions(json);
         Assert.Equal(["sql-a", "orders/eu"], options.Instances.Select(i => i.Name));
         Assert.Equal(["/var/run/secrets/logflushmonitor/sql-a", "/var/run/secrets/logflushmonitor/orders-eu"], options.Instances.Select(i => i.ConnectionStringFile));
         Assert.Equal(CollectionMode.Histogram, options.Instances[1].Mode);
@@ -299,12 +297,7 @@ public partial class HelmTests
         Assert.Equal("kube-prometheus-stack", DeployFiles.Text(Single(objects, "ServiceMonitor"), "metadata", "labels", "release"));
         Assert.Equal("kube-prometheus-stack", DeployFiles.Text(Single(objects, "PrometheusRule"), "metadata", "labels", "release"));
         Assert.Equal("2", DeployFiles.Text(Single(objects, "StatefulSet"), "spec", "replicas"));
-        var configuration = new ConfigurationBuilder().AddJsonStream(new MemoryStream(System.Text.Encoding.UTF8.GetBytes(AppSettings(objects)))).Build();
-        var result = ConfigurationCheck.Inspect(configuration);
-        Assert.Empty(result.Errors);
-        Assert.Empty(result.Warnings);
-        var options = configuration.GetSection(SqlServerOptionsValidator.Section).Get<SqlServerSourceOptions>()!;
-        Assert.Empty(SqlServerOptionsValidator.Validate(options));
+        var options = CheckedSqlServerOptions(AppSettings(objects));
         Assert.Equal(["prod-orders", "prod-payments", "reporting"], options.Instances.Select(i => i.Name));
     }
 
@@ -320,12 +313,12 @@ public partial class HelmTests
         var root = Directory.CreateTempSubdirectory("lfm-helm-pod-");
         try
         {
-            var port = FreePort();
+            var port = TestPorts.Free();
             var secrets = Directory.CreateDirectory(Path.Combine(root.FullName, "secrets"));
             var objects = await RenderAsync("logflushmonitor", [.. FleetValues, "--set", $"connections.mountPath={secrets.FullName}", "--set", $"service.port={port}"]);
             var config = Directory.CreateDirectory(Path.Combine(root.FullName, "config"));
             File.WriteAllText(Path.Combine(config.FullName, "appsettings.json"), AppSettings(objects));
-            var closed = FreePort();
+            var closed = TestPorts.Free();
             foreach (var key in new[] { "sql-a", "orders-eu" })
             {
                 var file = Path.Combine(secrets.FullName, key);
@@ -343,14 +336,10 @@ public partial class HelmTests
             env["LOGFLUSHMONITOR__Http__Urls"] = $"http://127.0.0.1:{port}"; // servers in tests listen on the loopback only
             env["POD_NAME"] = "logflushmonitor-0";
 
-            var script = ((string)Assert.Single(DeployFiles.List(container["args"], "args"))!).Replace("$$", "$", StringComparison.Ordinal);
-            var shell = Tool.Find("sh");
-            Skip.If(shell is null, "no /bin/sh to run the entrypoint with");
-            var (code, argsLine, stderr) = await Tool.RunAsync(shell!, ["-c", script.Replace("exec /app/logflushmonitor", "echo", StringComparison.Ordinal)],
-                environment: env.ToDictionary(e => e.Key, e => (string?)e.Value));
-            Assert.True(code == 0, stderr);
+            var arguments = await EntrypointArgumentsAsync(container, env.ToDictionary(e => e.Key, e => (string?)e.Value));
+            Assert.Equal("run --shard 1/1", arguments);
 
-            using var service = CliProcess.Start(argsLine.Trim().Split(' '), env, config.FullName);
+            using var service = CliProcess.Start(arguments.Split(' '), env, config.FullName);
             using var http = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{port}") };
             await Eventually.Until(async () => service.Process.HasExited || await Answers(http, "/healthz"), "/healthz", TimeSpan.FromSeconds(60));
             Assert.False(service.Process.HasExited, "the service exited: " + service.StdErr);
@@ -397,13 +386,6 @@ public partial class HelmTests
         }
     }
 
-    private static int FreePort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
-    }
-
     [SkippableFact]
     public async Task Helm_test_asks_every_pod_for_readiness_with_the_service_s_own_executable()
     {
@@ -435,11 +417,4 @@ public partial class HelmTests
             File.Delete(fake);
         }
     }
-
-    private static object? Sorted(object? node) => node switch
-    {
-        Dictionary<string, object?> map => new SortedDictionary<string, object?>(map.ToDictionary(kv => kv.Key, kv => Sorted(kv.Value)), StringComparer.Ordinal),
-        List<object?> list => list.Select(Sorted).ToList(),
-        _ => node,
-    };
 }

@@ -15,12 +15,6 @@ public class KubernetesTests
         return [.. DeployFiles.ReadYamlDocuments(stdout).Select(d => DeployFiles.Map(d, "object"))];
     }
 
-    private static Dictionary<string, object?> Single(List<Dictionary<string, object?>> objects, string kind) =>
-        Assert.Single(objects, o => (string?)o["kind"] == kind);
-
-    private static Dictionary<string, object?> Container(Dictionary<string, object?> statefulSet) =>
-        DeployFiles.Map(Assert.Single(DeployFiles.List(DeployFiles.At(statefulSet, "spec", "template", "spec", "containers"), "containers")), "container");
-
     [SkippableFact]
     public async Task Base_renders_the_workload_its_service_scrape_config_rules_and_configuration()
     {
@@ -29,12 +23,12 @@ public class KubernetesTests
             ["ConfigMap", "PrometheusRule", "Service", "ServiceMonitor", "StatefulSet"],
             objects.Select(o => (string)o["kind"]!).Order());
 
-        var service = Single(objects, "Service");
+        var service = KubeObjects.Single(objects, "Service");
         Assert.Equal("None", DeployFiles.Text(service, "spec", "clusterIP"));
         // An unready pod (an instance down) is still discovered and scraped: its sqlserver_monitor_up 0 is the signal.
         Assert.Equal("true", DeployFiles.Text(service, "spec", "publishNotReadyAddresses"));
-        Assert.Equal(DeployFiles.Text(service, "metadata", "name"), DeployFiles.Text(Single(objects, "StatefulSet"), "spec", "serviceName"));
-        var monitor = Single(objects, "ServiceMonitor");
+        Assert.Equal(DeployFiles.Text(service, "metadata", "name"), DeployFiles.Text(KubeObjects.Single(objects, "StatefulSet"), "spec", "serviceName"));
+        var monitor = KubeObjects.Single(objects, "ServiceMonitor");
         Assert.Equal(
             DeployFiles.Text(service, "metadata", "labels", "app.kubernetes.io/name"),
             DeployFiles.Text(monitor, "spec", "selector", "matchLabels", "app.kubernetes.io/name"));
@@ -58,10 +52,10 @@ public class KubernetesTests
             var (code, stdout, stderr) = await Tool.RunAsync(kubectl, ["kustomize", overlay.FullName]);
             Assert.True(code == 0, "kubectl kustomize: " + stderr + stdout);
             var objects = DeployFiles.ReadYamlDocuments(stdout).Select(d => DeployFiles.Map(d, "object")).ToList();
-            var service = Single(objects, "Service");
-            var monitor = Single(objects, "ServiceMonitor");
+            var service = KubeObjects.Single(objects, "Service");
+            var monitor = KubeObjects.Single(objects, "ServiceMonitor");
             Assert.Equal("prod-logflushmonitor", DeployFiles.Text(service, "metadata", "name"));
-            Assert.Equal("prod-logflushmonitor", DeployFiles.Text(Single(objects, "StatefulSet"), "spec", "serviceName"));
+            Assert.Equal("prod-logflushmonitor", DeployFiles.Text(KubeObjects.Single(objects, "StatefulSet"), "spec", "serviceName"));
             Assert.Equal("logflushmonitor", DeployFiles.Text(service, "metadata", "labels", DeployFiles.Text(monitor, "spec", "jobLabel")!));
         }
         finally
@@ -73,8 +67,8 @@ public class KubernetesTests
     [SkippableFact]
     public async Task Pods_are_probed_unprivileged_read_only_and_bounded()
     {
-        var statefulSet = Single(await RenderAsync(), "StatefulSet");
-        var container = Container(statefulSet);
+        var statefulSet = KubeObjects.Single(await RenderAsync(), "StatefulSet");
+        var container = KubeObjects.Container(statefulSet);
         Assert.Equal("/healthz", DeployFiles.Text(container, "livenessProbe", "httpGet", "path"));
         Assert.Equal("/readyz", DeployFiles.Text(container, "readinessProbe", "httpGet", "path"));
         Assert.Equal("metrics", DeployFiles.Text(container, "readinessProbe", "httpGet", "port"));
@@ -98,8 +92,8 @@ public class KubernetesTests
     public async Task Connection_strings_come_from_a_secret_as_files_and_instances_from_the_config_map()
     {
         var objects = await RenderAsync();
-        var statefulSet = Single(objects, "StatefulSet");
-        var container = Container(statefulSet);
+        var statefulSet = KubeObjects.Single(objects, "StatefulSet");
+        var container = KubeObjects.Container(statefulSet);
         var volumes = DeployFiles.List(DeployFiles.At(statefulSet, "spec", "template", "spec", "volumes"), "volumes")
             .ToDictionary(v => DeployFiles.Text(v, "name")!, v => v);
         var mounts = DeployFiles.List(container["volumeMounts"], "volumeMounts").ToDictionary(m => DeployFiles.Text(m, "mountPath")!, m => DeployFiles.Text(m, "name")!);
@@ -108,7 +102,7 @@ public class KubernetesTests
         Assert.Equal("logflushmonitor-connections", DeployFiles.Text(secretVolume, "secret", "secretName"));
 
         // The ConfigMap the pod mounts is the generated one (its name carries the content hash), in the working directory.
-        var configMap = Single(objects, "ConfigMap");
+        var configMap = KubeObjects.Single(objects, "ConfigMap");
         var workingDirectory = DeployFiles.Text(container, "workingDir")!;
         Assert.Equal(DeployFiles.Text(configMap, "metadata", "name"), DeployFiles.Text(volumes[mounts[workingDirectory]], "configMap", "name"));
         using var settings = JsonDocument.Parse(DeployFiles.Text(configMap, "data", "appsettings.json")!);
@@ -121,48 +115,26 @@ public class KubernetesTests
     [SkippableFact]
     public async Task Each_pod_ordinal_becomes_its_shard_and_the_shard_count_matches_the_replicas()
     {
-        var statefulSet = Single(await RenderAsync(), "StatefulSet");
-        var container = Container(statefulSet);
+        var statefulSet = KubeObjects.Single(await RenderAsync(), "StatefulSet");
+        var container = KubeObjects.Container(statefulSet);
         var env = DeployFiles.List(container["env"], "env").ToDictionary(e => DeployFiles.Text(e, "name")!, e => e);
         Assert.Equal("metadata.name", DeployFiles.Text(env["POD_NAME"], "valueFrom", "fieldRef", "fieldPath"));
         Assert.Equal(DeployFiles.Text(statefulSet, "spec", "replicas"), DeployFiles.Text(env["SHARD_COUNT"], "value"));
 
-        // Run the entrypoint as the kubelet would hand it to /bin/sh ("$$" unescaped to "$"), with the program
-        // replaced by echo: pod logflushmonitor-2 of 3 runs shard 3/3.
-        var command = DeployFiles.List(container["command"], "command").Select(c => (string)c!).ToList();
-        Assert.Equal(["/bin/sh", "-c"], command);
-        var script = ((string)Assert.Single(DeployFiles.List(container["args"], "args"))!).Replace("$$", "$", StringComparison.Ordinal);
-        Assert.Contains("exec /app/logflushmonitor run", script, StringComparison.Ordinal);
-        var shell = Tool.Find("sh");
-        Skip.If(shell is null, "no /bin/sh to run the entrypoint with");
+        // Pod logflushmonitor-2 of 3 runs shard 3/3.
         foreach (var (pod, expected) in new[] { ("logflushmonitor-0", "1/3"), ("logflushmonitor-2", "3/3"), ("my-monitor-11", "12/12") })
         {
-            var count = expected.Split('/')[1];
-            var (code, stdout, stderr) = await Tool.RunAsync(
-                shell!,
-                ["-c", script.Replace("exec /app/logflushmonitor", "echo", StringComparison.Ordinal)],
-                environment: new Dictionary<string, string?> { ["POD_NAME"] = pod, ["SHARD_COUNT"] = count });
-            Assert.True(code == 0, stderr);
-            Assert.Equal($"run --shard {expected}", stdout.Trim());
+            var arguments = await KubeObjects.EntrypointArgumentsAsync(container, new Dictionary<string, string?> { ["POD_NAME"] = pod, ["SHARD_COUNT"] = expected.Split('/')[1] });
+            Assert.Equal($"run --shard {expected}", arguments);
         }
     }
 
     [SkippableFact]
     public async Task PrometheusRule_carries_exactly_the_rules_of_alerts_yml()
     {
-        var rule = Single(await RenderAsync(), "PrometheusRule");
+        var rule = KubeObjects.Single(await RenderAsync(), "PrometheusRule");
         var shipped = DeployFiles.ReadYaml(File.ReadAllText(DeployFiles.Path("deploy", "prometheus", "alerts.yml")))["groups"];
         var wrapped = DeployFiles.At(rule, "spec", "groups");
-        Assert.Equal(Canonical(shipped), Canonical(wrapped));
+        Assert.Equal(KubeObjects.Canonical(shipped), KubeObjects.Canonical(wrapped));
     }
-
-    // kustomize sorts mapping keys: compare with sorted keys.
-    private static string Canonical(object? node) => JsonSerializer.Serialize(Sorted(node));
-
-    private static object? Sorted(object? node) => node switch
-    {
-        Dictionary<string, object?> map => new SortedDictionary<string, object?>(map.ToDictionary(kv => kv.Key, kv => Sorted(kv.Value)), StringComparer.Ordinal),
-        List<object?> list => list.Select(Sorted).ToList(),
-        _ => node,
-    };
 }

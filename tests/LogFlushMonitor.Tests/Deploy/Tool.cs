@@ -46,7 +46,10 @@ internal static class Tool
         return path!;
     }
 
-    /// <summary>Runs a tool to completion (killed after <paramref name="timeout"/>, 60 s by default) and returns its exit code and output.</summary>
+    /// <summary>
+    /// Runs a tool to completion (killed after <paramref name="timeout"/>, 60 s by default) and returns its exit code and
+    /// output. <paramref name="environment"/> adds variables; a null value removes one.
+    /// </summary>
     public static async Task<(int Code, string StdOut, string StdErr)> RunAsync(
         string path, IEnumerable<string> args, string? workingDirectory = null, IDictionary<string, string?>? environment = null, TimeSpan? timeout = null)
     {
@@ -64,7 +67,14 @@ internal static class Tool
 
         foreach (var (k, v) in environment ?? new Dictionary<string, string?>())
         {
-            psi.Environment[k] = v;
+            if (v is null)
+            {
+                psi.Environment.Remove(k);
+            }
+            else
+            {
+                psi.Environment[k] = v;
+            }
         }
 
         using var process = Process.Start(psi)!;

@@ -1,5 +1,5 @@
-using System.Diagnostics;
 using LogFlushMonitor.Hosting;
+using LogFlushMonitor.Tests.Deploy;
 
 namespace LogFlushMonitor.Tests.Hosting;
 
@@ -33,26 +33,12 @@ public sealed class MallocTuningTests
 
     private static async Task<(int Code, string Output)> ProbeAsync(string mode)
     {
-        var psi = new ProcessStartInfo("dotnet")
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        psi.ArgumentList.Add(Path.Combine(AppContext.BaseDirectory, "LogFlushMonitor.MallocProbe.dll"));
-        psi.ArgumentList.Add(mode);
         // glibc reads its tunables from the environment at start: the probe must see its defaults.
-        foreach (var key in psi.Environment.Keys.Where(k => k.StartsWith("MALLOC_", StringComparison.Ordinal) || k == "GLIBC_TUNABLES").ToList())
-        {
-            psi.Environment.Remove(key);
-        }
-
-        using var process = Process.Start(psi)!;
-        var stdout = process.StandardOutput.ReadToEndAsync();
-        var stderr = process.StandardError.ReadToEndAsync();
-        using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(60));
-        await process.WaitForExitAsync(cts.Token);
-        return (process.ExitCode, (await stdout).Trim() + (await stderr).Trim());
+        var tunables = Environment.GetEnvironmentVariables().Keys.Cast<string>()
+            .Where(k => k.StartsWith("MALLOC_", StringComparison.Ordinal) || k == "GLIBC_TUNABLES")
+            .ToDictionary(k => k, _ => (string?)null);
+        var (code, stdout, stderr) = await Tool.RunAsync("dotnet", [Path.Combine(AppContext.BaseDirectory, "LogFlushMonitor.MallocProbe.dll"), mode], environment: tunables);
+        return (code, stdout.Trim() + stderr.Trim());
     }
 
     [Fact]

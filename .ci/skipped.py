@@ -2,17 +2,20 @@
 
 dotnet test's console logger hides skip reasons at its default verbosity; Directory.Build.props makes each test
 project write TestResults/last-run.trx. Only files newer than the marker given (made before the run) count.
-Usage: python3 .ci/skipped.py MARKER
+Usage: python3 .ci/skipped.py MARKER [--require REGEX]
+With --require, a skipped test whose name matches REGEX fails the script (exit 1): a CI job that provides what those
+tests need (a real SQL Server, Windows with PerfMon) must not pass because they skipped.
 """
 import glob
 import os
+import re
 import sys
 import xml.etree.ElementTree as ET
 
 NS = {"t": "http://microsoft.com/schemas/VisualStudio/TeamTest/2010"}
 
 
-def main(marker: str) -> None:
+def main(marker: str, required: str | None = None) -> int:
     since = os.path.getmtime(marker)
     skipped = []
     for path in sorted(glob.glob("tests/*/TestResults/last-run.trx")):
@@ -25,11 +28,23 @@ def main(marker: str) -> None:
             reason = " ".join((message.text or "").split()) if message is not None else "(no reason given)"
             skipped.append((result.get("testName"), reason))
     if not skipped:
-        return
+        return 0
     print(f"Skipped tests ({len(skipped)}), with their reasons:")
     for name, reason in skipped:
         print(f"  - {name}: {reason}")
+    if required is None:
+        return 0
+    bad = [name for name, _ in skipped if re.search(required, name)]
+    for name in bad:
+        print(f"REQUIRED test skipped: {name}")
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    args = sys.argv[1:]
+    require = None
+    if "--require" in args:
+        i = args.index("--require")
+        require = args[i + 1]
+        del args[i : i + 2]
+    sys.exit(main(args[0], require))

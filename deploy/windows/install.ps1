@@ -20,10 +20,17 @@
     Publish first:  dotnet publish src/LogFlushMonitor -c Release -r win-x64 -o .\publish
     Then, in an elevated PowerShell:  .\deploy\windows\install.ps1 -PublishDir .\publish
     Check the configuration as the service would see it:  & "$InstallDir\logflushmonitor.exe" check
-    Remove:  Stop-Service LogFlushMonitor; sc.exe delete LogFlushMonitor
+    Remove:  .\deploy\windows\install.ps1 -Remove   (stops and deletes the service and InstallDir; keeps DataDir,
+             which holds the secrets and logs, unless -RemoveData)
 
 .PARAMETER PublishDir
-    The folder dotnet publish wrote (it holds logflushmonitor.exe).
+    The folder dotnet publish wrote (it holds logflushmonitor.exe). Required unless -Remove.
+
+.PARAMETER Remove
+    Stop and delete the service and InstallDir instead of installing.
+
+.PARAMETER RemoveData
+    With -Remove, also delete DataDir (the connection-string files and the logs).
 
 .PARAMETER InstallDir
     Where the application goes. Default: $env:ProgramFiles\LogFlushMonitor.
@@ -36,8 +43,9 @@
 #>
 [CmdletBinding()]
 param(
-    [Parameter(Mandatory = $true)]
     [string] $PublishDir,
+    [switch] $Remove,
+    [switch] $RemoveData,
     [string] $InstallDir = (Join-Path $env:ProgramFiles 'LogFlushMonitor'),
     [string] $DataDir = (Join-Path $env:ProgramData 'LogFlushMonitor'),
     [string] $ServiceName = 'LogFlushMonitor'
@@ -53,6 +61,24 @@ function Invoke-Native {
     if ($LASTEXITCODE -ne 0) {
         throw "$FilePath $($Arguments -join ' ') failed with exit code $LASTEXITCODE."
     }
+}
+
+if ($Remove) {
+    $existing = Get-Service -Name $ServiceName -ErrorAction SilentlyContinue
+    if ($null -ne $existing) {
+        if ($existing.Status -ne 'Stopped') {
+            Stop-Service -Name $ServiceName
+            $existing.WaitForStatus('Stopped', [TimeSpan]::FromSeconds(30))
+        }
+        Invoke-Native 'sc.exe' @('delete', $ServiceName)
+    }
+    if (Test-Path -LiteralPath $InstallDir) { Remove-Item -LiteralPath $InstallDir -Recurse -Force }
+    if ($RemoveData -and (Test-Path -LiteralPath $DataDir)) { Remove-Item -LiteralPath $DataDir -Recurse -Force }
+    Write-Host "Removed $ServiceName$(if ($RemoveData) { ' and its data' } else { " (kept $DataDir)" })."
+    return
+}
+if ([string]::IsNullOrEmpty($PublishDir)) {
+    throw '-PublishDir is required: the folder dotnet publish wrote (or pass -Remove to uninstall).'
 }
 
 $exe = Join-Path $PublishDir 'logflushmonitor.exe'

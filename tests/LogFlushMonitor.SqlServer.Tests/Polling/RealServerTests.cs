@@ -10,6 +10,7 @@ namespace LogFlushMonitor.SqlServer.Tests.Polling;
 
 /// <summary>The pollers and check against a real SQL Server: the one LOGFLUSHMONITOR_TEST_SQLSERVER names, else one in Docker.</summary>
 [Collection(RealSqlServerCollection.Name)]
+[Trait("Category", RealSqlServerCollection.Category)]
 public class RealServerTests(RealSqlServerFixture server)
 {
     private string ConnectionString() => server.Require();

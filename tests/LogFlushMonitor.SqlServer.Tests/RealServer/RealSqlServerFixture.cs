@@ -21,8 +21,20 @@ public sealed class RealSqlServerFixture : IAsyncLifetime
     /// <summary>Set to 1 when the server named by <see cref="Variable"/> comes back by itself after SHUTDOWN (and the login may shut it down).</summary>
     public const string RestartableVariable = "LOGFLUSHMONITOR_TEST_SQLSERVER_RESTARTABLE";
 
-    /// <summary>The image of the container (SQL Server 2022, the newest the monitor's grants are written for).</summary>
-    public const string Image = "mcr.microsoft.com/mssql/server:2022-latest";
+    /// <summary>The container image to start instead of the default (e.g. <c>mcr.microsoft.com/mssql/server:2019-latest</c>).</summary>
+    public const string ImageVariable = "LOGFLUSHMONITOR_TEST_SQLSERVER_IMAGE";
+
+    /// <summary>
+    /// Set to 1 where a server must be there (the CI workflow that runs this suite where Docker runs): a missing server
+    /// then fails the run instead of skipping every test, so the suite cannot pass by having been skipped.
+    /// </summary>
+    public const string RequiredVariable = "LOGFLUSHMONITOR_TEST_SQLSERVER_REQUIRED";
+
+    /// <summary>The default image of the container (SQL Server 2022, the newest the monitor's grants are written for).</summary>
+    public const string DefaultImage = "mcr.microsoft.com/mssql/server:2022-latest";
+
+    /// <summary>The image this run starts.</summary>
+    public static string Image => Environment.GetEnvironmentVariable(ImageVariable) is { Length: > 0 } image ? image : DefaultImage;
 
     private MsSqlContainer? _container;
 
@@ -67,6 +79,11 @@ public sealed class RealSqlServerFixture : IAsyncLifetime
         {
             SkipReason = $"no SQL Server for the real-server tests: {Variable} is not set and Docker is not reachable ({FirstLine(e.Message)}; gave up after {clock.Elapsed.TotalSeconds:0.0} s). Run them where Docker runs, or set {Variable} to a connection string.";
             await DisposeContainerAsync();
+            if (Environment.GetEnvironmentVariable(RequiredVariable) == "1")
+            {
+                throw new InvalidOperationException($"{RequiredVariable}=1 but there is no server: {SkipReason}", e);
+            }
+
             return;
         }
 
@@ -118,4 +135,7 @@ public sealed class RealSqlServerFixture : IAsyncLifetime
 public sealed class RealSqlServerCollection : ICollectionFixture<RealSqlServerFixture>
 {
     public const string Name = "real SQL Server";
+
+    /// <summary>The trait every real-server test class carries: <c>dotnet test --filter Category=RealServer</c> runs the suite alone.</summary>
+    public const string Category = "RealServer";
 }

@@ -10,6 +10,7 @@ namespace LogFlushMonitor.SqlServer.Tests.Streaming;
 
 /// <summary>The live stream against a real SQL Server: the one LOGFLUSHMONITOR_TEST_SQLSERVER names, else one in Docker.</summary>
 [Collection(RealSqlServerCollection.Name)]
+[Trait("Category", RealSqlServerCollection.Category)]
 public sealed class RealSqlServerTests(RealSqlServerFixture server)
 {
 

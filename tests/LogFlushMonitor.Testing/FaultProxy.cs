@@ -1,0 +1,224 @@
+using System.Net;
+using System.Net.Sockets;
+
+namespace LogFlushMonitor.Testing;
+
+/// <summary>
+/// A TCP proxy on the loopback that injects the network faults a real path has and a well-behaved test server never
+/// shows: it can stall (stop forwarding in both directions without closing, as a dead middlebox or a frozen peer does;
+/// the client's socket stays open and silent), stall in the middle of what the server sends (after a given number of
+/// bytes, so a TDS packet is cut in half), or cut every connection with a reset. Every connection made through it is
+/// forwarded byte for byte otherwise.
+/// </summary>
+public sealed class FaultProxy : IAsyncDisposable
+{
+    private readonly TcpListener _listener;
+    private readonly IPEndPoint _target;
+    private readonly CancellationTokenSource _stop = new();
+    private readonly List<(TcpClient Client, TcpClient Server)> _pairs = [];
+    private readonly Lock _gate = new();
+    private readonly Task _accepting;
+    private TaskCompletionSource _flowing = NewGate(open: true);
+    private long _stallAfterServerBytes = long.MaxValue;
+    private long _serverBytes;
+    private long _clientBytes;
+    private int _connections;
+
+    /// <summary>Starts a proxy to <paramref name="targetPort"/> on 127.0.0.1.</summary>
+    public FaultProxy(int targetPort)
+    {
+        _target = new IPEndPoint(IPAddress.Loopback, targetPort);
+        _listener = new TcpListener(IPAddress.Loopback, 0);
+        _listener.Start();
+        Port = ((IPEndPoint)_listener.LocalEndpoint).Port;
+        _accepting = Task.Run(AcceptAsync);
+    }
+
+    /// <summary>The port clients connect to.</summary>
+    public int Port { get; }
+
+    /// <summary>Connections accepted so far.</summary>
+    public int Connections => Volatile.Read(ref _connections);
+
+    /// <summary>Bytes forwarded from the server to clients so far.</summary>
+    public long ServerBytes => Interlocked.Read(ref _serverBytes);
+
+    /// <summary>Bytes forwarded from clients to the server so far.</summary>
+    public long ClientBytes => Interlocked.Read(ref _clientBytes);
+
+    /// <summary>Whether forwarding is stopped now.</summary>
+    public bool Stalled => !_flowing.Task.IsCompleted;
+
+    /// <summary>Stops forwarding in both directions; every socket stays open and says nothing.</summary>
+    public void Stall()
+    {
+        lock (_gate)
+        {
+            if (_flowing.Task.IsCompleted)
+            {
+                _flowing = NewGate(open: false);
+            }
+        }
+    }
+
+    /// <summary>
+    /// Forwards <paramref name="bytes"/> more bytes from the server (counted over all connections), then stalls in the
+    /// middle of whatever the server was sending.
+    /// </summary>
+    public void StallAfterServerBytes(long bytes) => Interlocked.Exchange(ref _stallAfterServerBytes, ServerBytes + bytes);
+
+    /// <summary>Forwards again what was held back, and everything after it.</summary>
+    public void Resume()
+    {
+        Interlocked.Exchange(ref _stallAfterServerBytes, long.MaxValue);
+        lock (_gate)
+        {
+            _flowing.TrySetResult();
+        }
+    }
+
+    /// <summary>Resets every connection made so far (the client sees a connection reset); new ones are accepted.</summary>
+    public void CutAll()
+    {
+        List<(TcpClient Client, TcpClient Server)> pairs;
+        lock (_gate)
+        {
+            pairs = [.. _pairs];
+            _pairs.Clear();
+        }
+
+        foreach (var (client, server) in pairs)
+        {
+            Reset(client);
+            Reset(server);
+        }
+    }
+
+    /// <inheritdoc />
+    public async ValueTask DisposeAsync()
+    {
+        await _stop.CancelAsync().ConfigureAwait(false);
+        _listener.Stop();
+        Resume();
+        CutAll();
+        try
+        {
+            await _accepting.ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is OperationCanceledException or SocketException or ObjectDisposedException)
+        {
+        }
+
+        _stop.Dispose();
+    }
+
+    private static TaskCompletionSource NewGate(bool open)
+    {
+        var gate = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        if (open)
+        {
+            gate.SetResult();
+        }
+
+        return gate;
+    }
+
+    private static void Reset(TcpClient c)
+    {
+        try
+        {
+            c.Client.LingerState = new LingerOption(true, 0); // close with RST, not FIN
+            c.Close();
+        }
+        catch (Exception e) when (e is SocketException or ObjectDisposedException)
+        {
+        }
+    }
+
+    private async Task AcceptAsync()
+    {
+        while (!_stop.IsCancellationRequested)
+        {
+            var client = await _listener.AcceptTcpClientAsync(_stop.Token).ConfigureAwait(false);
+            var server = new TcpClient();
+            try
+            {
+                await server.ConnectAsync(_target, _stop.Token).ConfigureAwait(false);
+            }
+            catch (SocketException)
+            {
+                Reset(client);
+                server.Dispose();
+                continue;
+            }
+
+            Interlocked.Increment(ref _connections);
+            lock (_gate)
+            {
+                _pairs.Add((client, server));
+            }
+
+            _ = PumpAsync(server.GetStream(), client.GetStream(), fromServer: true);
+            _ = PumpAsync(client.GetStream(), server.GetStream(), fromServer: false);
+        }
+    }
+
+    private async Task PumpAsync(NetworkStream from, NetworkStream to, bool fromServer)
+    {
+        var buffer = new byte[16 * 1024];
+        try
+        {
+            while (true)
+            {
+                var n = await from.ReadAsync(buffer, _stop.Token).ConfigureAwait(false);
+                if (n == 0)
+                {
+                    to.Socket.Shutdown(SocketShutdown.Send);
+                    return;
+                }
+
+                var offset = 0;
+                while (offset < n)
+                {
+                    await WaitFlowingAsync().ConfigureAwait(false);
+                    var chunk = n - offset;
+                    if (fromServer)
+                    {
+                        // Mid-stream stall: forward only up to the byte where the stall begins, then hold the rest.
+                        var allowed = Interlocked.Read(ref _stallAfterServerBytes) - ServerBytes;
+                        if (allowed <= 0)
+                        {
+                            Stall();
+                            continue;
+                        }
+
+                        chunk = (int)Math.Min(chunk, allowed);
+                        Interlocked.Add(ref _serverBytes, chunk);
+                    }
+                    else
+                    {
+                        Interlocked.Add(ref _clientBytes, chunk);
+                    }
+
+                    await to.WriteAsync(buffer.AsMemory(offset, chunk), _stop.Token).ConfigureAwait(false);
+                    offset += chunk;
+                }
+            }
+        }
+        catch (Exception e) when (e is IOException or SocketException or ObjectDisposedException or OperationCanceledException or InvalidOperationException)
+        {
+            // One side went away (or the proxy stops): the other side learns it from its own socket.
+        }
+    }
+
+    private Task WaitFlowingAsync()
+    {
+        Task gate;
+        lock (_gate)
+        {
+            gate = _flowing.Task;
+        }
+
+        return gate.WaitAsync(_stop.Token);
+    }
+}

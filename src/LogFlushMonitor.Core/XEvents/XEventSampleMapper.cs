@@ -5,29 +5,6 @@ using LogFlushMonitor.XEvent.Metadata;
 
 namespace LogFlushMonitor.Core.XEvents;
 
-/// <summary>The unit a server reports an event's duration field in.</summary>
-public enum DurationUnit
-{
-    /// <summary>Milliseconds.</summary>
-    Milliseconds,
-
-    /// <summary>Microseconds.</summary>
-    Microseconds,
-}
-
-/// <summary>Units of duration fields; the live source confirms them from the server's catalog (DOMAIN.md §2).</summary>
-public sealed record XEventUnits
-{
-    /// <summary>log_flush_complete.duration.</summary>
-    public DurationUnit FlushComplete { get; init; } = DurationUnit.Microseconds;
-
-    /// <summary>wait_completed.duration (the documentation is unclear; check on the server).</summary>
-    public DurationUnit WaitCompleted { get; init; } = DurationUnit.Milliseconds;
-
-    /// <summary>wait_info.duration (milliseconds).</summary>
-    public DurationUnit WaitInfo { get; init; } = DurationUnit.Milliseconds;
-}
-
 /// <summary>
 /// Turns decoded Extended Events into samples: <c>sqlserver.log_flush_start</c> and <c>log_flush_complete</c>
 /// into <see cref="LogFlushEvent"/>, <c>sqlos.wait_completed</c> and <c>wait_info</c> (end only) into
@@ -35,29 +12,44 @@ public sealed record XEventUnits
 /// <c>package0.event_sequence</c> are reported as losses.
 /// </summary>
 /// <remarks>
-/// Used by one reading thread (a file reader or a live stream's read loop). Handles are resolved once per
-/// metadata change; per event nothing is allocated once a database's name has been seen.
+/// <para>
+/// A complete's <see cref="LogFlushEvent.Duration"/> is the time since its start (<see cref="FlushLatencyRule"/>:
+/// paired on database_id and log_block_id); only a complete without a start falls back on its duration field, in the
+/// unit the pairs settled (logged once through <see cref="FlushLatencyRule.OnSettled"/>), else the description's,
+/// else milliseconds. The same rule, fields and units feed analyze's tally.
+/// </para>
+/// <para>Used by one reading thread (a file reader or a live stream's read loop). Handles are resolved once per
+/// metadata change; per event nothing is allocated once a database's name has been seen.</para>
 /// </remarks>
 public sealed class XEventSampleMapper : IXEventHandler
 {
     private readonly string _instance;
     private readonly IEventSink _sink;
     private readonly XEventUnits _units;
+    private readonly FlushLatencyRule _latency;
     private readonly Dictionary<int, string> _names = [];
     private readonly Dictionary<string, long> _otherEvents = new(StringComparer.Ordinal);
     private readonly Dictionary<uint, string> _otherNames = [];
     private SequenceGapTracker _gaps;
     private int _lastNameId = -1;
     private string? _lastName;
-    private Handles _h;
+    private LogFlushFields _h;
 
     /// <summary>Creates a mapper delivering samples of <paramref name="instance"/> to <paramref name="sink"/>.</summary>
-    public XEventSampleMapper(string instance, IEventSink sink, XEventUnits? units = null)
+    /// <param name="instance">Instance name of every sample.</param>
+    /// <param name="sink">Where samples go.</param>
+    /// <param name="units">Units of the duration fields when no description names one (the catalog's; default milliseconds).</param>
+    /// <param name="pairs">The table of outstanding flush starts (default: a table of <see cref="FlushPairTable.DefaultCapacity"/> that other threads may read).</param>
+    public XEventSampleMapper(string instance, IEventSink sink, XEventUnits? units = null, FlushPairTable? pairs = null)
     {
         _instance = instance;
         _sink = sink;
         _units = units ?? new XEventUnits();
+        _latency = new FlushLatencyRule(pairs ?? new FlushPairTable(concurrentReaders: true), _units);
     }
+
+    /// <summary>The flush-latency rule: the pair table (outstanding starts per database), the unit evidence and decision.</summary>
+    public FlushLatencyRule Latency => _latency;
 
     /// <summary>log_flush_start events mapped.</summary>
     public long FlushStarts { get; private set; }
@@ -83,27 +75,8 @@ public sealed class XEventSampleMapper : IXEventHandler
         _lastNameId = -1;
         _lastName = null;
         _otherNames.Clear();
-        _h = new Handles
-        {
-            FlushStart = metadata.GetEventHandle("sqlserver.log_flush_start"),
-            FlushComplete = metadata.GetEventHandle("sqlserver.log_flush_complete"),
-            WaitCompleted = metadata.GetEventHandle("sqlos.wait_completed"),
-            WaitInfo = metadata.GetEventHandle("sqlos.wait_info"),
-            StartDatabaseId = metadata.GetFieldHandle("sqlserver.log_flush_start", "database_id"),
-            StartWriteSize = metadata.GetFieldHandle("sqlserver.log_flush_start", "write_size"),
-            StartBlockId = metadata.GetFieldHandle("sqlserver.log_flush_start", "log_block_id"),
-            CompleteDatabaseId = metadata.GetFieldHandle("sqlserver.log_flush_complete", "database_id"),
-            CompleteBlockId = metadata.GetFieldHandle("sqlserver.log_flush_complete", "log_block_id"),
-            CompleteDuration = metadata.GetFieldHandle("sqlserver.log_flush_complete", "duration"),
-            WaitCompletedType = metadata.GetFieldHandle("sqlos.wait_completed", "wait_type"),
-            WaitCompletedDuration = metadata.GetFieldHandle("sqlos.wait_completed", "duration"),
-            WaitInfoType = metadata.GetFieldHandle("sqlos.wait_info", "wait_type"),
-            WaitInfoOpcode = metadata.GetFieldHandle("sqlos.wait_info", "opcode"),
-            WaitInfoDuration = metadata.GetFieldHandle("sqlos.wait_info", "duration"),
-            DatabaseIdAction = metadata.GetActionHandle("sqlserver.database_id"),
-            DatabaseNameAction = metadata.GetActionHandle("sqlserver.database_name"),
-            SequenceAction = metadata.GetActionHandle("package0.event_sequence"),
-        };
+        _h = LogFlushFields.Resolve(metadata, _units);
+        _latency.OnMetadata(_h);
     }
 
     /// <inheritdoc />
@@ -122,8 +95,10 @@ public sealed class XEventSampleMapper : IXEventHandler
             var dbId = DatabaseId(record, _h.StartDatabaseId);
             record.TryGetUInt64(_h.StartWriteSize, out var size);
             record.TryGetUInt64(_h.StartBlockId, out var block);
+            var time = record.TimestampUtc;
+            _latency.Start(_h, dbId, block, time.Ticks);
             FlushStarts++;
-            _sink.OnLogFlush(new LogFlushEvent(_instance, dbId, Name(record, dbId), (uint)Math.Min(size, uint.MaxValue), block, record.TimestampUtc, null, seq));
+            _sink.OnLogFlush(new LogFlushEvent(_instance, dbId, Name(record, dbId), (uint)Math.Min(size, uint.MaxValue), block, time, null, seq));
         }
         else if (handle == _h.FlushComplete)
         {
@@ -131,12 +106,18 @@ public sealed class XEventSampleMapper : IXEventHandler
             var dbId = DatabaseId(record, _h.CompleteDatabaseId);
             record.TryGetUInt64(_h.CompleteBlockId, out var block);
             record.TryGetUInt64(_h.CompleteDuration, out var duration);
+            var time = record.TimestampUtc;
+            if (!_latency.TryPair(_h, dbId, block, time.Ticks, duration, out var latency))
+            {
+                latency = _latency.Fallback(duration);
+            }
+
             FlushCompletes++;
-            _sink.OnLogFlush(new LogFlushEvent(_instance, dbId, Name(record, dbId), 0, block, record.TimestampUtc, ToTimeSpan(duration, _units.FlushComplete), seq));
+            _sink.OnLogFlush(new LogFlushEvent(_instance, dbId, Name(record, dbId), 0, block, time, TimeSpan.FromTicks(latency), seq));
         }
         else if (handle == _h.WaitCompleted)
         {
-            MapWait(record, _h.WaitCompletedType, _h.WaitCompletedDuration, _units.WaitCompleted);
+            MapWait(record, _h.WaitCompletedType, _h.WaitCompletedDuration, _h.WaitCompletedUnit);
         }
         else if (handle == _h.WaitInfo)
         {
@@ -147,7 +128,7 @@ public sealed class XEventSampleMapper : IXEventHandler
                 return;
             }
 
-            MapWait(record, _h.WaitInfoType, _h.WaitInfoDuration, _units.WaitInfo);
+            MapWait(record, _h.WaitInfoType, _h.WaitInfoDuration, _h.WaitInfoUnit);
         }
         else
         {
@@ -167,7 +148,7 @@ public sealed class XEventSampleMapper : IXEventHandler
         record.TryGetUInt64(durationField, out var duration);
         var dbId = record.TryGetUInt64(_h.DatabaseIdAction, out var id) ? (int)id : 0;
         Waits++;
-        _sink.OnWait(new WaitEvent(_instance, waitType, ToTimeSpan(duration, unit), dbId, Name(record, dbId), record.TimestampUtc, seq));
+        _sink.OnWait(new WaitEvent(_instance, waitType, TimeSpan.FromTicks(DurationUnits.ToTicks(duration, unit)), dbId, Name(record, dbId), record.TimestampUtc, seq));
     }
 
     private long Sequence(in XEventRecord record)
@@ -218,31 +199,5 @@ public sealed class XEventSampleMapper : IXEventHandler
         }
 
         _otherEvents[key] = _otherEvents.GetValueOrDefault(key) + 1;
-    }
-
-    private static TimeSpan ToTimeSpan(ulong value, DurationUnit unit) =>
-        unit == DurationUnit.Milliseconds ? TimeSpan.FromTicks((long)Math.Min(value, long.MaxValue / TimeSpan.TicksPerMillisecond) * TimeSpan.TicksPerMillisecond)
-            : TimeSpan.FromTicks((long)Math.Min(value, long.MaxValue / 10) * 10);
-
-    private struct Handles
-    {
-        public EventHandle FlushStart;
-        public EventHandle FlushComplete;
-        public EventHandle WaitCompleted;
-        public EventHandle WaitInfo;
-        public FieldHandle StartDatabaseId;
-        public FieldHandle StartWriteSize;
-        public FieldHandle StartBlockId;
-        public FieldHandle CompleteDatabaseId;
-        public FieldHandle CompleteBlockId;
-        public FieldHandle CompleteDuration;
-        public FieldHandle WaitCompletedType;
-        public FieldHandle WaitCompletedDuration;
-        public FieldHandle WaitInfoType;
-        public FieldHandle WaitInfoOpcode;
-        public FieldHandle WaitInfoDuration;
-        public ActionHandle DatabaseIdAction;
-        public ActionHandle DatabaseNameAction;
-        public ActionHandle SequenceAction;
     }
 }

@@ -41,28 +41,17 @@ public sealed record XeCapabilities
     /// <summary>The package0.histogram target exists.</summary>
     public bool HasHistogramTarget { get; init; }
 
-    /// <summary>Units of the duration fields, from the catalog's descriptions where they name one.</summary>
+    /// <summary>Units of the duration fields, from the catalog's descriptions where they name one, else milliseconds (docs/sqlserver.md).</summary>
     public XEventUnits Units { get; init; } = new();
 
     /// <summary>Whether the WRITELOG wait event can be collected (the event and the map key exist).</summary>
     public bool CanCollectWriteLog => WaitEvent is not null && WriteLogKeys.Count > 0 && HasDatabaseIdAction;
 
     /// <summary>
-    /// The unit a field description names ("microseconds", "milliseconds"), or <paramref name="fallback"/> when it
-    /// names none.
+    /// The unit a field description names ("microseconds", "milliseconds", "(us)", "(ms)"), or
+    /// <paramref name="fallback"/> when it names none: the same rule a .xel file's own descriptions go through
+    /// (<see cref="DurationUnits.Named"/>).
     /// </summary>
-    public static DurationUnit UnitFromDescription(string? description, DurationUnit fallback)
-    {
-        if (description is null)
-        {
-            return fallback;
-        }
-
-        if (description.Contains("microsecond", StringComparison.OrdinalIgnoreCase))
-        {
-            return DurationUnit.Microseconds;
-        }
-
-        return description.Contains("millisecond", StringComparison.OrdinalIgnoreCase) ? DurationUnit.Milliseconds : fallback;
-    }
+    public static DurationUnit UnitFromDescription(string? description, DurationUnit fallback) =>
+        DurationUnits.Named(description) ?? fallback;
 }

@@ -156,8 +156,8 @@ internal static class MetadataParser
             var name = r.WString();
             var offset = r.U16();
             var caps = r.U16();
-            r.WString();
-            fields[i] = new XEventField(name, i, offset, typeRid, i >= fixedCount, caps);
+            var description = r.WString();
+            fields[i] = new XEventField(name, i, offset, typeRid, i >= fixedCount, caps, description);
         }
 
         return new XEventDefinition(h.Rid, h.Name, package, fields, uuid);

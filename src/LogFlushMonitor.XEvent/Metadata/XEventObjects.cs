@@ -5,9 +5,10 @@ namespace LogFlushMonitor.XEvent.Metadata;
 /// <summary>A data field of an event: where it sits in the payload and its type.</summary>
 public sealed class XEventField
 {
-    internal XEventField(string name, int index, int offset, uint typeRid, bool isVariable, ushort capabilities)
+    internal XEventField(string name, int index, int offset, uint typeRid, bool isVariable, ushort capabilities, string description = "")
     {
         Name = name;
+        Description = description;
         Index = index;
         Offset = offset;
         TypeRid = typeRid;
@@ -18,6 +19,12 @@ public sealed class XEventField
 
     /// <summary>Field name.</summary>
     public string Name { get; }
+
+    /// <summary>
+    /// The field's description as the metadata gives it (the text <c>sys.dm_xe_object_columns.description</c> holds on
+    /// the server); empty when none. It may name the field's unit ("duration in microseconds"), or not.
+    /// </summary>
+    public string Description { get; }
 
     /// <summary>Position among the event's data fields.</summary>
     public int Index { get; }
@@ -89,7 +96,7 @@ public sealed class XEventDefinition
         for (var i = 0; i < fields.Length; i++)
         {
             var f = FieldArray[i];
-            fields[i] = new XEventField(f.Name, f.Index, f.Offset, f.TypeRid, f.IsVariable, f.Capabilities);
+            fields[i] = new XEventField(f.Name, f.Index, f.Offset, f.TypeRid, f.IsVariable, f.Capabilities, f.Description);
         }
 
         return new XEventDefinition(Rid, Name, Package, fields, Uuid) { Handle = Handle };

@@ -151,6 +151,9 @@ internal sealed record AnalyzeReport(IReadOnlyList<FileReport> Files, IReadOnlyL
     /// <summary>Entries a folder or glob matched that are not regular files (named pipes, devices, directories): not read.</summary>
     public IReadOnlyList<XelSkippedEntry> Skipped { get; init; } = [];
 
+    /// <summary>How flush latency was paired and in which unit unpaired completes were read (null without .xel input).</summary>
+    public FlushPairingSummary? FlushPairing { get; init; }
+
     /// <summary>Bytes skipped as damaged in all files.</summary>
     public long TotalBytesSkipped => Files.Sum(f => f.BytesSkipped);
 

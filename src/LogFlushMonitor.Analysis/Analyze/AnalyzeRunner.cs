@@ -27,6 +27,7 @@ internal static class AnalyzeRunner
 
         var report = Analyze(settings, groups, stderr, cancellationToken, skipped: skipped);
         WriteProblems(report, stderr, "the other files were analysed");
+        WritePairingNote(report, stderr);
         if (settings.Format == ReportFormat.Json)
         {
             JsonReportWriter.Write(report, stdout);
@@ -44,6 +45,19 @@ internal static class AnalyzeRunner
 
         stdout.Flush();
         return report.ExitCode;
+    }
+
+    /// <summary>
+    /// Says once how flush latency was measured when some completes had no start (their duration field was used, and
+    /// its unit matters): how many, in which unit and why.
+    /// </summary>
+    public static void WritePairingNote(AnalyzeReport report, TextWriter stderr)
+    {
+        if (report.FlushPairing is { Unpaired: > 0 } p)
+        {
+            stderr.WriteLine(string.Create(System.Globalization.CultureInfo.InvariantCulture,
+                $"note: flush latency is the time from each log_flush_start to its log_flush_complete ({p.Paired:N0} pairs); {p.Unpaired:N0} completes had no start and were measured by their duration field: {p.UnitReason}."));
+        }
     }
 
     /// <summary>One stderr line per skipped entry and per file that is not ok (damage, malformed events, errors).</summary>
@@ -134,12 +148,13 @@ internal static class AnalyzeRunner
             }
         }
 
+        var pairing = FlushPairing.Finish(mappers, tally);
         var databases = tally.Instances.SelectMany(i => i.Databases).Select(Describe).OfType<DatabaseReport>()
             .OrderByDescending(d => d.Flushes).ThenBy(d => d.Database, StringComparer.Ordinal).ToList();
         var exit = files.Any(f => f.Status != FileStatus.Ok) ? ExitCodes.CorruptInput
             : files.Any(f => f.HasRelevantEvents) ? ExitCodes.Ok
             : ExitCodes.NoRelevantEvents;
-        return new AnalyzeReport(files, databases, exit, time.GetElapsedTime(started)) { Skipped = skipped ?? [] };
+        return new AnalyzeReport(files, databases, exit, time.GetElapsedTime(started)) { Skipped = skipped ?? [], FlushPairing = pairing };
     }
 
     /// <summary>Expands every input; false (with messages on <paramref name="stderr"/>) when any names nothing.</summary>

@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.XEvents;
 
 namespace LogFlushMonitor.Analyze;
 
@@ -107,6 +108,30 @@ internal sealed class DatabaseTally(InstanceTally instance, int databaseId)
     /// <summary>Completed WRITELOG waits.</summary>
     public LatencyDistribution WriteLog { get; } = new();
 
+    /// <summary>
+    /// Duration fields of completes without a start, read both ways until the unit is settled over the whole input
+    /// (<see cref="FlushPairing.Finish"/> adds one of them to <see cref="FlushDurations"/>); null when there were none.
+    /// </summary>
+    public (LatencyDistribution AsMilliseconds, LatencyDistribution AsMicroseconds)? Unpaired { get; private set; }
+
+    /// <summary>Keeps the duration field of a complete that has no start (both readings: the unit is settled at the end).</summary>
+    public void AddUnpairedDuration(ulong duration)
+    {
+        var u = Unpaired ??= (new LatencyDistribution(), new LatencyDistribution());
+        u.AsMilliseconds.AddTicks(DurationUnits.ToTicks(duration, DurationUnit.Milliseconds));
+        u.AsMicroseconds.AddTicks(DurationUnits.ToTicks(duration, DurationUnit.Microseconds));
+    }
+
+    /// <summary>Adds the unpaired completes, read in <paramref name="unit"/>, to <see cref="FlushDurations"/> (once, at the end).</summary>
+    public void ApplyUnpaired(DurationUnit unit)
+    {
+        if (Unpaired is { } u)
+        {
+            FlushDurations.AddFrom(unit == DurationUnit.Milliseconds ? u.AsMilliseconds : u.AsMicroseconds);
+            Unpaired = null;
+        }
+    }
+
     /// <summary>WRITELOG waits per 10 seconds of their end time, for the busiest 10 seconds.</summary>
     public WindowWaits WriteLogWindows { get; } = new(TimeSpan.FromSeconds(10));
 
@@ -161,6 +186,12 @@ internal sealed class DatabaseTally(InstanceTally instance, int databaseId)
     {
         Sizes.AddFrom(other.Sizes);
         FlushDurations.AddFrom(other.FlushDurations);
+        if (other.Unpaired is { } u)
+        {
+            var mine = Unpaired ??= (new LatencyDistribution(), new LatencyDistribution());
+            mine.AsMilliseconds.AddFrom(u.AsMilliseconds);
+            mine.AsMicroseconds.AddFrom(u.AsMicroseconds);
+        }
         WriteLog.AddFrom(other.WriteLog);
         WriteLogWindows.AddFrom(other.WriteLogWindows);
         FirstTicks = Math.Min(FirstTicks, other.FirstTicks);

@@ -7,14 +7,22 @@ using LogFlushMonitor.XEvent.Metadata;
 namespace LogFlushMonitor.Analyze;
 
 /// <summary>
-/// The lean log-flush mapper of <c>analyze</c>: reads only what the report needs (log_flush_start database_id and
-/// write_size; log_flush_complete database_id and duration; wait_completed and wait_info wait_type, opcode and
+/// The lean log-flush mapper of <c>analyze</c>: reads only what the report needs (log_flush_start database_id,
+/// write_size and log_block_id; log_flush_complete database_id, log_block_id and duration; wait_completed and wait_info wait_type, opcode and
 /// duration; the database_id and database_name actions; the timestamp) straight into a <see cref="LogFlushTally"/>,
 /// and counts per file (by <see cref="XEventRecord.SourceIndex"/>) what each file held. One instance per reading
 /// thread; event_sequence gaps are counted by the reader. An event whose database id is out of range or whose
 /// timestamp cannot be computed is counted as malformed, with its offset, and skipped.
 /// </summary>
-/// <remarks>Per event it allocates nothing once a database's name and a file's other event kinds have been seen.</remarks>
+/// <remarks>
+/// <para>The fields, their units and the flush-latency rule are the service's (<see cref="LogFlushFields"/>,
+/// <see cref="FlushLatencyRule"/>): latency is the complete's time minus its start's. A worker sees only some buffers,
+/// so a complete whose start it has not seen is kept (<see cref="PendingCompletes"/>) and starts its table lets go of are
+/// spilled; <see cref="FlushPairing.Finish"/> pairs them across workers after reading, and settles the duration field's
+/// unit for the completes that have no start at all over every worker's pairs. The figures are the same however the
+/// buffers were split.</para>
+/// <para>Per event it allocates nothing once a database's name and a file's other event kinds have been seen.</para>
+/// </remarks>
 internal sealed class XelTallyMapper
 {
     private const int TickEvents = 8192;
@@ -22,10 +30,11 @@ internal sealed class XelTallyMapper
     private readonly InstanceTally _instance;
     private readonly TimeSeriesRecorder? _series;
     private readonly XEventUnits _units = new();
+    private readonly List<PendingComplete> _pending = [];
     private readonly Dictionary<uint, string> _otherNames = [];
     private FileTally[] _files = [];
     private long _fileBase;
-    private Handles _h;
+    private LogFlushFields _h;
     private string? _lastWaitType;
     private bool _lastIsWriteLog;
     private int _tick = TickEvents;
@@ -36,7 +45,14 @@ internal sealed class XelTallyMapper
         Tally = tally;
         _instance = tally.Instance(AnalyzeRunner.InstanceName);
         _series = series;
+        Latency = new FlushLatencyRule(new FlushPairTable(FlushPairing.TableCapacity, spillCapacity: FlushPairing.SpillCapacity), _units, settleAsItGoes: false);
     }
+
+    /// <summary>This worker's pairing: its table of outstanding starts and its unit evidence.</summary>
+    public FlushLatencyRule Latency { get; }
+
+    /// <summary>Completes whose start this worker had not seen, for <see cref="FlushPairing.Finish"/>.</summary>
+    public IReadOnlyList<PendingComplete> PendingCompletes => _pending;
 
     /// <summary>The databases counted so far.</summary>
     public LogFlushTally Tally { get; }
@@ -70,24 +86,8 @@ internal sealed class XelTallyMapper
     {
         _otherNames.Clear();
         _lastWaitType = null;
-        _h = new Handles
-        {
-            FlushStart = metadata.GetEventHandle("sqlserver.log_flush_start"),
-            FlushComplete = metadata.GetEventHandle("sqlserver.log_flush_complete"),
-            WaitCompleted = metadata.GetEventHandle("sqlos.wait_completed"),
-            WaitInfo = metadata.GetEventHandle("sqlos.wait_info"),
-            StartDatabaseId = metadata.GetFieldHandle("sqlserver.log_flush_start", "database_id"),
-            StartWriteSize = metadata.GetFieldHandle("sqlserver.log_flush_start", "write_size"),
-            CompleteDatabaseId = metadata.GetFieldHandle("sqlserver.log_flush_complete", "database_id"),
-            CompleteDuration = metadata.GetFieldHandle("sqlserver.log_flush_complete", "duration"),
-            WaitCompletedType = metadata.GetFieldHandle("sqlos.wait_completed", "wait_type"),
-            WaitCompletedDuration = metadata.GetFieldHandle("sqlos.wait_completed", "duration"),
-            WaitInfoType = metadata.GetFieldHandle("sqlos.wait_info", "wait_type"),
-            WaitInfoOpcode = metadata.GetFieldHandle("sqlos.wait_info", "opcode"),
-            WaitInfoDuration = metadata.GetFieldHandle("sqlos.wait_info", "duration"),
-            DatabaseIdAction = metadata.GetActionHandle("sqlserver.database_id"),
-            DatabaseNameAction = metadata.GetActionHandle("sqlserver.database_name"),
-        };
+        _h = LogFlushFields.Resolve(metadata, _units);
+        Latency.OnMetadata(_h);
     }
 
     /// <summary>Counts one event.</summary>
@@ -116,14 +116,14 @@ internal sealed class XelTallyMapper
         }
         else if (handle == _h.WaitCompleted && handle.IsValid)
         {
-            Wait(record, file, _h.WaitCompletedType, _h.WaitCompletedDuration, _units.WaitCompleted, "wait_completed");
+            Wait(record, file, _h.WaitCompletedType, _h.WaitCompletedDuration, _h.WaitCompletedUnit, "wait_completed");
         }
         else if (handle == _h.WaitInfo && handle.IsValid)
         {
             // wait_info fires at the start (opcode 0) and the end (1) of a wait; only the end has a duration.
             if (!record.TryGetMap(_h.WaitInfoOpcode, out var opcode, out _) || opcode == 1)
             {
-                Wait(record, file, _h.WaitInfoType, _h.WaitInfoDuration, _units.WaitInfo, "wait_info");
+                Wait(record, file, _h.WaitInfoType, _h.WaitInfoDuration, _h.WaitInfoUnit, "wait_info");
             }
         }
         else
@@ -140,6 +140,8 @@ internal sealed class XelTallyMapper
         }
 
         record.TryGetUInt64(_h.StartWriteSize, out var size);
+        record.TryGetUInt64(_h.StartBlockId, out var block);
+        Latency.Start(_h, id, block, ticks);
         var db = Database(record, id);
         db.Touch(ticks);
         db.Sizes.Add((uint)Math.Min(size, uint.MaxValue));
@@ -155,10 +157,33 @@ internal sealed class XelTallyMapper
         }
 
         record.TryGetUInt64(_h.CompleteDuration, out var duration);
+        record.TryGetUInt64(_h.CompleteBlockId, out var block);
         var db = Database(record, id);
         db.Touch(ticks);
-        db.FlushDurations.AddTicks(ToTicks(duration, _units.FlushComplete));
+        if (Latency.TryPair(_h, id, block, ticks, duration, out var latency))
+        {
+            db.FlushDurations.AddTicks(latency);
+        }
+        else
+        {
+            Unpaired(db, id, block, ticks, duration);
+        }
+
         file.FlushCompletes++;
+    }
+
+    /// <summary>A complete without its start here: kept for the pairing across workers, or (when too many are kept) counted by its duration field now.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void Unpaired(DatabaseTally db, int id, ulong block, long ticks, ulong duration)
+    {
+        if (_h.CanPair && _pending.Count < FlushPairing.PendingCapacity)
+        {
+            _pending.Add(new PendingComplete(id, block, ticks, duration));
+        }
+        else
+        {
+            db.AddUnpairedDuration(duration);
+        }
     }
 
     private void Wait(in XEventRecord record, FileTally file, FieldHandle typeField, FieldHandle durationField, DurationUnit unit, string eventName)
@@ -202,7 +227,7 @@ internal sealed class XelTallyMapper
         record.TryGetUInt64(durationField, out var duration);
         var id = (int)rawId;
         var db = Database(record, id);
-        var waited = ToTicks(duration, unit);
+        var waited = DurationUnits.ToTicks(duration, unit);
         db.Touch(ticks);
         db.AddWriteLog(ticks, waited);
         file.WriteLogWaits++;
@@ -314,31 +339,10 @@ internal sealed class XelTallyMapper
 
         file.OtherEvents[key] = file.OtherEvents.GetValueOrDefault(key) + 1;
     }
-
-    private static long ToTicks(ulong value, DurationUnit unit) =>
-        unit == DurationUnit.Milliseconds
-            ? (long)Math.Min(value, (ulong)(long.MaxValue / TimeSpan.TicksPerMillisecond)) * TimeSpan.TicksPerMillisecond
-            : (long)Math.Min(value, (ulong)(long.MaxValue / 10)) * 10;
-
-    private struct Handles
-    {
-        public EventHandle FlushStart;
-        public EventHandle FlushComplete;
-        public EventHandle WaitCompleted;
-        public EventHandle WaitInfo;
-        public FieldHandle StartDatabaseId;
-        public FieldHandle StartWriteSize;
-        public FieldHandle CompleteDatabaseId;
-        public FieldHandle CompleteDuration;
-        public FieldHandle WaitCompletedType;
-        public FieldHandle WaitCompletedDuration;
-        public FieldHandle WaitInfoType;
-        public FieldHandle WaitInfoOpcode;
-        public FieldHandle WaitInfoDuration;
-        public ActionHandle DatabaseIdAction;
-        public ActionHandle DatabaseNameAction;
-    }
 }
+
+/// <summary>A log_flush_complete a worker could not pair: database, log block, time (UTC ticks) and raw duration field.</summary>
+internal readonly record struct PendingComplete(int DatabaseId, ulong LogBlockId, long Ticks, ulong Duration);
 
 /// <summary>The reader's handler: a struct, so the reader's generic loop calls the mapper directly.</summary>
 internal readonly struct XelTallyHandler(XelTallyMapper mapper) : IXEventHandler

@@ -156,6 +156,9 @@ public sealed class FlushLatencyRule
     /// <summary>Completes without a pair (their duration field was used).</summary>
     public long Unpaired { get; private set; }
 
+    /// <summary>The unit the metadata's description of the duration field names, if any.</summary>
+    public DurationUnit? NamedUnit => _named;
+
     /// <summary>Takes the unit the metadata's description names, if any.</summary>
     public void OnMetadata(in LogFlushFields fields) => _named = fields.FlushCompleteNamed;
 

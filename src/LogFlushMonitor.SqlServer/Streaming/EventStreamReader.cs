@@ -29,6 +29,11 @@ public enum StreamEnd
 /// never waits (the pipeline drops and counts when full: the server disconnects a reader that falls behind).
 /// </summary>
 /// <remarks>
+/// <para>Each row is decided by its <c>type</c> column (<see cref="StreamRowTypes"/>): 0 and 1 are event and metadata
+/// buffers (decoded by their own header), 2 marks a new stream or file (its data is not parsed: a fresh metadata state
+/// starts), 3 is an index buffer (nothing to read). A row of another type, or one that cannot be decoded, is counted as
+/// malformed (<see cref="LossKind.Malformed"/>), logged once with its type, length and first 32 bytes, and skipped: no
+/// single row fails the stream (a reconnect would read the same kind of row again).</para>
 /// One thread reads at a time. Every connection starts with a fresh decoder (the stream resends its metadata). The
 /// mapper, and so the event_sequence baseline, lives across connections of one session: events the session
 /// numbered while we were disconnected show up as a gap, i.e. are counted as lost. Only when the session itself
@@ -47,6 +52,7 @@ public sealed class EventStreamReader : IDisposable
     private long _previousMapperFlushes;
     private long _previousMapperWaits;
     private long _previousMapperLost;
+    private bool _malformedLogged;
 
     /// <summary>Creates a reader delivering samples of <paramref name="instance"/> to <paramref name="sink"/> (which must not wait).</summary>
     public EventStreamReader(string instance, IEventSink sink, SourceHealth? health = null, ILogger? logger = null, int initialBufferBytes = 1 << 20)
@@ -77,8 +83,17 @@ public sealed class EventStreamReader : IDisposable
     /// <summary>Bytes of <c>data</c> read so far.</summary>
     public long BytesRead { get; private set; }
 
-    /// <summary>Buffers that could not be decoded and were skipped (each counted as a malformed loss).</summary>
+    /// <summary>Rows that could not be decoded, or of an unknown type, that were skipped (each counted as a malformed loss).</summary>
     public long BuffersSkipped { get; private set; }
+
+    /// <summary>Header rows (type 2) seen: each starts a fresh metadata state.</summary>
+    public long HeaderRows { get; private set; }
+
+    /// <summary>The mapper of the current connection (its flush pairing: outstanding starts per database, the duration unit).</summary>
+    public XEventSampleMapper? Mapper => _mapper;
+
+    /// <summary>Called once per mapper when the start/complete pairs settle the unit of log_flush_complete.duration.</summary>
+    public Action<DurationUnitDecision>? OnUnitSettled { get; init; }
 
     /// <summary>Event records decoded so far (of every kind).</summary>
     public long EventsDecoded => _decoder.EventCount;
@@ -116,6 +131,11 @@ public sealed class EventStreamReader : IDisposable
             }
 
             _mapper = new XEventSampleMapper(_instance, _sink, units);
+            _mapper.Latency.OnSettled = d =>
+            {
+                XeLog.UnitSettled(_logger, _instance, d.ToString());
+                OnUnitSettled?.Invoke(d);
+            };
             _units = units;
         }
         else if (sessionRestarted)
@@ -165,10 +185,12 @@ public sealed class EventStreamReader : IDisposable
             {
                 while (reader.Read())
                 {
+                    // SequentialAccess: the columns are read in order, type first.
+                    var type = reader.IsDBNull(0) ? -1 : reader.GetInt32(0);
                     var length = ReadData(reader);
                     BuffersRead++;
                     BytesRead += length;
-                    Decode(length);
+                    OnRow(type, length);
                     _health?.Succeeded(_instance, SourceComponents.Stream);
                 }
 
@@ -216,7 +238,6 @@ public sealed class EventStreamReader : IDisposable
     /// <summary>Copies the row's data column into the pooled buffer, growing it as needed; returns the length.</summary>
     private int ReadData(SqlDataReader reader)
     {
-        // Column 0 (the buffer kind) is not needed: the buffer header says the same and a header row starts with the magic.
         if (reader.IsDBNull(1))
         {
             return 0;
@@ -253,22 +274,76 @@ public sealed class EventStreamReader : IDisposable
         _buffer = bigger;
     }
 
-    private void Decode(int length)
+    /// <summary>Handles one row by its type; nothing a row holds fails the stream.</summary>
+    private void OnRow(int type, int length)
+    {
+        switch (type)
+        {
+            case StreamRowTypes.Events:
+            case StreamRowTypes.Metadata:
+                if (length > 0)
+                {
+                    Decode(type, length);
+                }
+
+                break;
+            case StreamRowTypes.Header:
+                // A new stream (or file, in file mode): what follows brings its own metadata and clock. Its data is
+                // not parsed: nothing public describes it, and it need not start with the .xel file magic.
+                HeaderRows++;
+                _decoder.Reset();
+                break;
+            case StreamRowTypes.Index:
+                break; // an index of a file's buffers: no events
+            default:
+                Skip(type, length, "a row of an unknown type");
+                break;
+        }
+    }
+
+    private void Decode(int type, int length)
     {
         var mapper = _mapper!;
         try
         {
-            _decoder.Decode(_buffer.AsSpan(0, length), ref mapper);
-        }
-        catch (XelUnsupportedVersionException)
-        {
-            throw; // every later buffer would fail the same way: fail the connection and say why
+            _decoder.DecodeBuffer(_buffer.AsSpan(0, length), ref mapper);
         }
         catch (XelFormatException e)
         {
-            BuffersSkipped++;
-            _sink.OnSourceLoss(_instance, LossKind.Malformed, 1);
-            XeLog.BufferSkipped(_logger, _instance, e.Message);
+            // An unsupported version included: skipping it is better than failing every reconnect on the same row.
+            Skip(type, length, e.Message);
         }
     }
+
+    private void Skip(int type, int length, string problem)
+    {
+        BuffersSkipped++;
+        _sink.OnSourceLoss(_instance, LossKind.Malformed, 1);
+        if (!_malformedLogged)
+        {
+            _malformedLogged = true;
+            XeLog.RowSkipped(_logger, _instance, type, length, Convert.ToHexString(_buffer, 0, Math.Min(32, length)), problem);
+        }
+    }
+}
+
+/// <summary>
+/// Values of the <c>type</c> column of <c>sys.fn_MSxe_read_event_stream</c> (int, not null; Microsoft documents it only
+/// as "the event type"). They follow the buffer types of the .xel format: 0 events, 1 metadata, 2 a header that starts
+/// a new stream or file, 3 an index. Public descriptions of XELite's live reader say type-2 rows mark a new file and
+/// are not parsed as buffers (docs/sqlserver.md, "The live stream's rows").
+/// </summary>
+public static class StreamRowTypes
+{
+    /// <summary>An event buffer.</summary>
+    public const int Events = 0;
+
+    /// <summary>A metadata buffer.</summary>
+    public const int Metadata = 1;
+
+    /// <summary>A stream or file header: a fresh metadata state starts.</summary>
+    public const int Header = 2;
+
+    /// <summary>An index buffer (file mode): no events.</summary>
+    public const int Index = 3;
 }

@@ -193,7 +193,11 @@ public sealed class LiveStreamSource : IDisposable
                     throw; // back off: reconnecting at once would only be dropped again
                 }
 
-                if (Reader.BuffersRead > buffersBefore)
+                // A connection that delivered buffers and then broke is retried at once, but only for a transient
+                // failure: a persistent one ("needs a fix") would fail the same way, so it goes through the backoff,
+                // whose log line then names the delay actually waited (not "next attempt in 00:00:01" beside
+                // "retried at the backoff cap").
+                if (Reader.BuffersRead > buffersBefore && failure.Class != FailureClass.Persistent)
                 {
                     ReportLost(e);
                     return Outcome.Lost;

@@ -29,8 +29,11 @@ internal static partial class XeLog
     [LoggerMessage(5110, LogLevel.Information, "Instance {Instance}: reading the live stream of session {Session} (connection {Connection})")]
     public static partial void StreamConnected(ILogger logger, string instance, string session, long connection);
 
-    [LoggerMessage(5113, LogLevel.Warning, "Instance {Instance}: a stream buffer could not be decoded and was skipped ({Problem})")]
-    public static partial void BufferSkipped(ILogger logger, string instance, string problem);
+    [LoggerMessage(5116, LogLevel.Warning, "Instance {Instance}: a live-stream row was skipped and counted as malformed ({Problem}): type {Type}, {Length} bytes, starting {FirstBytes}; further ones are only counted (sqlserver.monitor.events.lost, loss.kind=malformed)")]
+    public static partial void RowSkipped(ILogger logger, string instance, int type, int length, string firstBytes, string problem);
+
+    [LoggerMessage(5117, LogLevel.Information, "Instance {Instance}: {Decision}")]
+    public static partial void UnitSettled(ILogger logger, string instance, string decision);
 
     [LoggerMessage(5114, LogLevel.Warning, "Instance {Instance}: the server ended the live stream (session stopped or dropped?)")]
     public static partial void StreamEnded(ILogger logger, string instance);

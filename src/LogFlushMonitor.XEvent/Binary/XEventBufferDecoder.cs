@@ -38,9 +38,19 @@ public sealed class XEventBufferDecoder
 
     /// <summary>Decodes one buffer; <paramref name="baseOffset"/> is its position in the source, for errors.</summary>
     public XEventBufferKind Decode<THandler>(ReadOnlySpan<byte> buffer, long baseOffset, ref THandler handler)
+        where THandler : IXEventHandler => Decode(buffer, baseOffset, recogniseHeader: true, ref handler);
+
+    /// <summary>
+    /// Decodes one event or metadata buffer by its 32-byte buffer header only: a caller that knows the kind of the
+    /// bytes from elsewhere (the live stream's row type) does not let a .xel file magic at their start decide.
+    /// </summary>
+    public XEventBufferKind DecodeBuffer<THandler>(ReadOnlySpan<byte> buffer, ref THandler handler)
+        where THandler : IXEventHandler => Decode(buffer, 0, recogniseHeader: false, ref handler);
+
+    private XEventBufferKind Decode<THandler>(ReadOnlySpan<byte> buffer, long baseOffset, bool recogniseHeader, ref THandler handler)
         where THandler : IXEventHandler
     {
-        var kind = Begin(buffer, baseOffset, out var pos, out var end);
+        var kind = Begin(buffer, baseOffset, out var pos, out var end, recogniseHeader);
         if (kind == XEventBufferKind.Metadata || kind == XEventBufferKind.Header)
         {
             handler.OnMetadataChanged(Metadata);
@@ -65,10 +75,10 @@ public sealed class XEventBufferDecoder
     /// Validates a buffer header; merges metadata or resets at a header. For event buffers returns the
     /// record area [dataStart, dataEnd).
     /// </summary>
-    internal XEventBufferKind Begin(ReadOnlySpan<byte> buffer, long baseOffset, out int dataStart, out int dataEnd)
+    internal XEventBufferKind Begin(ReadOnlySpan<byte> buffer, long baseOffset, out int dataStart, out int dataEnd, bool recogniseHeader = true)
     {
         dataStart = dataEnd = 0;
-        if (buffer.Length >= 6 && BinaryPrimitives.ReadUInt32LittleEndian(buffer) == XelConstants.FileMagic)
+        if (recogniseHeader && buffer.Length >= 6 && BinaryPrimitives.ReadUInt32LittleEndian(buffer) == XelConstants.FileMagic)
         {
             CheckVersion("file header", BinaryPrimitives.ReadUInt16LittleEndian(buffer[4..]), baseOffset + 4);
             Reset();

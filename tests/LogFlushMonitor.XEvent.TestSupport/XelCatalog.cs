@@ -14,7 +14,7 @@ internal static class Rid
     public static uint Type(int baseId) => (6u << 28) | ((uint)baseId << 10);
 }
 
-internal sealed record FieldSpec(string Name, uint TypeRid, int Size);
+internal sealed record FieldSpec(string Name, uint TypeRid, int Size, string Description = "");
 
 internal sealed record EventSpec(string Name, int Index, FieldSpec[] Fields)
 {

@@ -26,6 +26,18 @@ public sealed class XelWriter : IDisposable
         [190] = "SOS_SCHEDULER_YIELD",
     };
 
+    /// <summary>A duration description naming milliseconds.</summary>
+    public const string MillisecondsDescription = "Duration in milliseconds";
+
+    /// <summary>A duration description naming microseconds.</summary>
+    public const string MicrosecondsDescription = "Duration in microseconds";
+
+    /// <summary>A duration description that names no unit.</summary>
+    public const string NoUnitDescription = "The duration of the operation";
+
+    /// <summary>The type of the header row the live stream starts with (and, in file mode, each file).</summary>
+    public const int HeaderRowType = 2;
+
     private const int MetadataDataOffset = 76;
     private const int EventDataOffset = 77;
 
@@ -65,7 +77,8 @@ public sealed class XelWriter : IDisposable
         : this(startTimeUtc, options)
     {
         _rowSink = rowSink;
-        Emit(2, FileHeader());
+        // Nothing public shows that a type-2 row starts with the .xel file magic: this one does not.
+        Emit(HeaderRowType, StreamHeaderRow());
         WriteMetadata();
     }
 
@@ -116,11 +129,11 @@ public sealed class XelWriter : IDisposable
         sqlos.Maps.Add(new MapSpec("event_opcode", 6, false, 1, [new(0, "Begin"), new(1, "End")]));
         var waitCompleted = new EventSpec("wait_completed", 101,
         [
-            new("wait_type", Rid.Map(1, 5), 4), new("duration", U64, 8), new("signal_duration", U64, 8), new("wait_resource", Ptr, 8),
+            new("wait_type", Rid.Map(1, 5), 4), new("duration", U64, 8, _options.WaitDurationDescription), new("signal_duration", U64, 8), new("wait_resource", Ptr, 8),
         ]);
         var waitInfo = new EventSpec("wait_info", 100,
         [
-            new("wait_type", Rid.Map(1, 5), 4), new("opcode", Rid.Map(1, 6), 1), new("duration", U64, 8),
+            new("wait_type", Rid.Map(1, 5), 4), new("opcode", Rid.Map(1, 6), 1), new("duration", U64, 8, _options.WaitDurationDescription),
             new("signal_duration", U64, 8), new("wait_resource", Ptr, 8),
         ]);
         sqlos.Events.Add(waitInfo);
@@ -134,7 +147,7 @@ public sealed class XelWriter : IDisposable
         ]);
         var flushComplete = new EventSpec("log_flush_complete", 151,
         [
-            new("database_id", dbType, dbSize), new("log_block_id", U64, 8), new("duration", U64, 8), new("pending_writes", U32, 4),
+            new("database_id", dbType, dbSize), new("log_block_id", U64, 8), new("duration", U64, 8, _options.FlushDurationDescription), new("pending_writes", U32, 4),
         ]);
         sqlserver.Events.Add(flushStart);
         sqlserver.Actions.Add(new ActionSpec("database_id", 0, Rid.Type(6), 0));
@@ -163,7 +176,7 @@ public sealed class XelWriter : IDisposable
 
     /// <summary>
     /// Runs <paramref name="write"/> against a writer whose output is live-stream rows: a header row
-    /// (type 2, starting with the file magic), metadata rows (type 1) and event rows (type 0).
+    /// (type 2, which does not start with the file magic), metadata rows (type 1) and event rows (type 0).
     /// </summary>
     public static IEnumerable<(int Type, byte[] Data)> WriteLiveStreamBuffers(DateTime startTimeUtc, Action<XelWriter> write, XelWriterOptions? options = null)
     {
@@ -189,7 +202,7 @@ public sealed class XelWriter : IDisposable
         Finish(_flushStart, timestampUtc, databaseId, databaseName, sequence);
     }
 
-    /// <summary>Writes sqlserver.log_flush_complete (duration in the server's unit).</summary>
+    /// <summary>Writes sqlserver.log_flush_complete (duration in the server's unit: milliseconds).</summary>
     public void LogFlushComplete(DateTime timestampUtc, uint databaseId, string? databaseName, ulong logBlockId, ulong duration,
         ulong? sequence = null, uint pendingWrites = 0)
     {
@@ -480,7 +493,7 @@ public sealed class XelWriter : IDisposable
                 s.WString(e.Fields[i].Name);
                 s.U16((ushort)layout.Offsets[i]);
                 s.U16(0);
-                s.WString("");
+                s.WString(e.Fields[i].Description);
             }
         }
 
@@ -568,6 +581,14 @@ public sealed class XelWriter : IDisposable
             Encoding.Unicode.GetBytes("junk in the header", h.AsSpan(0x1C8));
         }
 
+        return h;
+    }
+
+    /// <summary>A 512-byte header row of no documented layout: a GUID and zeros, no file magic.</summary>
+    private static byte[] StreamHeaderRow()
+    {
+        var h = new byte[XelConstants.DefaultFileHeaderLength];
+        Guid.NewGuid().TryWriteBytes(h.AsSpan(8));
         return h;
     }
 

@@ -26,6 +26,16 @@ public sealed record XelWriterOptions
     /// <summary>Fill slack, padding and unused flag bits with garbage, as real files sometimes do.</summary>
     public bool Garbage { get; init; } = true;
 
+    /// <summary>
+    /// The metadata description of <c>log_flush_complete.duration</c>. Milliseconds by default, the unit the public
+    /// tools read it in (docs/sqlserver.md); <see cref="XelWriter.NoUnitDescription"/> names no unit, as the catalog
+    /// of some servers may not.
+    /// </summary>
+    public string FlushDurationDescription { get; init; } = XelWriter.MillisecondsDescription;
+
+    /// <summary>The metadata description of the <c>duration</c> fields of <c>wait_completed</c> and <c>wait_info</c> (milliseconds by default).</summary>
+    public string WaitDurationDescription { get; init; } = XelWriter.MillisecondsDescription;
+
     /// <summary>The <c>wait_types</c> map (key to name). Defaults to <see cref="XelWriter.DefaultWaitTypes"/>.</summary>
     public IReadOnlyDictionary<uint, string>? WaitTypes { get; init; }
 }

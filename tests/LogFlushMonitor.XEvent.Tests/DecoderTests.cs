@@ -21,9 +21,9 @@ public class DecoderTests
 
         var decoder = new XEventBufferDecoder();
         var handler = new ResolvingHandler();
-        foreach (var (_, data) in first.Concat(second))
+        foreach (var (type, data) in first.Concat(second))
         {
-            decoder.Decode(data, ref handler);
+            decoder.DecodeRow(type, data, ref handler);
         }
 
         Assert.Equal([(7UL, 512UL, 70UL), (8UL, 1024UL, 80UL)], handler.Values);
@@ -54,14 +54,15 @@ public class DecoderTests
         Assert.Contains("shorter than a buffer header", ex.Message, StringComparison.Ordinal);
 
         var rows = XelWriter.WriteLiveStreamBuffers(Start, w => w.LogFlushStart(Start.AddSeconds(1), 7, "db", 512, 70, 1)).ToList();
-        decoder.Decode(rows[0].Data, ref probe);
-        decoder.Decode(rows[1].Data, ref probe);
+        decoder.DecodeRow(rows[0].Type, rows[0].Data, ref probe);
+        decoder.DecodeRow(rows[1].Type, rows[1].Data, ref probe);
         var events = (byte[])rows[2].Data.Clone();
         BitConverter.TryWriteBytes(events.AsSpan(77 + 20), 100_000u); // payload length of the first record
         var bad = Assert.Throws<XelFormatException>(() => decoder.Decode(events, 4096, ref probe));
         Assert.Equal(4096 + 77 + 20, bad.Offset);
 
-        var wrongVersion = (byte[])rows[0].Data.Clone();
+        var wrongVersion = new byte[512];
+        BitConverter.TryWriteBytes(wrongVersion, XelConstants.FileMagic);
         wrongVersion[4] = 9;
         var v = Assert.Throws<XelUnsupportedVersionException>(() => decoder.Decode(wrongVersion, ref probe));
         Assert.Equal(9, v.Version);

@@ -29,7 +29,7 @@ public enum StreamEnd
 /// never waits (the pipeline drops and counts when full: the server disconnects a reader that falls behind).
 /// </summary>
 /// <remarks>
-/// <para>Each row is decided by its <c>type</c> column (<see cref="StreamRowTypes"/>): 0 and 1 are event and metadata
+/// <para>Each row is decided by its <c>type</c> column (<see cref="LiveStreamRowType"/>): 0 and 1 are event and metadata
 /// buffers (decoded by their own header), 2 marks a new stream or file (its data is not parsed: a fresh metadata state
 /// starts), 3 is an index buffer (nothing to read). A row of another type, or one that cannot be decoded, is counted as
 /// malformed (<see cref="LossKind.Malformed"/>), logged once with its type, length and first 32 bytes, and skipped: no
@@ -274,44 +274,22 @@ public sealed class EventStreamReader : IDisposable
         _buffer = bigger;
     }
 
-    /// <summary>Handles one row by its type; nothing a row holds fails the stream.</summary>
+    /// <summary>Decodes one row by its type (<see cref="XEventBufferDecoder.DecodeRow"/>); nothing a row holds fails the stream.</summary>
     private void OnRow(int type, int length)
-    {
-        switch (type)
-        {
-            case StreamRowTypes.Events:
-            case StreamRowTypes.Metadata:
-                if (length > 0)
-                {
-                    Decode(type, length);
-                }
-
-                break;
-            case StreamRowTypes.Header:
-                // A new stream (or file, in file mode): what follows brings its own metadata and clock. Its data is
-                // not parsed: nothing public describes it, and it need not start with the .xel file magic.
-                HeaderRows++;
-                _decoder.Reset();
-                break;
-            case StreamRowTypes.Index:
-                break; // an index of a file's buffers: no events
-            default:
-                Skip(type, length, "a row of an unknown type");
-                break;
-        }
-    }
-
-    private void Decode(int type, int length)
     {
         var mapper = _mapper!;
         try
         {
-            _decoder.DecodeBuffer(_buffer.AsSpan(0, length), ref mapper);
+            if (_decoder.DecodeRow(type, _buffer.AsSpan(0, length), ref mapper) == XEventBufferKind.Header)
+            {
+                HeaderRows++;
+            }
         }
         catch (XelFormatException e)
         {
-            // An unsupported version included: skipping it is better than failing every reconnect on the same row.
-            Skip(type, length, e.Message);
+            // An unknown type or an unsupported version included: skipping is better than failing every reconnect on
+            // the same kind of row.
+            Skip(type, length, e.Problem);
         }
     }
 
@@ -325,25 +303,4 @@ public sealed class EventStreamReader : IDisposable
             XeLog.RowSkipped(_logger, _instance, type, length, Convert.ToHexString(_buffer, 0, Math.Min(32, length)), problem);
         }
     }
-}
-
-/// <summary>
-/// Values of the <c>type</c> column of <c>sys.fn_MSxe_read_event_stream</c> (int, not null; Microsoft documents it only
-/// as "the event type"). They follow the buffer types of the .xel format: 0 events, 1 metadata, 2 a header that starts
-/// a new stream or file, 3 an index. Public descriptions of XELite's live reader say type-2 rows mark a new file and
-/// are not parsed as buffers (docs/sqlserver.md, "The live stream's rows").
-/// </summary>
-public static class StreamRowTypes
-{
-    /// <summary>An event buffer.</summary>
-    public const int Events = 0;
-
-    /// <summary>A metadata buffer.</summary>
-    public const int Metadata = 1;
-
-    /// <summary>A stream or file header: a fresh metadata state starts.</summary>
-    public const int Header = 2;
-
-    /// <summary>An index buffer (file mode): no events.</summary>
-    public const int Index = 3;
 }

@@ -41,6 +41,31 @@ public sealed class XEventBufferDecoder
         where THandler : IXEventHandler => Decode(buffer, baseOffset, recogniseHeader: true, ref handler);
 
     /// <summary>
+    /// Decodes one row of <c>sys.fn_MSxe_read_event_stream</c> by its <c>type</c> column (<see cref="LiveStreamRowType"/>):
+    /// event and metadata buffers are decoded by their own buffer header; a header row starts a fresh metadata state
+    /// and its data is not parsed (nothing public describes it, nor shows that it starts with the .xel file magic); an
+    /// index row holds no events. A row of any other type raises <see cref="XelFormatException"/>, as an undecodable
+    /// buffer does: the caller counts and skips it.
+    /// </summary>
+    public XEventBufferKind DecodeRow<THandler>(int type, ReadOnlySpan<byte> data, ref THandler handler)
+        where THandler : IXEventHandler
+    {
+        switch (type)
+        {
+            case LiveStreamRowType.Events:
+            case LiveStreamRowType.Metadata:
+                return data.IsEmpty ? XEventBufferKind.End : DecodeBuffer(data, ref handler);
+            case LiveStreamRowType.Header:
+                Reset();
+                return XEventBufferKind.Header;
+            case LiveStreamRowType.Index:
+                return XEventBufferKind.Index;
+            default:
+                throw Error($"Live-stream row of unknown type {type} ({data.Length} bytes)", 0);
+        }
+    }
+
+    /// <summary>
     /// Decodes one event or metadata buffer by its 32-byte buffer header only: a caller that knows the kind of the
     /// bytes from elsewhere (the live stream's row type) does not let a .xel file magic at their start decide.
     /// </summary>
@@ -347,4 +372,25 @@ internal struct NoRecordObserver : IRecordObserver
     public readonly void OnRecord(in XEventRecord record)
     {
     }
+}
+
+/// <summary>
+/// Values of the <c>type</c> column of <c>sys.fn_MSxe_read_event_stream</c> (int, not null; Microsoft documents it only
+/// as "the event type"). They follow the buffer types of the .xel format: 0 events, 1 metadata, 2 a header that
+/// starts a new stream (or file, in file mode), 3 an index. Public descriptions of XELite's live reader say type-2
+/// rows mark a new file and are not parsed as buffers. Beliefs to confirm on a real server (docs/sqlserver.md).
+/// </summary>
+public static class LiveStreamRowType
+{
+    /// <summary>An event buffer.</summary>
+    public const int Events = 0;
+
+    /// <summary>A metadata buffer.</summary>
+    public const int Metadata = 1;
+
+    /// <summary>A stream or file header: a fresh metadata state starts.</summary>
+    public const int Header = 2;
+
+    /// <summary>An index buffer (file mode): no events.</summary>
+    public const int Index = 3;
 }

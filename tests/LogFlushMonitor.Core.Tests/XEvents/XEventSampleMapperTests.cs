@@ -70,11 +70,11 @@ public class XEventSampleMapperTests
     }
 
     [Fact]
-    public void Writer_file_completes_and_writelog_waits_carry_durations_in_the_servers_units()
+    public void Writer_file_unpaired_completes_and_writelog_waits_carry_durations_in_milliseconds()
     {
         var stream = Write(w =>
         {
-            w.LogFlushComplete(T0, 5, "shop", 1, duration: 250, sequence: 1); // microseconds
+            w.LogFlushComplete(T0, 5, "shop", 1, duration: 250, sequence: 1); // no start: the field, in milliseconds
             w.WaitCompleted(T0, XelWriter.WriteLogKey, duration: 12, databaseId: 5, sequence: 2, databaseName: "shop"); // milliseconds
             w.WaitInfo(T0, XelWriter.WriteLogKey, opcode: 0, duration: 0, databaseId: 5, sequence: 3);
             w.WaitInfo(T0, XelWriter.WriteLogKey, opcode: 1, duration: 30, databaseId: 5, sequence: 4);
@@ -85,7 +85,7 @@ public class XEventSampleMapperTests
         Assert.Equal(1, mapper.FlushCompletes);
         Assert.Equal(2, mapper.Waits); // the wait_info begin is not a completed wait
         var db = Assert.Single(agg.Snapshot());
-        Assert.Equal(0.000250, db.FlushDurations.MaxSeconds, 9);
+        Assert.Equal(0.250, db.FlushDurations.MaxSeconds, 9);
         var w = Assert.Single(db.Waits);
         Assert.Equal("WRITELOG", w.WaitType);
         Assert.Equal(2, w.Count);
@@ -123,9 +123,9 @@ public class XEventSampleMapperTests
         var agg = new LogFlushAggregator();
         var mapper = new XEventSampleMapper("sql1", agg);
         var decoder = new XEventBufferDecoder("live");
-        foreach (var (_, data) in rows)
+        foreach (var (type, data) in rows)
         {
-            decoder.Decode(data, ref mapper);
+            decoder.DecodeRow(type, data, ref mapper);
         }
 
         var db = Assert.Single(agg.Snapshot());

@@ -66,9 +66,13 @@ public sealed partial class ScriptedSqlServer
         {
             string[][] columns =
             [
+                // Descriptions: flush duration names no unit (read as milliseconds, then settled by the pairs), the wait's
+                // names milliseconds, the unit public tools read both in (docs/sqlserver.md, "Duration units").
                 ["sqlserver", "log_flush_start", "database_id", "uint32", "Database ID"], ["sqlserver", "log_flush_start", "write_size", "uint32", "Bytes"],
-                ["sqlserver", "log_flush_complete", "database_id", "uint32", "Database ID"], ["sqlserver", "log_flush_complete", "duration", "uint64", "Duration in microseconds"],
-                ["sqlos", "wait_completed", "wait_type", "wait_types", "Wait type"], ["sqlos", "wait_completed", "duration", "uint64", "Duration in microseconds"],
+                ["sqlserver", "log_flush_start", "log_block_id", "uint64", "Log block ID"],
+                ["sqlserver", "log_flush_complete", "database_id", "uint32", "Database ID"], ["sqlserver", "log_flush_complete", "log_block_id", "uint64", "Log block ID"],
+                ["sqlserver", "log_flush_complete", "duration", "uint64", "Time the flush took"],
+                ["sqlos", "wait_completed", "wait_type", "wait_types", "Wait type"], ["sqlos", "wait_completed", "duration", "uint64", "Duration in milliseconds"],
             ];
             return Begin(r).ResultSet([TdsColumn.NVarChar("PackageName"), TdsColumn.NVarChar("ObjectName"), TdsColumn.NVarChar("ColumnName"), TdsColumn.NVarChar("TypeName"), TdsColumn.NVarChar("Description")],
                 [.. columns.Select(c => c.Cast<object?>().ToArray())]);

@@ -181,20 +181,22 @@ public sealed class EventSessionManagerTests
     }
 
     [Fact]
-    public async Task Duration_units_come_from_the_catalog_descriptions()
+    public async Task Duration_units_come_from_the_catalog_descriptions_and_are_milliseconds_when_they_name_none()
     {
         await using var server = new XeScriptedServer();
         await using var connection = new SqlConnection(server.ConnectionString());
         await connection.OpenAsync();
         var capabilities = await new EventSessionManager(Options()).ReadCapabilitiesAsync(connection, CancellationToken.None);
-        Assert.Equal(DurationUnit.Microseconds, capabilities.Units.WaitCompleted); // the catalog says microseconds; the default is ms
+        Assert.Equal(DurationUnit.Milliseconds, capabilities.Units.FlushComplete); // "Duration of the flush in milliseconds"
+        Assert.Equal(DurationUnit.Milliseconds, capabilities.Units.WaitCompleted); // "Duration of the wait": no unit, the default
         Assert.Equal(DurationUnit.Milliseconds, capabilities.Units.WaitInfo);
         Assert.Equal("sqlos.wait_completed", capabilities.WaitEvent);
         Assert.Equal([190L], capabilities.WriteLogKeys);
 
+        // A description that names another unit wins over the default.
         server.Columns.RemoveAll(c => c.Event == "wait_completed" && c.Column == "duration");
-        server.Columns.Add(("wait_completed", "duration", "Duration of the wait"));
+        server.Columns.Add(("wait_completed", "duration", "Duration of the wait in microseconds"));
         capabilities = await new EventSessionManager(Options()).ReadCapabilitiesAsync(connection, CancellationToken.None);
-        Assert.Equal(new XEventUnits().WaitCompleted, capabilities.Units.WaitCompleted); // says nothing: the default stays
+        Assert.Equal(DurationUnit.Microseconds, capabilities.Units.WaitCompleted);
     }
 }

@@ -40,8 +40,8 @@ public sealed partial class XeScriptedServer : IAsyncDisposable
     public List<(string Event, string Column, string Description)> Columns { get; } =
     [
         ("log_flush_start", "database_id", "Database ID"), ("log_flush_start", "write_size", "Bytes written"), ("log_flush_start", "log_block_id", "Block"),
-        ("log_flush_complete", "database_id", "Database ID"), ("log_flush_complete", "duration", "Duration of the flush in microseconds"),
-        ("wait_completed", "wait_type", "Wait type"), ("wait_completed", "duration", "Duration of the wait in microseconds"),
+        ("log_flush_complete", "database_id", "Database ID"), ("log_flush_complete", "log_block_id", "Block"), ("log_flush_complete", "duration", "Duration of the flush in milliseconds"),
+        ("wait_completed", "wait_type", "Wait type"), ("wait_completed", "duration", "Duration of the wait"),
         ("wait_info", "duration", "Duration in milliseconds"),
     ];
 

@@ -305,6 +305,51 @@ public sealed class LiveStreamSourceTests
         await run.WaitAsync(TimeSpan.FromSeconds(10));
     }
 
+    [Fact]
+    public async Task Rows_are_read_by_type_header_rows_without_the_magic_unknown_types_and_undecodable_rows_are_counted_once_and_skipped()
+    {
+        // Type-2 rows carry no .xel file magic here (nothing public shows they do); a row of an unknown type and an
+        // event row that cannot be decoded must each be counted as malformed and skipped without failing the stream.
+        await using var server = new XeScriptedServer();
+        var first = StreamRows.Flushes(1, 100, perBuffer: 50);
+        var second = StreamRows.Flushes(101, 60, perBuffer: 30);
+        Assert.Equal(2, first[0].Type);
+        Assert.NotEqual(0xEFAB375Au, BitConverter.ToUInt32(first[0].Data));
+        var unknown = (Type: 7, Data: Enumerable.Range(0, 64).Select(i => (byte)(0xA0 + i)).ToArray());
+        var garbage = (Type: 0, Data: Enumerable.Repeat((byte)0x5A, 600).ToArray());
+        var rows = first.Take(3).Append(unknown).Append(garbage).Concat(first.Skip(3)).Append((Type: 2, Data: (byte[])null!)).Concat(second).ToList();
+        foreach (var (type, data) in rows)
+        {
+            await server.StreamRows.Writer.WriteAsync([type, data]);
+        }
+
+        var aggregator = new LogFlushAggregator();
+        var pipeline = new SamplePipeline(aggregator);
+        var health = new SourceHealth();
+        var logger = new LogFlushMonitor.SqlServer.Tests.Scripted.CapturingLogger();
+        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline.DroppingWriter, health, Fast, logger: logger);
+        using var cts = new CancellationTokenSource();
+        var consume = pipeline.RunAsync(cts.Token);
+        var run = source.RunAsync(cts.Token);
+
+        await StreamRows.Eventually(() => source.Reader.BuffersRead == rows.Count, "every row");
+        await pipeline.WaitForDrainAsync(TimeSpan.FromSeconds(10));
+        await cts.CancelAsync();
+        Assert.False(await run.WaitAsync(TimeSpan.FromSeconds(10)));
+        await consume;
+
+        Assert.Equal(160, source.Reader.Flushes);
+        Assert.Equal(2, source.Reader.BuffersSkipped);
+        Assert.Equal(3, source.Reader.HeaderRows); // two with data, one NULL
+        Assert.Equal(1, server.StreamRequests); // no row failed the stream
+        Assert.True(health.IsUp("prod1", "stream"));
+        Assert.Equal(2, aggregator.SnapshotInstances().Single().LostMalformed);
+        Assert.Equal(160, aggregator.Snapshot().Single(d => d.DatabaseId == 5).WriteSizes.Count);
+        var line = Assert.Single(logger.Lines, l => l.EventId == 5116); // logged once, then only counted
+        Assert.Contains("type 7, 64 bytes, starting A0A1A2A3", line.Message, StringComparison.Ordinal);
+        Assert.Contains("unknown type 7", line.Message, StringComparison.Ordinal);
+    }
+
     private static ChannelReader<object?[]> Rows(IEnumerable<(int Type, byte[] Data)> rows)
     {
         var channel = Channel.CreateUnbounded<object?[]>();

@@ -38,7 +38,7 @@ public readonly record struct UnpairedStart(int DatabaseId, ulong LogBlockId, lo
 public sealed class FlushPairTable
 {
     /// <summary>Outstanding starts kept at most by default (a database has at most a few hundred log writes in flight).</summary>
-    public const int DefaultCapacity = 8192;
+    public const int DefaultCapacity = 4096;
 
     /// <summary>How long after a start a later complete of the same database retires it as unmatched, by default.</summary>
     public static readonly TimeSpan DefaultGrace = TimeSpan.FromSeconds(10);
@@ -65,8 +65,9 @@ public sealed class FlushPairTable
     /// <param name="grace">How long after its start a start is retired by a later complete of its database (default <see cref="DefaultGrace"/>).</param>
     /// <param name="concurrentReaders">Whether <see cref="Outstanding()"/> is called from other threads than the writer's.</param>
     /// <param name="spillCapacity">
-    /// When above 0, starts retired or evicted go to <see cref="Spilled"/> (up to this many) instead of being counted
-    /// as unmatched: analyze pairs what one thread's table let go of with the completes another thread saw.
+    /// When above 0, starts retired after the grace period go to <see cref="Spilled"/> (up to this many) instead of
+    /// being counted as unmatched: analyze pairs what one thread's table let go of with the completes another thread
+    /// saw (a worker that decodes every other buffer retires a start whose complete is in a buffer it never sees).
     /// </param>
     public FlushPairTable(int capacity = DefaultCapacity, TimeSpan? grace = null, bool concurrentReaders = false, int spillCapacity = 0)
     {
@@ -111,7 +112,7 @@ public sealed class FlushPairTable
     /// <summary>Starts replaced by a newer start with the same database and log block (the older one never completed).</summary>
     public long Replaced { get; private set; }
 
-    /// <summary>Starts let go of without their complete, when the table spills (see the constructor).</summary>
+    /// <summary>Starts retired without their complete, when the table spills (see the constructor).</summary>
     public IReadOnlyList<UnpairedStart> Spilled => _spill ?? (IReadOnlyList<UnpairedStart>)[];
 
     /// <summary>Records a log_flush_start at <paramref name="startTicks"/> (UTC ticks).</summary>
@@ -333,14 +334,14 @@ public sealed class FlushPairTable
             }
         }
 
+        // Not spilled: a start with a whole table of newer starts behind it will not complete any more, and a file of
+        // starts whose completes are not collected would otherwise fill the spill list for nothing.
         var head = _queues[victim].Head;
-        if (!LetGo(head))
-        {
-            Evicted++;
-        }
+        Remove(head, Find(_entries[head].Db, _entries[head].Block));
+        Evicted++;
     }
 
-    /// <summary>Removes a start without its complete; true when it went to the spill list (then it is not counted here).</summary>
+    /// <summary>Retires a start without its complete; true when it went to the spill list (then it is not counted here).</summary>
     private bool LetGo(int e)
     {
         var spilled = _spill is not null && _spill.Count < _spillCapacity;

@@ -64,16 +64,19 @@ public sealed partial class AnalyzeCliTests : IDisposable
                 var size = choices[rng.Next(choices.Length)];
                 sizes.Add(size);
                 w.LogFlushStart(t, 9, "orders", size, (ulong)i, ++seq);
+                // The latency is the time from the start to the complete; the duration field holds whole
+                // milliseconds, as a server writes it (0 for most of these).
                 var us = (ulong)rng.Next(20, 20_000);
                 flushUs.Add(us);
-                w.LogFlushComplete(t.AddTicks(5), 9, "orders", (ulong)i, us, ++seq);
-                last = t.AddTicks(5);
+                var completed = t.AddTicks((long)us * 10);
+                w.LogFlushComplete(completed, 9, "orders", (ulong)i, us / 1000, ++seq);
+                last = completed > last ? completed : last;
                 if (i % 3 == 0)
                 {
                     var ms = (ulong)rng.Next(0, 40);
                     writelogMs.Add(ms);
                     w.WaitCompleted(t.AddTicks(7), XelWriter.WriteLogKey, ms, 9, ++seq, databaseName: "orders");
-                    last = t.AddTicks(7);
+                    last = t.AddTicks(7) > last ? t.AddTicks(7) : last;
                 }
 
                 if (i % 10 == 0)
@@ -86,7 +89,7 @@ public sealed partial class AnalyzeCliTests : IDisposable
                     var ms = (ulong)rng.Next(0, 40);
                     writelogMs.Add(ms);
                     w.WaitInfo(t.AddTicks(10), XelWriter.WriteLogKey, 1, ms, 9, ++seq, databaseName: "orders");
-                    last = t.AddTicks(10);
+                    last = t.AddTicks(10) > last ? t.AddTicks(10) : last;
                 }
 
                 if (i % 500 == 499 && i < 2999)
@@ -157,8 +160,9 @@ public sealed partial class AnalyzeCliTests : IDisposable
             var t = AnalyzeTestFiles.Start;
             for (var i = 0; i < 100; i++)
             {
-                // Durations 1..100 ms (in µs): p50 50 ms, p95 95 ms, p99 99 ms, max 100 ms, each within 10 %.
-                w.LogFlushComplete(t.AddMilliseconds(i), 5, "hr", (ulong)i, (ulong)(i + 1) * 1000, (ulong)(i < 50 ? i + 1 : i + 6));
+                // Completes without starts: their duration fields, 1..100 ms (milliseconds, as the description says):
+                // p50 50 ms, p95 95 ms, p99 99 ms, max 100 ms, each within 10 %.
+                w.LogFlushComplete(t.AddMilliseconds(i), 5, "hr", (ulong)i, (ulong)(i + 1), (ulong)(i < 50 ? i + 1 : i + 6));
                 w.WaitCompleted(t.AddMilliseconds(i), XelWriter.WriteLogKey, 4, 5, databaseName: "hr");
             }
         });

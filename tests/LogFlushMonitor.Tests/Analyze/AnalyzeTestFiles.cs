@@ -18,12 +18,12 @@ public sealed class AnalyzeTestFiles : IDisposable
     public string PathOf(string name) => Path.Combine(Directory, name);
 
     /// <summary>Writes a file with the test writer (small buffers, so even small files have several).</summary>
-    public string Write(string name, Action<XelWriter> write, int bufferSize = 8192)
+    public string Write(string name, Action<XelWriter> write, int bufferSize = 8192, XelWriterOptions? options = null)
     {
         var path = PathOf(name);
         System.IO.Directory.CreateDirectory(Path.GetDirectoryName(path)!);
         using var fs = new FileStream(path, FileMode.Create, FileAccess.Write);
-        using var w = new XelWriter(fs, Start, new XelWriterOptions { BufferSize = bufferSize });
+        using var w = new XelWriter(fs, Start, (options ?? new XelWriterOptions()) with { BufferSize = bufferSize });
         write(w);
         w.Flush();
         return path;

@@ -1,0 +1,111 @@
+using LogFlushMonitor.Analyze;
+using LogFlushMonitor.Core.XEvents;
+using LogFlushMonitor.XEvent.TestSupport;
+
+namespace LogFlushMonitor.Tests.Analyze;
+
+/// <summary>analyze measures flush latency from the start/complete pair, the way the service does, on one thread or many.</summary>
+public sealed class AnalyzeFlushLatencyTests : IDisposable
+{
+    private readonly AnalyzeTestFiles _files = new();
+
+    public void Dispose() => _files.Dispose();
+
+    private AnalyzeReport Analyze(string path, int threads) =>
+        AnalyzeRunner.Analyze(new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never, Threads = threads }, [[path]], null, CancellationToken.None);
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(3)]
+    public void Issue_reproduction_2000_flushes_2_ms_apart_with_a_duration_field_of_2_and_no_unit_report_p50_2_ms(int threads)
+    {
+        // Small buffers: many pairs straddle two buffers, which different workers decode.
+        var path = _files.Write("two-ms.xel", w =>
+        {
+            for (var i = 0; i < 2000; i++)
+            {
+                var t = AnalyzeTestFiles.Start.AddMilliseconds(5 * i);
+                w.LogFlushStart(t, 9, "orders", 512, (ulong)i, (ulong)(2 * i) + 1);
+                w.LogFlushComplete(t.AddMilliseconds(2), 9, "orders", (ulong)i, duration: 2, (ulong)(2 * i) + 2);
+            }
+        }, bufferSize: 2048, new XelWriterOptions { FlushDurationDescription = XelWriter.NoUnitDescription });
+
+        var report = Analyze(path, threads);
+
+        var db = Assert.Single(report.Databases);
+        var latency = db.FlushDuration!;
+        Assert.Equal(2000, latency.Count);
+        Assert.InRange(latency.P50Ms!.Value, 1.8, 2.2); // not 0.002
+        Assert.InRange(latency.MaxMs, 1.99, 2.01);
+        Assert.Equal(2000, report.FlushPairing!.Paired);
+        Assert.Equal(0, report.FlushPairing.Unpaired);
+        Assert.Equal(0, report.FlushPairing.UnmatchedStarts);
+    }
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    public void A_duration_field_of_0_at_millisecond_resolution_gives_way_to_the_150_microseconds_of_the_pair(int threads)
+    {
+        var path = _files.Write("fast.xel", w =>
+        {
+            for (var i = 0; i < 500; i++)
+            {
+                var t = AnalyzeTestFiles.Start.AddMilliseconds(i);
+                w.LogFlushStart(t, 9, "orders", 512, (ulong)i);
+                w.LogFlushComplete(t.AddTicks(1500), 9, "orders", (ulong)i, duration: 0);
+            }
+        }, bufferSize: 1024);
+
+        var latency = Assert.Single(Analyze(path, threads).Databases).FlushDuration!;
+
+        Assert.Equal(500, latency.Count);
+        Assert.InRange(latency.P50Ms!.Value, 0.14, 0.16);
+        Assert.InRange(latency.MeanMs, 0.1499, 0.1501);
+    }
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(3)]
+    public void Completes_without_a_start_are_read_in_the_unit_the_pairs_settle_whatever_the_threads(int threads)
+    {
+        // A field that counts microseconds (each pair: 400 ticks = 40 µs, field 40) and whose description names no unit:
+        // the 300 pairs settle microseconds, so the 50 completes whose start is missing are 0.7 ms, not 0.7 s.
+        var path = _files.Write("micro.xel", w =>
+        {
+            for (var i = 0; i < 300; i++)
+            {
+                var t = AnalyzeTestFiles.Start.AddMilliseconds(i);
+                w.LogFlushStart(t, 9, "orders", 512, (ulong)i);
+                w.LogFlushComplete(t.AddTicks(400), 9, "orders", (ulong)i, duration: 40);
+            }
+
+            for (var i = 0; i < 50; i++)
+            {
+                w.LogFlushComplete(AnalyzeTestFiles.Start.AddSeconds(1).AddMilliseconds(i), 9, "orders", (ulong)(100_000 + i), duration: 700);
+            }
+        }, bufferSize: 1024, new XelWriterOptions { FlushDurationDescription = XelWriter.NoUnitDescription });
+
+        var report = Analyze(path, threads);
+
+        var latency = Assert.Single(report.Databases).FlushDuration!;
+        Assert.Equal(350, latency.Count);
+        Assert.InRange(latency.MaxMs, 0.69, 0.71);
+        var pairing = report.FlushPairing!;
+        Assert.Equal((300L, 50L), (pairing.Paired, pairing.Unpaired));
+        Assert.Equal(DurationUnit.Microseconds, pairing.FallbackUnit);
+        Assert.Contains("microseconds", pairing.UnitReason, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void The_note_on_stderr_says_how_unpaired_completes_were_measured()
+    {
+        var path = _files.Write("lost-starts.xel", w => w.LogFlushComplete(AnalyzeTestFiles.Start, 9, "orders", 1, duration: 3));
+        var stderr = new StringWriter();
+
+        AnalyzeRunner.Run(new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never }, TextWriter.Null, stderr, CancellationToken.None);
+
+        Assert.Contains("1 completes had no start and were measured by their duration field", stderr.ToString(), StringComparison.Ordinal);
+        Assert.Contains("milliseconds, as the file's field description says", stderr.ToString(), StringComparison.Ordinal);
+    }
+}

@@ -175,6 +175,83 @@ public class DamageTests
         }
     }
 
+    private static XelFileResult ReadParallel(byte[] bytes, int workers = 3)
+    {
+        var path = Path.Combine(Path.GetTempPath(), $"damage-{Guid.NewGuid():N}.xel");
+        File.WriteAllBytes(path, bytes);
+        try
+        {
+            var handlers = Enumerable.Range(0, workers).Select(_ => new Fingerprint()).ToArray();
+            return Assert.Single(XelParallelReader.Read([path], handlers, Report));
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+    }
+
+    [Fact]
+    public void An_event_buffer_appended_twice_repeats_its_sequence_number_and_is_damage_counted_once_not_more_events()
+    {
+        var clean = GeneratedSets.Write(900, 1, seed: 11);
+        var victim = GeneratedSets.Buffers(clean).Where(b => b.Type == 0).ToList()[2];
+        var end = victim.Offset + victim.Length;
+        var bytes = clean[..end].Concat(clean[victim.Offset..end]).Concat(clean[end..]).ToArray(); // written twice in a row
+
+        foreach (var file in new[] { ReadReport(bytes).File, ReadParallel(bytes) })
+        {
+            Assert.Equal(XelFileStatus.Damaged, file.Status);
+            Assert.Equal(900, file.Events); // not 900 + the copy's events
+            Assert.Equal(0, file.EventsLost);
+            var damage = Assert.Single(file.Damage);
+            Assert.Equal((end, (long)victim.Length), (damage.Offset, damage.Length));
+            Assert.Equal(end + 8, damage.ProblemOffset);
+            Assert.Contains("repeats the previous event buffer's", damage.Problem, StringComparison.Ordinal);
+        }
+
+        Assert.Throws<XelFormatException>(() => CountEvents(bytes));
+    }
+
+    [Fact]
+    public void An_event_buffer_copied_in_further_back_goes_back_in_sequence_and_is_damage()
+    {
+        var clean = GeneratedSets.Write(900, 1, seed: 12);
+        var buffers = GeneratedSets.Buffers(clean).Where(b => b.Type == 0).ToList();
+        var first = buffers[0];
+        var last = buffers[^1];
+        var bytes = clean.Concat(clean.AsSpan(first.Offset, first.Length).ToArray()).ToArray();
+
+        var (file, events) = ReadReport(bytes);
+
+        Assert.Equal(900, events);
+        Assert.Contains("goes back from", Assert.Single(file.Damage).Problem, StringComparison.Ordinal);
+        Assert.True(last.Offset < file.Damage[0].Offset);
+    }
+
+    [Fact]
+    public void One_flipped_bit_in_an_event_sequence_value_is_damage_at_its_offset_not_two_to_the_fiftieth_lost_events()
+    {
+        var bytes = GeneratedSets.Write(900, 1, seed: 13);
+        // The event_sequence action of the event numbered 450: RID, length 8, value.
+        ReadOnlySpan<byte> pattern = [0x00, 0x24, 0x00, 0x10, 8, 0, 0, 0, 0xC2, 0x01, 0, 0, 0, 0, 0, 0];
+        var at = bytes.AsSpan().IndexOf(pattern);
+        Assert.True(at > 0);
+        Assert.Equal(-1, bytes.AsSpan(at + 1).IndexOf(pattern));
+        bytes[at + 8 + 6] ^= 0x04; // bit 50
+
+        foreach (var file in new[] { ReadReport(bytes).File, ReadParallel(bytes) })
+        {
+            Assert.Equal(XelFileStatus.Damaged, file.Status);
+            Assert.Equal(900, file.Events);
+            Assert.Equal(1, file.EventsLost); // number 450 was never seen: one hole, not 1,125,899,906,842,624
+            var damage = Assert.Single(file.Damage);
+            Assert.Equal(0, damage.Length); // the event was counted; only its number is ignored
+            Assert.True(damage.Offset < at && at - damage.Offset < 200, $"record at {damage.Offset}, value at {at + 8}");
+            Assert.Contains("event_sequence 1125899906843074", damage.Problem, StringComparison.Ordinal);
+            Assert.Contains("a damaged value, not lost events", damage.Problem, StringComparison.Ordinal);
+        }
+    }
+
     [Fact]
     public void A_scan_through_a_long_damaged_region_stops_when_cancelled()
     {

@@ -34,6 +34,8 @@ public sealed class XEventSampleMapper : IXEventHandler
     private int _lastNameId = -1;
     private string? _lastName;
     private LogFlushFields _h;
+    private ulong _highestClock;
+    private XEventPackage? _highestPackage;
 
     /// <summary>Creates a mapper delivering samples of <paramref name="instance"/> to <paramref name="sink"/>.</summary>
     /// <param name="instance">Instance name of every sample.</param>
@@ -65,6 +67,12 @@ public sealed class XEventSampleMapper : IXEventHandler
 
     /// <summary>Events of other kinds, by full name (what a file holds when it holds none of ours).</summary>
     public IReadOnlyDictionary<string, long> OtherEvents => _otherEvents;
+
+    /// <summary>
+    /// event_sequence values rejected as damaged, each counted as malformed: a jump no session makes in the time since
+    /// the highest number, or a number seen before.
+    /// </summary>
+    public long DamagedSequences { get; private set; }
 
     /// <summary>Forgets the last event_sequence: a new connection or file restarts the numbering.</summary>
     public void ResetSequence() => _gaps.Reset();
@@ -158,9 +166,35 @@ public sealed class XEventSampleMapper : IXEventHandler
             return 0;
         }
 
+        if (_gaps.JumpsFarAhead(seq) && _gaps.IsImplausible(seq, SecondsSinceHighest(record)))
+        {
+            // A damaged value (one flipped bit), not events the session lost: counted as one malformed record.
+            DamagedSequences++;
+            _sink.OnSourceLoss(_instance, LossKind.Malformed, 1);
+            return 0;
+        }
+
+        var duplicates = _gaps.Duplicates;
         _gaps.Observe(seq, _instance, _sink);
+        if (_gaps.Duplicates != duplicates)
+        {
+            DamagedSequences++;
+            _sink.OnSourceLoss(_instance, LossKind.Malformed, 1);
+        }
+        else if (seq == _gaps.Highest)
+        {
+            _highestClock = record.Ticks;
+            _highestPackage = record.Definition?.Package;
+        }
+
         return seq;
     }
+
+    private double SecondsSinceHighest(in XEventRecord record) =>
+        _highestPackage is { } then && record.Definition?.Package is { } now
+            && then.TryTicksToFileTime(_highestClock, out var from) && now.TryTicksToFileTime(record.Ticks, out var to)
+            ? Math.Max(0, to - from) / 1e7
+            : 0;
 
     private int DatabaseId(in XEventRecord record, FieldHandle field) =>
         record.TryGetUInt64(field, out var id) || record.TryGetUInt64(_h.DatabaseIdAction, out id) ? (int)Math.Min(id, int.MaxValue) : 0;

@@ -48,15 +48,19 @@ internal static class Bytes
 }
 
 /// <summary>The 32-byte buffer header (shared/XEL-FORMAT.md, "32-byte buffer header").</summary>
-internal readonly record struct BufferHeader(uint Padded, ushort LogVersion, ushort Type, ushort Unused, ushort DataOffset, uint DataLength)
+internal readonly record struct BufferHeader(uint Padded, ushort LogVersion, ushort Type, ushort Unused, ushort DataOffset, uint DataLength, uint Sequence)
 {
+    /// <summary>The <see cref="Sequence"/> of metadata buffers (and of the event buffer of some server-written files): no number.</summary>
+    public const uint NoSequence = uint.MaxValue;
+
     public static BufferHeader Parse(ReadOnlySpan<byte> header) => new(
         BinaryPrimitives.ReadUInt32LittleEndian(header[0x10..]),
         BinaryPrimitives.ReadUInt16LittleEndian(header[0x0C..]),
         BinaryPrimitives.ReadUInt16LittleEndian(header[0x0E..]),
         BinaryPrimitives.ReadUInt16LittleEndian(header[0x14..]),
         BinaryPrimitives.ReadUInt16LittleEndian(header[0x16..]),
-        BinaryPrimitives.ReadUInt32LittleEndian(header[0x18..]));
+        BinaryPrimitives.ReadUInt32LittleEndian(header[0x18..]),
+        BinaryPrimitives.ReadUInt32LittleEndian(header[0x08..]));
 
     /// <summary>A padded length of at most a header: what a zeroed header reads as; the data ends here.</summary>
     public bool IsZeroed => Padded <= XelConstants.BufferHeaderLength;

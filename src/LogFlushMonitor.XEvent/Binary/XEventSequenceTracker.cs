@@ -10,11 +10,25 @@ namespace LogFlushMonitor.XEvent.Binary;
 /// <see cref="RestartDistance"/> below the highest seen starts a new segment (a new session); numbers of 0 or
 /// less mean the event has no sequence and are ignored.
 /// </summary>
-/// <remarks>A mutable struct: keep it in a field and pass it by ref.</remarks>
+/// <remarks>
+/// <para>A number further above the highest seen than the session could have numbered in the time between the two
+/// events (<see cref="MaxEventsPerSecond"/> a second, plus one second's worth) is a damaged value, not lost events:
+/// <see cref="Observe(long, in XEventRecord)"/> rejects it and the reader reports it as damage with its offset.</para>
+/// <para>A mutable struct: keep it in a field and pass it by ref.</para>
+/// </remarks>
 public struct XEventSequenceTracker
 {
     /// <summary>A drop of more than this below the highest sequence seen is a new numbering, not an inversion.</summary>
     public const long RestartDistance = 10_000;
+
+    /// <summary>
+    /// More events a second than any session numbers (a busy instance gives tens to hundreds of thousands): the bound of
+    /// a plausible jump in event_sequence.
+    /// </summary>
+    public const long MaxEventsPerSecond = 10_000_000;
+
+    private ulong _maxClock;
+    private XEventPackage? _maxPackage;
 
     private long _base;
     private long _max;
@@ -26,6 +40,52 @@ public struct XEventSequenceTracker
 
     /// <summary>Events with a sequence number observed so far.</summary>
     public long Observed { get; private set; }
+
+    /// <summary>The highest number of the current segment (0 before any).</summary>
+    public readonly long Highest => _received == 0 ? 0 : _max;
+
+    /// <summary>
+    /// Applies <paramref name="record"/>'s sequence number unless it jumps further ahead than the time since the
+    /// highest number allows; false for such a damaged value (not applied).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool Observe(long sequence, in XEventRecord record)
+    {
+        if (_received > 0 && sequence - _max > MaxEventsPerSecond && !Plausible(sequence, record))
+        {
+            return false;
+        }
+
+        Observe(sequence);
+        if (sequence == _max)
+        {
+            _maxClock = record.Ticks;
+            _maxPackage = record.Definition?.Package;
+        }
+
+        return true;
+    }
+
+    /// <summary>What a person reads about a rejected value.</summary>
+    internal readonly string DescribeJump(long sequence, in XEventRecord record) =>
+        string.Create(System.Globalization.CultureInfo.InvariantCulture,
+            $"event_sequence {sequence} is {sequence - _max:N0} above the highest number before it ({_max}), {Elapsed(record):0.###} s earlier: more than a session numbers in that time, so a damaged value, not lost events (the event was counted, its number ignored)");
+
+    /// <summary>Whether a jump from the highest number to <paramref name="sequence"/> fits in the time between the two events.</summary>
+    private readonly bool Plausible(long sequence, in XEventRecord record) =>
+        sequence - _max <= (Elapsed(record) + 1) * MaxEventsPerSecond;
+
+    /// <summary>Seconds from the event with the highest number to <paramref name="record"/> (0 when a clock cannot say).</summary>
+    private readonly double Elapsed(in XEventRecord record)
+    {
+        if (_maxPackage is { } then && record.Definition?.Package is { } now
+            && then.TryTicksToFileTime(_maxClock, out var from) && now.TryTicksToFileTime(record.Ticks, out var to))
+        {
+            return Math.Max(0, to - from) / 1e7;
+        }
+
+        return 0;
+    }
 
     /// <summary>Applies one event's sequence number.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -66,7 +126,8 @@ public struct XEventSequenceTracker
             return true;
         }
 
-        if (summary.InternalRestart || (_received > 0 && summary.Min < _max - RestartDistance))
+        if (summary.InternalRestart || summary.LargeStep
+            || (_received > 0 && (summary.Min < _max - RestartDistance || summary.Max - _max > MaxEventsPerSecond)))
         {
             return false;
         }
@@ -77,11 +138,19 @@ public struct XEventSequenceTracker
             _closedMissing = Missing;
             _base = summary.Min;
             _max = summary.Max;
+            _maxClock = summary.MaxClock;
+            _maxPackage = summary.MaxPackage;
             _received = summary.Count;
             return true;
         }
 
         _base = Math.Min(_base, summary.Min);
+        if (summary.Max >= _max)
+        {
+            _maxClock = summary.MaxClock;
+            _maxPackage = summary.MaxPackage;
+        }
+
         _max = Math.Max(_max, summary.Max);
         _received += summary.Count;
         return true;
@@ -107,8 +176,22 @@ internal struct SequenceSummary
     public long Max;
     public bool InternalRestart;
 
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    /// <summary>A number jumped more than a second's worth above the ones before it: replayed in order to check it.</summary>
+    public bool LargeStep;
+
+    /// <summary>Clock ticks and package of the event with the highest number (the time a later jump is measured from).</summary>
+    public ulong MaxClock;
+    public XEventPackage? MaxPackage;
+
+    /// <summary>Adds a number without a clock (a jump is then measured against no time).</summary>
     public void Add(long sequence)
+    {
+        var none = default(XEventRecord);
+        Add(sequence, none);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void Add(long sequence, in XEventRecord record)
     {
         if (sequence <= 0)
         {
@@ -122,8 +205,15 @@ internal struct SequenceSummary
         else
         {
             InternalRestart |= sequence < Max - XEventSequenceTracker.RestartDistance;
+            LargeStep |= sequence - Max > XEventSequenceTracker.MaxEventsPerSecond;
             Min = Math.Min(Min, sequence);
             Max = Math.Max(Max, sequence);
+        }
+
+        if (sequence == Max)
+        {
+            MaxClock = record.Ticks;
+            MaxPackage = record.Definition?.Package;
         }
 
         Count++;
@@ -140,14 +230,26 @@ internal static class EventSequence
         action.IsValid && record.TryGetInt64(action, out var s) ? s : 0;
 }
 
-/// <summary>Feeds every record's sequence number to a tracker (the sequential reader).</summary>
+/// <summary>Feeds every record's sequence number to a tracker (the sequential reader); damaged values go to <see cref="Damage"/>.</summary>
 internal struct TrackingObserver : IRecordObserver
 {
     public ActionHandle Action;
     public XEventSequenceTracker Tracker;
+    public List<XelDamage>? Damage;
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void OnRecord(in XEventRecord record) => Tracker.Observe(EventSequence.Of(record, Action));
+    public void OnRecord(in XEventRecord record)
+    {
+        var sequence = EventSequence.Of(record, Action);
+        if (!Tracker.Observe(sequence, record))
+        {
+            Damaged(sequence, record);
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void Damaged(long sequence, in XEventRecord record) =>
+        (Damage ??= []).Add(new XelDamage(record.Position, 0, Tracker.DescribeJump(sequence, record), record.Position));
 }
 
 /// <summary>Summarises one buffer's sequence numbers (a parallel worker).</summary>
@@ -157,13 +259,25 @@ internal struct SummaryObserver : IRecordObserver
     public SequenceSummary Summary;
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void OnRecord(in XEventRecord record) => Summary.Add(EventSequence.Of(record, Action));
+    public void OnRecord(in XEventRecord record) => Summary.Add(EventSequence.Of(record, Action), record);
 }
 
-/// <summary>Collects a buffer's sequence numbers in order (the parallel reader's exact replay).</summary>
-internal struct ReplayObserver(List<long> into) : IRecordObserver
+/// <summary>A tracker outside the stack, for the parallel reader's exact replay of one buffer.</summary>
+internal sealed class ReplayState
 {
-    public ActionHandle Action;
+    public XEventSequenceTracker Tracker;
+    public List<XelDamage> Damage { get; } = [];
+}
 
-    public readonly void OnRecord(in XEventRecord record) => into.Add(EventSequence.Of(record, Action));
+/// <summary>Observes a buffer's sequence numbers in record order (the parallel reader's exact replay).</summary>
+internal readonly struct ReplayObserver(ReplayState state, ActionHandle action) : IRecordObserver
+{
+    public void OnRecord(in XEventRecord record)
+    {
+        var sequence = EventSequence.Of(record, action);
+        if (!state.Tracker.Observe(sequence, record))
+        {
+            state.Damage.Add(new XelDamage(record.Position, 0, state.Tracker.DescribeJump(sequence, record), record.Position));
+        }
+    }
 }

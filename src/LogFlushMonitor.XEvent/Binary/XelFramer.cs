@@ -20,6 +20,10 @@ internal readonly record struct XelFrame(XEventBufferKind Kind, long Offset, int
 /// <item>Likewise a buffer whose slack (after its data, beyond sector padding) holds a plausible buffer.</item>
 /// <item>A buffer of a type other than events or metadata, and an unreadable metadata buffer, are skipped
 /// as damage.</item>
+/// <item>An event buffer whose sequence number (the u32 at 0x08, strictly increasing in the event buffers of a file)
+/// is not above the previous one's is a buffer written twice (or a damaged number): skipped as damage, so its events
+/// are not counted twice. 0xFFFFFFFF (no number: metadata buffers, and the event buffers of some files) is not
+/// checked.</item>
 /// </list>
 /// In <see cref="XelDamageHandling.Throw"/> mode every such finding raises <see cref="XelFormatException"/>
 /// instead (a zero tail still ends the file quietly; an incomplete tail raises unless allowed).
@@ -28,6 +32,9 @@ internal sealed class XelFramer
 {
     private const int Sector = 512;
 
+    /// <summary>The largest step between the sequence numbers of two consecutive event buffers taken as real.</summary>
+    private const uint MaxBufferSequenceStep = 1 << 20;
+
     private readonly XelByteSource _source;
     private readonly XelReaderOptions _options;
     private readonly XelFileResult _result;
@@ -35,6 +42,7 @@ internal sealed class XelFramer
     private readonly XEventBufferDecoder _validator;
     private long _position;
     private bool _ended;
+    private uint? _lastSequence;
 
     public XelFramer(XelByteSource source, XelReaderOptions options, XelFileResult result)
     {
@@ -151,6 +159,11 @@ internal sealed class XelFramer
             switch (header.Type)
             {
                 case 0:
+                    if (RepeatsSequence(header, at, length))
+                    {
+                        break;
+                    }
+
                     frame = new XelFrame(XEventBufferKind.Events, at, length, header.DataOffset, header.DataEnd);
                     return true;
                 case 1:
@@ -166,6 +179,41 @@ internal sealed class XelFramer
                     _result.AddDamage(new XelDamage(at, length, text, at + 0x0E));
                     break;
             }
+        }
+
+        return false;
+    }
+
+    /// <summary>
+    /// True (the buffer is damage, recorded or raised) when an event buffer's sequence number is not above the last
+    /// one of this file: a buffer appended twice repeats its number, and would repeat its events.
+    /// </summary>
+    private bool RepeatsSequence(in BufferHeader header, long at, int length)
+    {
+        if (header.Sequence == BufferHeader.NoSequence)
+        {
+            return false;
+        }
+
+        if (_lastSequence is { } last && header.Sequence <= last)
+        {
+            var text = header.Sequence == last
+                ? $"Event buffer sequence number {header.Sequence} repeats the previous event buffer's: a buffer written twice; its {length} bytes were skipped so its events are not counted twice"
+                : $"Event buffer sequence number {header.Sequence} goes back from {last}: a buffer written again or a damaged number; its {length} bytes were skipped";
+            if (!Report)
+            {
+                throw Error(text, at + 0x08);
+            }
+
+            _result.AddDamage(new XelDamage(at, length, text, at + 0x08));
+            return true;
+        }
+
+        // A number far above the last is more likely a damaged one than a million buffers the session dropped: the
+        // buffer is read, but its number does not become the baseline (it would make every later buffer look repeated).
+        if (_lastSequence is not { } previous || header.Sequence - previous <= MaxBufferSequenceStep)
+        {
+            _lastSequence = header.Sequence;
         }
 
         return false;

@@ -257,7 +257,7 @@ public static class XelParallelReader
                 if (options.TrackEventSequence && !tracker.TryApply(job.Sequence))
                 {
                     token.ThrowIfCancellationRequested();
-                    Replay(job, ref tracker);
+                    Replay(job, ref tracker, result);
                 }
             }
 
@@ -267,8 +267,8 @@ public static class XelParallelReader
         }
     }
 
-    /// <summary>Observes one buffer's sequence numbers in record order (a numbering restart inside it).</summary>
-    private static void Replay(BufferJob job, ref XEventSequenceTracker tracker)
+    /// <summary>Observes one buffer's sequence numbers in record order (a numbering restart or a large jump inside it).</summary>
+    private static void Replay(BufferJob job, ref XEventSequenceTracker tracker, XelFileResult result)
     {
         var frame = job.Frame;
         var buffer = ArrayPool<byte>.Shared.Rent(frame.Length);
@@ -279,15 +279,16 @@ public static class XelParallelReader
                 FileByteSource.ReadExactly(handle, buffer.AsSpan(0, frame.Length), frame.Offset);
             }
 
-            var numbers = new List<long>();
-            var observer = new ReplayObserver(numbers) { Action = job.Metadata.GetActionHandle(EventSequence.ActionName) };
+            var state = new ReplayState { Tracker = tracker };
+            var observer = new ReplayObserver(state, job.Metadata.GetActionHandle(EventSequence.ActionName));
             var decoder = new XEventBufferDecoder(job.File.Result.Path) { Metadata = job.Metadata };
             var handler = default(IgnoreEvents);
             var pos = frame.DataStart;
             decoder.DecodeRecords(buffer.AsSpan(0, frame.Length), ref pos, frame.DataEnd, frame.Offset, int.MaxValue, ref handler, ref observer, out _);
-            foreach (var n in numbers)
+            tracker = state.Tracker;
+            foreach (var d in state.Damage)
             {
-                tracker.Observe(n);
+                result.AddDamage(d);
             }
         }
         finally

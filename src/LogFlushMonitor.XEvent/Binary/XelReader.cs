@@ -182,7 +182,24 @@ public sealed class XelReader : IDisposable
                 _sequence.Action = Metadata.GetActionHandle(EventSequence.ActionName);
             }
 
-            return _decoder.DecodeRecords(span, ref _pos, _end, _frame.Offset, max, ref handler, ref _sequence, out failure);
+            var count = _decoder.DecodeRecords(span, ref _pos, _end, _frame.Offset, max, ref handler, ref _sequence, out failure);
+            if (_sequence.Damage is { Count: > 0 } damaged)
+            {
+                foreach (var d in damaged)
+                {
+                    if (_options.Damage == XelDamageHandling.Throw)
+                    {
+                        damaged.Clear();
+                        throw new XelFormatException(d.Problem, _file?.Path, d.ProblemOffset);
+                    }
+
+                    _file!.AddDamage(d);
+                }
+
+                damaged.Clear();
+            }
+
+            return count;
         }
 
         var none = default(NoRecordObserver);

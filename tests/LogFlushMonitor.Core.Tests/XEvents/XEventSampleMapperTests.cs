@@ -110,6 +110,46 @@ public class XEventSampleMapperTests
     }
 
     [Fact]
+    public void A_flipped_bit_in_event_sequence_is_one_malformed_record_not_two_to_the_fiftieth_lost_events()
+    {
+        var stream = Write(w =>
+        {
+            for (ulong seq = 1; seq <= 100; seq++)
+            {
+                w.LogFlushStart(T0.AddMilliseconds(seq), 5, "shop", 512, seq, seq == 50 ? seq | (1UL << 50) : seq);
+            }
+        });
+
+        var (agg, mapper) = Read(stream);
+
+        Assert.Equal(1, mapper.DamagedSequences);
+        Assert.Equal(1, mapper.SequenceLost); // number 50 itself is missing
+        var instance = agg.SnapshotInstances().Single();
+        Assert.Equal(1, instance.LostSequenceGap);
+        Assert.Equal(1, instance.LostMalformed);
+        Assert.Equal(100, mapper.FlushStarts); // the event itself counts
+    }
+
+    [Fact]
+    public void An_event_sequence_number_seen_again_is_malformed_and_does_not_hide_a_real_loss()
+    {
+        var stream = Write(w =>
+        {
+            ulong[] numbers = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 5, 6, 13];
+            foreach (var seq in numbers)
+            {
+                w.LogFlushStart(T0.AddMilliseconds(seq), 5, "shop", 512, seq, seq);
+            }
+        });
+
+        var (agg, mapper) = Read(stream);
+
+        Assert.Equal(2, mapper.DamagedSequences);
+        Assert.Equal(2, mapper.SequenceLost); // 11 and 12: the repeats of 5 and 6 do not fill them
+        Assert.Equal(2, agg.SnapshotInstances().Single().LostMalformed);
+    }
+
+    [Fact]
     public void Live_stream_buffers_from_the_writer_map_like_a_file()
     {
         var rows = XelWriter.WriteLiveStreamBuffers(T0, w =>

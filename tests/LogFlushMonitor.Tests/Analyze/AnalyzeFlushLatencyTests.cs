@@ -1,4 +1,5 @@
 using LogFlushMonitor.Analyze;
+using LogFlushMonitor.Commands;
 using LogFlushMonitor.Core.XEvents;
 using LogFlushMonitor.XEvent.TestSupport;
 
@@ -107,5 +108,54 @@ public sealed class AnalyzeFlushLatencyTests : IDisposable
 
         Assert.Contains("1 completes had no start and were measured by their duration field", stderr.ToString(), StringComparison.Ordinal);
         Assert.Contains("milliseconds, as the file's field description says", stderr.ToString(), StringComparison.Ordinal);
+    }
+}
+
+/// <summary>Damage the data itself reveals is reported as damage, not as events or losses.</summary>
+public sealed class AnalyzeDamageTests : IDisposable
+{
+    private readonly AnalyzeTestFiles _files = new();
+
+    public void Dispose() => _files.Dispose();
+
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    public void A_buffer_written_twice_and_a_flipped_event_sequence_bit_make_the_file_damaged_with_offsets_not_ok(int threads)
+    {
+        var path = _files.Write("twice.xel", w =>
+        {
+            for (var i = 0; i < 900; i++)
+            {
+                w.LogFlushStart(AnalyzeTestFiles.Start.AddMilliseconds(i), 9, "orders", 512, (ulong)i, (ulong)i + 1);
+            }
+        }, bufferSize: 4096);
+        var bytes = File.ReadAllBytes(path);
+        // The second event buffer (after the 512-byte file header and the metadata buffer), written twice in a row.
+        var second = 512 + (int)BitConverter.ToUInt32(bytes, 512 + 0x10);
+        second += (int)BitConverter.ToUInt32(bytes, second + 0x10);
+        var length = (int)BitConverter.ToUInt32(bytes, second + 0x10);
+        var end = second + length;
+        // event_sequence 700 (RID of package0.event_sequence, length 8, value): one flipped bit, 2^50.
+        ReadOnlySpan<byte> pattern = [0x00, 0x24, 0x00, 0x10, 8, 0, 0, 0, 0xBC, 0x02, 0, 0, 0, 0, 0, 0];
+        var at = bytes.AsSpan().IndexOf(pattern);
+        Assert.True(at > end);
+        bytes[at + 8 + 6] ^= 0x04;
+        File.WriteAllBytes(path, [.. bytes[..end], .. bytes[second..end], .. bytes[end..]]);
+
+        var report = AnalyzeRunner.Analyze(new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never, Threads = threads }, [[path]], null, CancellationToken.None);
+
+        var file = Assert.Single(report.Files);
+        Assert.Equal(FileStatus.Damaged, file.Status);
+        Assert.Equal(900, file.Events);
+        Assert.Equal(900, report.Databases.Single().Flushes);
+        Assert.Equal(1, file.EventsLost); // number 700 itself, not 1,125,899,906,842,624
+        Assert.Equal(2, file.Damage.Count);
+        Assert.Equal(end, file.Damage[0].Offset);
+        var record = file.Damage[1].Offset; // the record whose number was damaged, moved by the inserted copy
+        Assert.InRange(at + length - record, 1, 200);
+        Assert.Contains("written twice", file.Damage[0].Problem, StringComparison.Ordinal);
+        Assert.Contains("damaged value", file.Damage[1].Problem, StringComparison.Ordinal);
+        Assert.Equal(ExitCodes.CorruptInput, report.ExitCode);
     }
 }

@@ -48,7 +48,8 @@ public sealed class FlushPairTable
     private readonly int _mask;
     private readonly long _graceTicks;
     private readonly bool _concurrent;
-    private readonly Dictionary<int, int> _queueOf = [];
+    private int[] _queueByDb = new int[64]; // queue index + 1 by database_id (0 to 32,767), 0 = none yet
+    private Dictionary<int, int>? _queueOfOther; // ids outside 0 to 32,767 (damaged values the caller passed on)
     private readonly List<UnpairedStart>? _spill;
     private readonly int _spillCapacity;
     private Queue[] _queues = new Queue[8];
@@ -184,9 +185,13 @@ public sealed class FlushPairTable
         {
             queue = _lastQueue;
         }
-        else if (_queueOf.TryGetValue(databaseId, out var q))
+        else if ((uint)databaseId < (uint)_queueByDb.Length && _queueByDb[databaseId] > 0)
         {
-            queue = q;
+            queue = _queueByDb[databaseId] - 1;
+        }
+        else if (_queueOfOther?.TryGetValue(databaseId, out var other) == true)
+        {
+            queue = other;
         }
 
         if (queue >= 0)
@@ -289,7 +294,16 @@ public sealed class FlushPairTable
             return _lastQueue;
         }
 
-        if (!_queueOf.TryGetValue(databaseId, out var queue))
+        const int MaxId = 32_767;
+        if ((uint)databaseId >= (uint)_queueByDb.Length && (uint)databaseId <= MaxId)
+        {
+            // Grown when a larger database_id appears, not per event.
+            Array.Resize(ref _queueByDb, Math.Max(databaseId + 1, Math.Min(_queueByDb.Length * 2, MaxId + 1)));
+        }
+
+        var queue = (uint)databaseId < (uint)_queueByDb.Length ? _queueByDb[databaseId] - 1
+            : _queueOfOther?.TryGetValue(databaseId, out var other) == true ? other : -1;
+        if (queue < 0)
         {
             if (_queueCount == _queues.Length)
             {
@@ -301,7 +315,14 @@ public sealed class FlushPairTable
             queue = _queueCount;
             _queues[queue] = new Queue { Db = databaseId, Head = -1, Tail = -1 };
             Volatile.Write(ref _queueCount, _queueCount + 1);
-            _queueOf[databaseId] = queue;
+            if ((uint)databaseId < (uint)_queueByDb.Length)
+            {
+                _queueByDb[databaseId] = queue + 1;
+            }
+            else
+            {
+                (_queueOfOther ??= [])[databaseId] = queue;
+            }
         }
 
         _lastDb = databaseId;

@@ -70,6 +70,22 @@ public class FlushPairTableTests
     }
 
     [Fact]
+    public void Database_ids_outside_0_to_32767_still_pair_and_keep_one_queue_each()
+    {
+        var table = new FlushPairTable();
+        foreach (var db in new[] { 40_000, -3, int.MaxValue, 32_767 })
+        {
+            table.Start(db, 1, Ms(0));
+            table.Start(db, 2, Ms(1));
+            Assert.True(table.TryComplete(db, 1, Ms(2), out var start));
+            Assert.Equal(Ms(0), start);
+        }
+
+        Assert.Equal(4, table.Outstanding().Count);
+        Assert.All(table.Outstanding(), o => Assert.Equal(1, o.Count));
+    }
+
+    [Fact]
     public void A_full_table_makes_room_by_evicting_the_oldest_start_of_the_database_being_added_and_counts_it()
     {
         var table = new FlushPairTable(capacity: 4);

@@ -121,17 +121,18 @@ public sealed class FlushPairTable
     {
         BeginWrite();
         var queue = QueueOf(databaseId);
-        var slot = Find(databaseId, logBlockId);
+        var slot = Probe(databaseId, logBlockId);
         if (slot >= 0)
         {
-            var old = _slots[slot] - 1;
-            Remove(old, slot);
+            Remove(_slots[slot] - 1, slot);
             Replaced++;
+            slot = Probe(databaseId, logBlockId);
         }
 
         if (_count == _entries.Length)
         {
             Evict(queue);
+            slot = Probe(databaseId, logBlockId); // the eviction may have moved entries of this probe run
         }
 
         var e = Allocate();
@@ -154,7 +155,7 @@ public sealed class FlushPairTable
 
         q.Tail = e;
         q.Count++;
-        InsertSlot(e);
+        _slots[~slot] = e + 1; // the empty slot the probe ended on
         _count++;
         Starts++;
         EndWrite();
@@ -423,7 +424,8 @@ public sealed class FlushPairTable
         return (int)(x >> 33);
     }
 
-    private int Find(int databaseId, ulong logBlockId)
+    /// <summary>The slot holding (database, block), or the complement of the empty slot where its probe run ends.</summary>
+    private int Probe(int databaseId, ulong logBlockId)
     {
         var i = Hash(databaseId, logBlockId) & _mask;
         while (true)
@@ -431,7 +433,7 @@ public sealed class FlushPairTable
             var s = _slots[i];
             if (s == 0)
             {
-                return -1;
+                return ~i;
             }
 
             ref var entry = ref _entries[s - 1];
@@ -444,15 +446,10 @@ public sealed class FlushPairTable
         }
     }
 
-    private void InsertSlot(int e)
+    private int Find(int databaseId, ulong logBlockId)
     {
-        var i = Hash(_entries[e].Db, _entries[e].Block) & _mask;
-        while (_slots[i] != 0)
-        {
-            i = (i + 1) & _mask;
-        }
-
-        _slots[i] = e + 1;
+        var slot = Probe(databaseId, logBlockId);
+        return slot >= 0 ? slot : -1;
     }
 
     /// <summary>Empties slot <paramref name="i"/> and moves later entries of its probe run back, so lookups need no tombstones.</summary>

@@ -133,6 +133,66 @@ public class FlushLatencyTests
         Assert.Equal(0.000030, Assert.Single(Assert.Single(micro.Snapshot()).Waits).MaxSeconds, 9);
     }
 
+    [Fact]
+    public void Mapping_starts_completes_and_waits_with_their_pairing_allocates_nothing_per_event()
+    {
+        static byte[] Make(int flushes)
+        {
+            var ms = new MemoryStream();
+            using (var w = new XelWriter(ms, T0, new XelWriterOptions { BufferSize = 64 * 1024 }))
+            {
+                for (var i = 0; i < flushes; i++)
+                {
+                    var t = T0.AddTicks(i * 100L);
+                    var db = (uint)(5 + (i % 3));
+                    w.LogFlushStart(t, db, "db" + db, 512, (ulong)i, (ulong)(3 * i) + 1);
+                    w.LogFlushComplete(t.AddTicks(40), db, "db" + db, (ulong)i, 0, (ulong)(3 * i) + 2);
+                    w.WaitCompleted(t.AddTicks(50), XelWriter.WriteLogKey, 1, db, (ulong)(3 * i) + 3, databaseName: "db" + db);
+                }
+            }
+
+            return ms.ToArray();
+        }
+
+        static long Allocated(byte[] file)
+        {
+            var sink = new CountingSink();
+            var before = GC.GetAllocatedBytesForCurrentThread();
+            var mapper = new XEventSampleMapper("sql1", sink);
+            using (var reader = new XelReader(new MemoryStream(file), "f.xel"))
+            {
+                reader.ReadAll(ref mapper);
+            }
+
+            var bytes = GC.GetAllocatedBytesForCurrentThread() - before;
+            Assert.Equal(mapper.FlushCompletes, mapper.Latency.Paired);
+            return bytes;
+        }
+
+        var small = Make(10_000);
+        var large = Make(40_000);
+        Allocated(small); // warm up: JIT, first-seen names
+
+        var smallBytes = Allocated(small);
+        var largeBytes = Allocated(large);
+
+        // 90,000 more events: one byte per event would show as 90 KB.
+        Assert.True(largeBytes - smallBytes < 16 * 1024, $"small run {smallBytes:N0} B, large run {largeBytes:N0} B");
+    }
+
+    private sealed class CountingSink : LogFlushMonitor.Core.Samples.IEventSink
+    {
+        public long Events { get; private set; }
+
+        public void OnLogFlush(in LogFlushMonitor.Core.Samples.LogFlushEvent flush) => Events++;
+
+        public void OnWait(in LogFlushMonitor.Core.Samples.WaitEvent wait) => Events++;
+
+        public void OnSourceLoss(string instance, LogFlushMonitor.Core.Samples.LossKind kind, long count)
+        {
+        }
+    }
+
     [Theory]
     [InlineData("Duration in microseconds", DurationUnit.Microseconds)]
     [InlineData("The time (us) the flush took", DurationUnit.Microseconds)]

@@ -248,7 +248,7 @@ internal static class AnalyzeRunner
             Waits = writelog is null ? [] : [writelog],
             FirstEventUtc = db.FirstTicks == long.MaxValue ? null : new DateTime(db.FirstTicks, DateTimeKind.Utc),
             LastEventUtc = db.LastTicks == long.MinValue ? null : new DateTime(db.LastTicks, DateTimeKind.Utc),
-            BusiestWriteLogWindow = db.WriteLogWindows.Busiest(),
+            BusiestWriteLogWindow = db.WriteLogWindows.Busiest(db.FirstTicks, db.LastTicks),
         };
         return new DatabaseReport
         {

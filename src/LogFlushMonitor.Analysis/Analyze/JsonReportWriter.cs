@@ -165,6 +165,7 @@ internal static class JsonReportWriter
             w.WriteStartObject("writelog_busiest_window");
             w.WriteString("start_utc", m.StartUtc.ToString("O", System.Globalization.CultureInfo.InvariantCulture));
             w.WriteNumber("seconds", m.Length.TotalSeconds);
+            w.WriteNumber("covered_seconds", m.Span.TotalSeconds);
             w.WriteNumber("waits", m.Waits);
             w.WriteNumber("wait_seconds", m.WaitSeconds);
             w.WriteNumber("seconds_waiting_per_second", m.PressureSecondsPerSecond);

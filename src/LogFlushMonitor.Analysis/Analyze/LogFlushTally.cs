@@ -250,21 +250,37 @@ internal sealed class WindowWaits(TimeSpan length)
         }
     }
 
-    /// <summary>The window with the most time waited (the earliest of equals), or null when nothing waited.</summary>
-    public WriteLogWindow? Busiest()
+    /// <summary>
+    /// The window with the most waiting per second of the time the database's events cover in it (the earliest of
+    /// equals), or null when nothing waited. <paramref name="firstTicks"/> and <paramref name="lastTicks"/> are the
+    /// database's first and last event: a window is divided by its part between them, never by more time than the events
+    /// cover, so the busiest window never shows less than the whole span's average. Windows covered for less than a
+    /// second (the edges of a longer span) do not compete: a few waits there would read as a rate they never had.
+    /// </summary>
+    public WriteLogWindow? Busiest(long firstTicks, long lastTicks)
     {
         Switch(long.MinValue);
-        (long Window, long Waits, long Ticks)? best = null;
+        var minCovered = Math.Min(TimeSpan.TicksPerSecond, Math.Max(1, lastTicks - firstTicks));
+        (long Window, long Waits, long Ticks, long Covered)? best = null;
         foreach (var (window, (waits, ticks)) in _windows)
         {
-            if (best is not { } b || ticks > b.Ticks || (ticks == b.Ticks && window < b.Window))
+            var start = window * _length;
+            var covered = Math.Max(1, Math.Min(start + _length, lastTicks) - Math.Max(start, firstTicks));
+            if (covered < minCovered)
             {
-                best = (window, waits, ticks);
+                continue;
+            }
+
+            // ticks / covered > best.Ticks / best.Covered, without dividing (exact with integers far below overflow here).
+            if (best is not { } b || (Int128)ticks * b.Covered > (Int128)b.Ticks * covered || ((Int128)ticks * b.Covered == (Int128)b.Ticks * covered && window < b.Window))
+            {
+                best = (window, waits, ticks, covered);
             }
         }
 
         return best is { } x
-            ? new WriteLogWindow(new DateTime(x.Window * _length, DateTimeKind.Utc), TimeSpan.FromTicks(_length), x.Waits, x.Ticks / (double)TimeSpan.TicksPerSecond)
+            ? new WriteLogWindow(new DateTime(x.Window * _length, DateTimeKind.Utc), TimeSpan.FromTicks(_length), x.Waits, x.Ticks / (double)TimeSpan.TicksPerSecond,
+                x.Covered < _length ? TimeSpan.FromTicks(x.Covered) : null)
             : null;
     }
 

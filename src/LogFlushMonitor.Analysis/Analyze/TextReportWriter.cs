@@ -167,7 +167,7 @@ internal static class TextReportWriter
         if (db.WriteLogBusiestWindow is { } m)
         {
             console.WriteLine(string.Create(Ci,
-                $"  busiest WRITELOG {m.Length.TotalSeconds:0} s: from {m.StartUtc:yyyy-MM-dd HH:mm:ss} UTC, {m.Waits:N0} waits, average {Ms(m.MeanSeconds * 1000)}, {m.PressureSecondsPerSecond:0.##} s waiting per second"));
+                $"  busiest WRITELOG {m.Length.TotalSeconds:0} s: from {m.StartUtc:yyyy-MM-dd HH:mm:ss} UTC{(m.Span < m.Length ? $" (events cover {m.Span.TotalSeconds:0.#} s of it)" : "")}, {m.Waits:N0} waits, average {Ms(m.MeanSeconds * 1000)}, {m.PressureSecondsPerSecond:0.##} s waiting per second"));
         }
 
         if (db.Advice.Count == 0)

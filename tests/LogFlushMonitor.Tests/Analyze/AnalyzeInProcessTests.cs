@@ -1,5 +1,6 @@
 using LogFlushMonitor.Analyze;
 using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.XEvent.TestSupport;
 
 namespace LogFlushMonitor.Tests.Analyze;
 
@@ -123,6 +124,32 @@ public sealed class AnalyzeInProcessTests : IDisposable
 
         Assert.Single(report.Files);
         Assert.Equal(1000, report.Databases.Sum(d => d.Flushes));
+    }
+
+    [Theory]
+    [InlineData(3000, 1)]
+    [InlineData(8500, 2)]
+    public void The_busiest_window_is_divided_by_the_time_the_events_cover_not_by_ten_seconds(int startMs, int threads)
+    {
+        // 1,000 WRITELOG waits of 10 ms over 2.5 s starting 3 s (or 8.5 s, across a window edge) into a 10 s window: 10 s
+        // waited in 2.5 s is 4 s waiting per second over the whole span, and no 10 s window of it can show less.
+        var start = AnalyzeTestFiles.Start.AddMilliseconds(startMs);
+        var path = _files.Write("short.xel", w =>
+        {
+            for (var i = 0; i < 1000; i++)
+            {
+                w.WaitCompleted(start.AddTicks(TimeSpan.TicksPerSecond * 5 / 2 * i / 999), XelWriter.WriteLogKey, 10, 5, (ulong)i + 1, 0, "sales");
+            }
+        });
+
+        var report = AnalyzeRunner.Analyze(new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never, Threads = threads }, [[path]], null, CancellationToken.None);
+
+        var db = Assert.Single(report.Databases);
+        var average = db.WriteLog!.Count * db.WriteLog.MeanMs / 1000 / db.SpanSeconds;
+        Assert.Equal(4.0, average, 2);
+        var busiest = db.WriteLogBusiestWindow!;
+        Assert.True(busiest.PressureSecondsPerSecond >= average - 1e-9, $"the busiest 10 s show {busiest.PressureSecondsPerSecond} s/s, the span {average} s/s");
+        Assert.True(busiest.Span < TimeSpan.FromSeconds(10));
     }
 
     [Fact]

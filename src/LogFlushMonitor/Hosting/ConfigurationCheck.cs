@@ -39,7 +39,7 @@ internal static class ConfigurationCheck
             {
                 if (node.Children!.TryGetValue(child.Key, out var known))
                 {
-                    Walk(child, known, errors, warnings);
+                    Walk(child, known, Canonical(node, child.Key), errors, warnings);
                 }
                 else if (!ConfigurationSchema.ForeignSections.Contains(child.Key, StringComparer.OrdinalIgnoreCase)
                     && ConfigurationSuggestions.Nearest(child.Key, node.Children.Keys) is { } near)
@@ -51,7 +51,7 @@ internal static class ConfigurationCheck
         }
         else
         {
-            Walk((IConfigurationSection)configuration, node, errors, warnings);
+            Walk((IConfigurationSection)configuration, node, path, errors, warnings); // the caller's path, in the schema's spelling
         }
 
         var instances = path.Length == 0 ? configuration.GetSection("Sources:SqlServer:Instances") : configuration.GetSection("Instances");
@@ -86,49 +86,104 @@ internal static class ConfigurationCheck
                 + $"Make it readable by the service's user only: chmod o-r '{key.Value}' (e.g. 0600, or 0640 with a group).";
     }
 
-    private static void Walk(IConfigurationSection section, ConfigurationNode node, List<string> errors, List<string> warnings)
+    private static void Walk(IConfigurationSection section, ConfigurationNode node, string path, List<string> errors, List<string> warnings)
     {
         if (node.IsValue)
         {
             if (section.Value is { } value && !node.Accepts(value))
             {
-                errors.Add($"{section.Path} is '{value}', which is not {node.Expected}. Fix it where it is set (configuration key {section.Path}, environment variable {EnvironmentVariable(section.Path)}).");
+                errors.Add($"{path} is {Quote(value, node)}, which is not {node.Expected}. Fix it where it is set ({WhereSet(path)}).");
             }
 
             foreach (var child in section.GetChildren())
             {
-                warnings.Add($"Unknown configuration key {child.Path} (ignored): {section.Path} is a single value, not a section.");
+                warnings.Add($"Unknown configuration key {path}:{child.Key} (ignored): {path} is a single value, not a section.");
             }
 
             return;
         }
 
-        if (section.Value is { Length: > 0 } && !section.GetChildren().Any())
+        var children = section.GetChildren().ToList();
+        if (section.Value is { Length: > 0 })
         {
-            var keys = node.Children is { } c ? "it holds " + string.Join(", ", c.Keys.Select(k => $"{section.Path}:{k}")) : $"its elements are {section.Path}:0, {section.Path}:1, ...";
-            warnings.Add($"{section.Path} is a section, not a value: '{section.Value}' is ignored ({keys}).");
+            // A value where a section or a list belongs would be dropped by the binder: the setting the operator meant
+            // would silently not apply (a scalar IncludeDatabases would mean every database). Its value is never
+            // quoted: what was meant to go under the section may be a connection string.
+            errors.Add(node.Element is { } listElement
+                ? $"{path} is a list, not a single value. Give each element its position: {ListFix(path, listElement, "")}."
+                : $"{path} is a section, not a value: the value given there would be ignored. It holds {string.Join(", ", node.Children!.Keys.Select(k => $"{path}:{k}"))}.");
+        }
+
+        if (node.Element is { } element)
+        {
+            // A list's elements are numbered (Instances:0:Name). A key without a number is what an unnumbered
+            // environment variable or command-line key, or a JSON object where an array belongs, produces: the binder
+            // would drop it without a word, and the instance meant would not exist.
+            var unnumbered = children.Where(c => !IsIndex(c.Key)).ToList();
+            if (unnumbered.Count > 0)
+            {
+                var first = element.Children is null ? unnumbered[0].Key : Canonical(element, unnumbered[0].Key);
+                errors.Add($"{path} is a list, but {string.Join(", ", unnumbered.Select(c => $"{path}:{c.Key}"))} {(unnumbered.Count == 1 ? "has" : "have")} no element number. "
+                    + $"Give each element its position: {ListFix(path, element, first)}.");
+            }
+
+            foreach (var child in children.Where(c => IsIndex(c.Key)))
+            {
+                Walk(child, element, $"{path}:{child.Key}", errors, warnings);
+            }
+
             return;
         }
 
-        foreach (var child in section.GetChildren())
+        foreach (var child in children)
         {
-            if (node.Element is { } element)
+            if (node.Children!.TryGetValue(child.Key, out var known))
             {
-                Walk(child, element, errors, warnings);
-            }
-            else if (node.Children!.TryGetValue(child.Key, out var known))
-            {
-                Walk(child, known, errors, warnings);
+                Walk(child, known, $"{path}:{Canonical(node, child.Key)}", errors, warnings);
             }
             else
             {
                 var hint = ConfigurationSuggestions.Nearest(child.Key, node.Children.Keys) is { } near
-                    ? $"Did you mean {section.Path}:{near}?"
+                    ? $"Did you mean {path}:{near}?"
                     : $"Known keys here: {string.Join(", ", node.Children.Keys)}.";
-                warnings.Add($"Unknown configuration key {child.Path} (ignored). {hint}");
+                warnings.Add($"Unknown configuration key {path}:{child.Key} (ignored). {hint}");
             }
         }
     }
+
+    /// <summary>
+    /// How a value appears in a message: quoted (control characters escaped, at most <see cref="MaxQuoted"/>
+    /// characters) only when <paramref name="node"/> is a known value that holds no secret; otherwise described
+    /// without its text. The one place that decides whether a configured value may be shown: a connection string, a
+    /// password or an OTLP header never is, and neither is a value under a key we do not know.
+    /// </summary>
+    internal static string Quote(string value, ConfigurationNode? node) =>
+        node is { IsValue: true, Secret: false }
+            ? "'" + LogEscaping.Escape(value.Length <= MaxQuoted ? value : value[..MaxQuoted] + "...") + "'"
+            : $"a value of {value.Length} characters (not shown: it may hold a secret)";
+
+    /// <summary>Longest value quoted in a message.</summary>
+    private const int MaxQuoted = 200;
+
+    /// <summary>A known key as the schema spells it (an environment variable gives it in capitals).</summary>
+    private static string Canonical(ConfigurationNode section, string key) =>
+        section.Children!.Keys.FirstOrDefault(k => k.Equals(key, StringComparison.OrdinalIgnoreCase)) ?? key;
+
+    private static bool IsIndex(string key) => key.Length > 0 && key.All(char.IsAsciiDigit);
+
+    /// <summary>The numbered form of a list's first element in each configuration source.</summary>
+    private static string ListFix(string list, ConfigurationNode element, string key)
+    {
+        var leaf = list.Split(':')[^1];
+        var example = key.Length > 0 ? $"{list}:0:{key}" : $"{list}:0";
+        var json = element.IsValue
+            ? $"\"{leaf}\": [ \"...\", \"...\" ]"
+            : $"\"{leaf}\": [ {{ {(key.Length > 0 ? $"\"{key}\": ..." : "...")} }} ]";
+        return $"{example} (then {list}:1...), as the environment variable {EnvironmentVariable(example)}, "
+            + $"on the command line --{example}=..., and in appsettings.json as an array, {json}";
+    }
+
+    private static string WhereSet(string path) => $"configuration key {path}, environment variable {EnvironmentVariable(path)}";
 
     private static string EnvironmentVariable(string path) =>
         MonitorHost.EnvironmentPrefix + path.Replace(":", "__", StringComparison.Ordinal).ToUpperInvariant();

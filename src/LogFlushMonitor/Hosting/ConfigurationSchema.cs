@@ -47,6 +47,12 @@ internal sealed class ConfigurationNode
     /// <summary>The names a <see cref="ValueForm.Choice"/> accepts.</summary>
     public IReadOnlyList<string> Choices { get; private init; } = [];
 
+    /// <summary>
+    /// The value can hold a secret (a connection string with its password, OTLP headers with an API key): no message
+    /// ever quotes it (<see cref="ConfigurationCheck.Quote"/>).
+    /// </summary>
+    public bool Secret { get; private init; }
+
     public bool IsValue => Children is null && Element is null;
 
     public static ConfigurationNode Section(params (string Name, ConfigurationNode Node)[] children) =>
@@ -55,6 +61,9 @@ internal sealed class ConfigurationNode
     public static ConfigurationNode ListOf(ConfigurationNode element) => new() { Element = element };
 
     public static ConfigurationNode Value(ValueForm form) => new() { Form = form };
+
+    /// <summary>Text that may hold a secret: never quoted in a message.</summary>
+    public static ConfigurationNode SecretText() => new() { Form = ValueForm.Text, Secret = true };
 
     public static ConfigurationNode Choice<TEnum>()
         where TEnum : struct, Enum => new() { Form = ValueForm.Choice, Choices = Enum.GetNames<TEnum>() };
@@ -122,7 +131,7 @@ internal static class ConfigurationSchema
             ("SqlServer", SqlServer()))),
         ("Exporters", ConfigurationNode.Section(
             ("Prometheus", ConfigurationNode.Section(("Enabled", Boolean), ("Path", Text), ("ScopeLabels", Boolean))),
-            ("Otlp", ConfigurationNode.Section(("Enabled", Boolean), ("Endpoint", Text), ("Protocol", Text), ("Interval", Duration), ("Timeout", Duration), ("Headers", Text))),
+            ("Otlp", ConfigurationNode.Section(("Enabled", Boolean), ("Endpoint", Text), ("Protocol", Text), ("Interval", Duration), ("Timeout", Duration), ("Headers", ConfigurationNode.SecretText()))),
             ("CardinalityLimit", Integer))),
         ("Http", ConfigurationNode.Section(("Enabled", Boolean), ("Urls", Text), ("ReadinessGracePeriod", Duration))),
         ("Log", ConfigurationNode.Section(("Level", Text), ("Format", Text), ("File", Text), ("RetainedFiles", Integer), ("SummaryInterval", Duration))),
@@ -139,7 +148,7 @@ internal static class ConfigurationSchema
     private static ConfigurationNode SqlServer() => ConfigurationNode.Section(
         ("Instances", ConfigurationNode.ListOf(ConfigurationNode.Section(
             ("Name", Text),
-            ("ConnectionString", Text),
+            ("ConnectionString", ConfigurationNode.SecretText()),
             ("ConnectionStringEnvironmentVariable", Text),
             ("ConnectionStringFile", Text),
             ("Mode", ConfigurationNode.Choice<SqlServer.CollectionMode>()),

@@ -73,6 +73,54 @@ public class ConfigurationCheckTests
         Assert.Contains(hint, warning, StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData("Sources:SqlServer:Instances:ConnectionString")]
+    [InlineData("SOURCES:SQLSERVER:INSTANCES:CONNECTIONSTRING")]
+    [InlineData("Sources:SqlServer:Instances:prod:ConnectionString")]
+    public void An_instance_key_without_its_element_number_is_an_error_naming_the_numbered_form_and_never_the_value(string key)
+    {
+        var result = Check((key, $"Server=x;Password={TestSecrets.Password}"));
+        var error = Assert.Single(result.Errors);
+        Assert.StartsWith("Sources:SqlServer:Instances is a list", error, StringComparison.Ordinal);
+        Assert.Contains("Sources:SqlServer:Instances:0:", error, StringComparison.Ordinal);
+        Assert.Contains("LOGFLUSHMONITOR__SOURCES__SQLSERVER__INSTANCES__0__", error, StringComparison.Ordinal);
+        Assert.DoesNotContain(TestSecrets.Password, string.Join("\n", result.Errors.Concat(result.Warnings)), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_single_value_where_a_list_belongs_is_an_error_naming_the_list_form()
+    {
+        // A scalar IncludeDatabases was dropped by the binder: the instance watched every database.
+        var result = Check(("Sources:SqlServer:Instances:0:Name", "prod1"), ("Sources:SqlServer:Instances:0:IncludeDatabases", "sales"));
+        var error = Assert.Single(result.Errors);
+        Assert.Contains("Sources:SqlServer:Instances:0:IncludeDatabases is a list, not a single value", error, StringComparison.Ordinal);
+        Assert.Contains("Sources:SqlServer:Instances:0:IncludeDatabases:0", error, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("Sources:SqlServer")]
+    [InlineData("Exporters:Otlp")]
+    [InlineData("Sources:SqlServer:Instances:0")]
+    public void A_value_where_a_section_belongs_is_an_error_that_does_not_quote_it(string key)
+    {
+        var result = Check((key, $"Server=x;Password={TestSecrets.Password}"));
+        var error = Assert.Single(result.Errors);
+        Assert.StartsWith($"{key} is a section, not a value", error, StringComparison.Ordinal);
+        Assert.DoesNotContain(TestSecrets.Password, error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Only_known_values_that_hold_no_secret_are_ever_quoted()
+    {
+        var secret = $"Password={TestSecrets.Password}";
+        Assert.DoesNotContain(TestSecrets.Password, ConfigurationCheck.Quote(secret, ConfigurationSchema.Root.Children!["Exporters"].Children!["Otlp"].Children!["Headers"]), StringComparison.Ordinal);
+        var instance = ConfigurationSchema.Root.Children!["Sources"].Children!["SqlServer"].Children!["Instances"].Element!;
+        Assert.DoesNotContain(TestSecrets.Password, ConfigurationCheck.Quote(secret, instance.Children!["ConnectionString"]), StringComparison.Ordinal);
+        Assert.DoesNotContain(TestSecrets.Password, ConfigurationCheck.Quote(secret, instance), StringComparison.Ordinal);
+        Assert.DoesNotContain(TestSecrets.Password, ConfigurationCheck.Quote(secret, null), StringComparison.Ordinal);
+        Assert.Equal("'fast\\n'", ConfigurationCheck.Quote("fast\n", instance.Children!["Name"]));
+    }
+
     [Fact]
     public void Keys_of_other_components_and_known_keys_raise_no_warning()
     {

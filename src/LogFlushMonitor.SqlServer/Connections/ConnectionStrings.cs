@@ -48,19 +48,51 @@ public static class ConnectionStrings
             }
         }
 
-        SqlConnectionStringBuilder builder;
+        var builder = Parse(raw, instance.Name);
+        builder.ApplicationName = ApplicationName;
+        return builder.ConnectionString;
+    }
+
+    /// <summary>
+    /// Parses <paramref name="raw"/> keyword by keyword, so that a value SqlClient cannot use (<c>Connect Timeout=abc</c>,
+    /// a number past its range) is named by its keyword. SqlClient's own exceptions quote the value, which may be the
+    /// password: none of their text is passed on. Throws <see cref="InvalidOperationException"/> naming the instance and
+    /// the keyword, never a value.
+    /// </summary>
+    public static SqlConnectionStringBuilder Parse(string raw, string? instance)
+    {
+        var generic = new System.Data.Common.DbConnectionStringBuilder();
         try
         {
-            builder = new SqlConnectionStringBuilder(raw);
+            generic.ConnectionString = raw;
         }
         catch (ArgumentException)
         {
-            // The message of this exception may quote the string: do not pass it on.
-            throw new InvalidOperationException($"Instance '{instance.Name}': the connection string is not valid (check its keywords).");
+            throw new InvalidOperationException(
+                $"Instance '{instance}': the connection string is not a list of keyword=value pairs separated by ';' (a value holding ';' or a quote must be quoted). Its text is not shown: it may hold a password.");
         }
 
-        builder.ApplicationName = ApplicationName;
-        return builder.ConnectionString;
+        var builder = new SqlConnectionStringBuilder();
+        foreach (string keyword in generic.Keys)
+        {
+            try
+            {
+                builder[keyword] = generic[keyword];
+            }
+            catch (ArgumentException) when (!builder.ContainsKey(keyword))
+            {
+                throw new InvalidOperationException(
+                    $"Instance '{instance}': the connection string keyword '{keyword}' is not one Microsoft.Data.SqlClient knows. Check its spelling (e.g. 'Connect Timeout', 'TrustServerCertificate').");
+            }
+            catch (Exception e) when (e is ArgumentException or FormatException or OverflowException or InvalidCastException)
+            {
+                throw new InvalidOperationException(
+                    $"Instance '{instance}': the value of the connection string keyword '{keyword}' is not one Microsoft.Data.SqlClient accepts ({e.GetType().Name}; the value is not shown). "
+                    + "Give it the form that keyword takes, e.g. a whole number of seconds for 'Connect Timeout', true or false for 'TrustServerCertificate'.");
+            }
+        }
+
+        return builder;
     }
 
     /// <summary>What may be logged about a connection string: server, database, user, encryption; never the password.</summary>

@@ -125,6 +125,31 @@ public static partial class SqlServerOptionsValidator
         }
     }
 
+    /// <summary>
+    /// Resolves and parses every instance's connection string (inline, from its environment variable or from its file)
+    /// as the sources will: one that cannot be read or that SqlClient would refuse is a problem naming the instance and
+    /// the setting or keyword, never a value. Run at start, so that a bad string stops the start (exit 2) instead of
+    /// leaving its instance silently unstarted.
+    /// </summary>
+    public static IReadOnlyList<string> ValidateConnections(SqlServerSourceOptions options, Func<string, string?>? environment = null)
+    {
+        var problems = new List<string>();
+        for (var i = 0; i < options.Instances.Count; i++)
+        {
+            var instance = options.Instances[i];
+            try
+            {
+                _ = Connections.ConnectionStrings.Resolve(instance, environment);
+            }
+            catch (InvalidOperationException e)
+            {
+                problems.Add($"{Section}:Instances:{i}: {e.Message}");
+            }
+        }
+
+        return problems;
+    }
+
     [GeneratedRegex("^[A-Za-z0-9_-]{1,128}$")]
     private static partial Regex SessionName();
 }

@@ -44,6 +44,10 @@ internal static class CheckCommand
             }
 
             var problems = SqlServerOptionsValidator.Validate(options);
+            if (problems.Count == 0)
+            {
+                problems = SqlServerOptionsValidator.ValidateConnections(options);
+            }
             if (options.Instances.Count == 0 || problems.Count > 0)
             {
                 await Console.Error.WriteLineAsync("Invalid configuration:").ConfigureAwait(false);

@@ -17,12 +17,19 @@ internal static class SqlServerRegistration
     }
 }
 
-/// <summary>Runs <see cref="SqlServerOptionsValidator"/> when the host starts; each failure names its setting.</summary>
+/// <summary>Runs <see cref="SqlServerOptionsValidator"/> (the settings, then every connection string) when the host starts; each failure names its setting.</summary>
 internal sealed class SqlServerOptionsValidation : IValidateOptions<SqlServerSourceOptions>
 {
     public ValidateOptionsResult Validate(string? name, SqlServerSourceOptions options)
     {
         var problems = SqlServerOptionsValidator.Validate(options);
+        if (problems.Count == 0)
+        {
+            // Every connection string is read and parsed before anything starts: a bad one is exit 2, not an instance
+            // that never starts while readiness waits for it.
+            problems = SqlServerOptionsValidator.ValidateConnections(options);
+        }
+
         return problems.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(problems);
     }
 }

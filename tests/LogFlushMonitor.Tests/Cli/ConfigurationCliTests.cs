@@ -34,6 +34,60 @@ public class ConfigurationCliTests
         Assert.DoesNotContain(TestSecrets.Password, err, StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData("run", "inline", "abc")]
+    [InlineData("run", "variable", "99999999999")]
+    [InlineData("run", "file", "abc")]
+    [InlineData("check", "inline", "99999999999")]
+    [InlineData("check", "variable", "abc")]
+    [InlineData("check", "file", "-5")]
+    public async Task A_connection_string_value_sqlclient_refuses_exits_2_naming_the_instance_and_keyword_not_the_value(string command, string source, string timeout)
+    {
+        // Before: run started without that instance (no line, /readyz waiting for ever, FTL at shutdown); check crashed
+        // with an unhandled FormatException quoting the value.
+        var connectionString = $"Server=127.0.0.1,1;User ID=x;Password={TestSecrets.Password};Connect Timeout={timeout}";
+        var secretFile = Path.GetTempFileName();
+        await File.WriteAllTextAsync(secretFile, connectionString);
+        try
+        {
+            var environment = new Dictionary<string, string> { ["LFM_BAD_TIMEOUT"] = connectionString };
+            List<string> args = [command, "--Sources:SqlServer:Instances:0:Name=good", "--Sources:SqlServer:Instances:0:ConnectionString=Server=127.0.0.1,1;User ID=x", "--Sources:SqlServer:Instances:1:Name=prod1"];
+            args.Add(source switch
+            {
+                "inline" => $"--Sources:SqlServer:Instances:1:ConnectionString={connectionString}",
+                "variable" => "--Sources:SqlServer:Instances:1:ConnectionStringEnvironmentVariable=LFM_BAD_TIMEOUT",
+                _ => $"--Sources:SqlServer:Instances:1:ConnectionStringFile={secretFile}",
+            });
+            if (command == "run")
+            {
+                args.AddRange(["--urls", $"http://127.0.0.1:{TestPorts.Free()}"]);
+            }
+
+            using var cli = CliProcess.Start(args, environment);
+            var code = await cli.WaitAsync(TimeSpan.FromSeconds(60));
+            var output = cli.StdOut + cli.StdErr;
+            Assert.True(code == 2, $"exit {code}: {output}");
+            Assert.Contains("Sources:SqlServer:Instances:1: Instance 'prod1': the value of the connection string keyword 'connect timeout'", cli.StdErr, StringComparison.Ordinal);
+            Assert.DoesNotContain(StackFrame, output, StringComparison.Ordinal);
+            Assert.DoesNotContain(timeout, output, StringComparison.Ordinal);
+            Assert.DoesNotContain(TestSecrets.Password, output, StringComparison.Ordinal);
+        }
+        finally
+        {
+            File.Delete(secretFile);
+        }
+    }
+
+    [Fact]
+    public async Task An_unknown_connection_string_keyword_exits_2_naming_it()
+    {
+        var (code, _, err) = await CliProcess.RunAsync("check", "--Sources:SqlServer:Instances:0:Name=prod1",
+            $"--Sources:SqlServer:Instances:0:ConnectionString=Server=127.0.0.1,1;User ID=x;Pasword={TestSecrets.Password}");
+        Assert.True(code == 2, $"exit {code}: {err}");
+        Assert.Contains("keyword 'pasword' is not one Microsoft.Data.SqlClient knows", err, StringComparison.Ordinal);
+        Assert.DoesNotContain(TestSecrets.Password, err, StringComparison.Ordinal);
+    }
+
     [Fact]
     public async Task A_mistyped_instance_value_makes_run_exit_2_too()
     {

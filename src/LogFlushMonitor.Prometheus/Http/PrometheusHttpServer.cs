@@ -10,21 +10,21 @@ namespace LogFlushMonitor.Prometheus.Http;
 
 /// <summary>
 /// A self-contained Kestrel server for the scrape endpoint plus <c>/healthz</c> and <c>/readyz</c>, for
-/// hosts that are not web apps themselves. Start, read <see cref="Port"/>, stop or dispose.
+/// hosts that are not web apps themselves. Start, read <see cref="Port"/>, stop or dispose. Without a scrape handler
+/// (metrics pushed over OTLP only) it serves the health endpoints alone.
 /// </summary>
 public sealed class PrometheusHttpServer : IAsyncDisposable
 {
     private readonly WebApplication _app;
     private bool _started;
 
-    /// <summary>Builds the server; nothing listens until <see cref="StartAsync"/>.</summary>
+    /// <summary>Builds the server; nothing listens until <see cref="StartAsync"/>. A null <paramref name="handler"/> maps no scrape endpoint.</summary>
     public PrometheusHttpServer(
-        PrometheusScrapeHandler handler,
+        PrometheusScrapeHandler? handler,
         PrometheusHttpServerOptions options,
         Func<(bool Ready, string Reason)>? readiness = null,
         ILoggerFactory? loggerFactory = null)
     {
-        ArgumentNullException.ThrowIfNull(handler);
         ArgumentNullException.ThrowIfNull(options);
 
         // The empty builder reads no appsettings.json or ASPNETCORE_* variables: the embedding host's
@@ -46,7 +46,11 @@ public sealed class PrometheusHttpServer : IAsyncDisposable
         builder.Services.AddSingleton<IHostLifetime, EmbeddedHostLifetime>();
 
         _app = builder.Build();
-        _app.MapPrometheusScrapingEndpoint(handler, options.ScrapePath, options.EnableGzip);
+        if (handler is not null)
+        {
+            _app.MapPrometheusScrapingEndpoint(handler, options.ScrapePath, options.EnableGzip);
+        }
+
         _app.MapHealthEndpoints(readiness, options.HealthPath, options.ReadyPath);
     }
 

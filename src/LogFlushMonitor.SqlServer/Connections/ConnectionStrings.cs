@@ -40,15 +40,18 @@ public static class ConnectionStrings
         {
             try
             {
-                raw = File.ReadAllText(instance.ConnectionStringFile!).Trim();
+                raw = BoundedFile.ReadAllText(instance.ConnectionStringFile!, BoundedFile.ConnectionStringMaxBytes).Trim();
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException)
             {
-                throw new InvalidOperationException($"Instance '{instance.Name}': cannot read ConnectionStringFile {instance.ConnectionStringFile}: {e.GetType().Name}.", e);
+                // BoundedFile's own messages name the file and what is wrong with it; others are told by type (their
+                // text could quote the file's content).
+                var why = BoundedFile.Problem(instance.ConnectionStringFile!, BoundedFile.ConnectionStringMaxBytes) ?? e.GetType().Name;
+                throw new InvalidOperationException($"Instance '{instance.Name}': cannot read ConnectionStringFile {instance.ConnectionStringFile}: it {why}.", e);
             }
         }
 
-        var builder = Parse(raw, instance.Name);
+        var builder = Parse(raw, instance.Name, Origin(instance));
         builder.ApplicationName = ApplicationName;
         return builder.ConnectionString;
     }
@@ -59,7 +62,10 @@ public static class ConnectionStrings
     /// password: none of their text is passed on. Throws <see cref="InvalidOperationException"/> naming the instance and
     /// the keyword, never a value.
     /// </summary>
-    public static SqlConnectionStringBuilder Parse(string raw, string? instance)
+    /// <param name="raw">The connection string.</param>
+    /// <param name="instance">The instance's name, for messages.</param>
+    /// <param name="origin">Where the string came from, for messages (e.g. "the environment variable SQL_PROD").</param>
+    public static SqlConnectionStringBuilder Parse(string raw, string? instance, string origin = "ConnectionString")
     {
         var generic = new System.Data.Common.DbConnectionStringBuilder();
         try
@@ -69,7 +75,7 @@ public static class ConnectionStrings
         catch (ArgumentException)
         {
             throw new InvalidOperationException(
-                $"Instance '{instance}': the connection string is not a list of keyword=value pairs separated by ';' (a value holding ';' or a quote must be quoted). Its text is not shown: it may hold a password.");
+                $"Instance '{instance}': the connection string in {origin} is not a list of keyword=value pairs separated by ';' (a value holding ';' or a quote must be quoted). Its text is not shown: it may hold a password.");
         }
 
         var builder = new SqlConnectionStringBuilder();
@@ -82,18 +88,24 @@ public static class ConnectionStrings
             catch (ArgumentException) when (!builder.ContainsKey(keyword))
             {
                 throw new InvalidOperationException(
-                    $"Instance '{instance}': the connection string keyword '{keyword}' is not one Microsoft.Data.SqlClient knows. Check its spelling (e.g. 'Connect Timeout', 'TrustServerCertificate').");
+                    $"Instance '{instance}': the connection string keyword '{keyword}' (in {origin}) is not one Microsoft.Data.SqlClient knows. Check its spelling (e.g. 'Connect Timeout', 'TrustServerCertificate').");
             }
             catch (Exception e) when (e is ArgumentException or FormatException or OverflowException or InvalidCastException)
             {
                 throw new InvalidOperationException(
-                    $"Instance '{instance}': the value of the connection string keyword '{keyword}' is not one Microsoft.Data.SqlClient accepts ({e.GetType().Name}; the value is not shown). "
+                    $"Instance '{instance}': the value of the connection string keyword '{keyword}' (in {origin}) is not one Microsoft.Data.SqlClient accepts ({e.GetType().Name}; the value is not shown). "
                     + "Give it the form that keyword takes, e.g. a whole number of seconds for 'Connect Timeout', true or false for 'TrustServerCertificate'.");
             }
         }
 
         return builder;
     }
+
+    /// <summary>Which setting an instance's connection string comes from, for messages.</summary>
+    private static string Origin(SqlServerInstanceOptions instance) =>
+        !string.IsNullOrWhiteSpace(instance.ConnectionString) ? "ConnectionString"
+        : !string.IsNullOrWhiteSpace(instance.ConnectionStringEnvironmentVariable) ? $"the environment variable {instance.ConnectionStringEnvironmentVariable} (ConnectionStringEnvironmentVariable)"
+        : $"the ConnectionStringFile {instance.ConnectionStringFile}";
 
     /// <summary>What may be logged about a connection string: server, database, user, encryption; never the password.</summary>
     public static string Describe(string connectionString)

@@ -21,7 +21,8 @@ public static partial class SqlServerOptionsValidator
             problems.Add($"{Section}:Shard {shardProblem}.");
         }
 
-        Positive(options.PollInterval, "PollInterval");
+        // A delay longer than about 49 days makes Task.Delay throw; nobody polls less than daily.
+        Between(options.PollInterval, "PollInterval", TimeSpan.FromSeconds(1), TimeSpan.FromDays(1), "00:00:15");
         Between(options.CommandTimeout, "CommandTimeout", TimeSpan.FromSeconds(1), TimeSpan.FromHours(1), "00:00:30");
         // SqlClient counts whole seconds and takes 0 as "wait for ever".
         Between(options.ConnectTimeout, "ConnectTimeout", TimeSpan.FromSeconds(1), TimeSpan.FromMinutes(10), "00:00:15");
@@ -68,9 +69,9 @@ public static partial class SqlServerOptionsValidator
                 problems.Add($"{path}:SessionName must be 1 to 128 letters, digits, '_' or '-'.");
             }
 
-            if (instance.PollInterval is { } p && p <= TimeSpan.Zero)
+            if (instance.PollInterval is { } p && (p < TimeSpan.FromSeconds(1) || p > TimeSpan.FromDays(1)))
             {
-                problems.Add($"{path}:PollInterval must be positive (e.g. 00:00:15).");
+                problems.Add($"{path}:PollInterval is {p}: use 00:00:01 to 1.00:00:00 (e.g. 00:00:15), or leave it empty for {Section}:PollInterval.");
             }
 
             if (instance.MaxMemoryKb <= 0)
@@ -102,14 +103,6 @@ public static partial class SqlServerOptionsValidator
             if (value < min || value > max)
             {
                 problems.Add($"{Section}:{name} is {value}: use {min} to {max} (default {defaultValue}).");
-            }
-        }
-
-        void Positive(TimeSpan value, string name)
-        {
-            if (value <= TimeSpan.Zero)
-            {
-                problems.Add($"{Section}:{name} must be positive (e.g. 00:00:15).");
             }
         }
 

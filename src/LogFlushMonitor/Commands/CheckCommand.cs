@@ -23,49 +23,56 @@ internal static class CheckCommand
             var unmatched = parse.UnmatchedTokens.ToArray();
             if (unmatched.FirstOrDefault(t => !t.StartsWith("--", StringComparison.Ordinal) || !t.Contains(':', StringComparison.Ordinal)) is { } bad)
             {
-                await Console.Error.WriteLineAsync($"Unknown argument '{bad}'. Configuration keys are given as --Section:Key=value.").ConfigureAwait(false);
+                await Console.Error.WriteLineAsync($"Unknown argument '{LogEscaping.Escape(bad)}'. Configuration keys are given as --Section:Key=value.").ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
 
-            SqlServerSourceOptions options;
-            try
-            {
-                options = LoadOptions(unmatched, Console.Error);
-            }
-            catch (ConfigurationException e)
-            {
-                await RunCommand.WriteInvalidConfigurationAsync(e.Errors, e.Warnings).ConfigureAwait(false);
-                return ExitCodes.Configuration;
-            }
-            catch (Exception e) when (e is InvalidDataException or FormatException or IOException or InvalidOperationException)
-            {
-                await Console.Error.WriteLineAsync($"Configuration could not be read: {e.Message}").ConfigureAwait(false);
-                return ExitCodes.Configuration;
-            }
-
-            var problems = SqlServerOptionsValidator.Validate(options);
-            if (problems.Count == 0)
-            {
-                problems = SqlServerOptionsValidator.ValidateConnections(options);
-            }
-            if (options.Instances.Count == 0 || problems.Count > 0)
-            {
-                await Console.Error.WriteLineAsync("Invalid configuration:").ConfigureAwait(false);
-                foreach (var p in problems.DefaultIfEmpty($"{SqlServerOptionsValidator.Section}:Instances is empty: configure at least one instance."))
-                {
-                    await Console.Error.WriteLineAsync("  - " + p).ConfigureAwait(false);
-                }
-
-                return ExitCodes.Configuration;
-            }
-
-            // Instances are checked side by side: one that hangs costs its own timeouts only.
-            var results = await Task.WhenAll(options.Instances.Select(i =>
-                InstanceChecker.CheckAsync(i, options, null, cancellationToken))).ConfigureAwait(false);
-            CheckReport.Write(Console.Out, results);
-            return results.All(r => r.Ok) ? ExitCodes.Ok : ExitCodes.Failure;
+            return await RunAsync(unmatched, Console.Out, Console.Error, cancellationToken).ConfigureAwait(false);
         });
         return command;
+    }
+
+    /// <summary>Loads and checks the configuration, checks every instance and writes the report; returns the exit code.</summary>
+    internal static async Task<int> RunAsync(string[] configArgs, TextWriter output, TextWriter error, CancellationToken cancellationToken)
+    {
+        SqlServerSourceOptions options;
+        try
+        {
+            options = LoadOptions(configArgs, error);
+        }
+        catch (ConfigurationException e)
+        {
+            await RunCommand.WriteInvalidConfigurationAsync(e.Errors, e.Warnings, error).ConfigureAwait(false);
+            return ExitCodes.Configuration;
+        }
+        catch (Exception e) when (e is InvalidDataException or FormatException or IOException or InvalidOperationException)
+        {
+            await error.WriteLineAsync($"Configuration could not be read: {LogEscaping.Escape(e.Message)}").ConfigureAwait(false);
+            return ExitCodes.Configuration;
+        }
+
+        var problems = SqlServerOptionsValidator.Validate(options);
+        if (problems.Count == 0)
+        {
+            problems = SqlServerOptionsValidator.ValidateConnections(options);
+        }
+
+        if (options.Instances.Count == 0 || problems.Count > 0)
+        {
+            await error.WriteLineAsync("Invalid configuration:").ConfigureAwait(false);
+            foreach (var p in problems.DefaultIfEmpty($"{SqlServerOptionsValidator.Section}:Instances is empty: configure at least one instance."))
+            {
+                await error.WriteLineAsync("  - " + p).ConfigureAwait(false);
+            }
+
+            return ExitCodes.Configuration;
+        }
+
+        // Instances are checked side by side: one that hangs costs its own timeouts only.
+        var results = await Task.WhenAll(options.Instances.Select(i =>
+            InstanceChecker.CheckAsync(i, options, null, cancellationToken))).ConfigureAwait(false);
+        CheckReport.Write(output, results);
+        return results.All(r => r.Ok) ? ExitCodes.Ok : ExitCodes.Failure;
     }
 
     /// <summary>

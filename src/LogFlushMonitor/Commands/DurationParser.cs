@@ -25,7 +25,9 @@ public static class DurationParser
             : text.EndsWith('m') ? (text[..^1], 60)
             : text.EndsWith('h') ? (text[..^1], 3600)
             : (text, 1.0);
-        if (!double.TryParse(number, NumberStyles.Float, CultureInfo.InvariantCulture, out var n) || n <= 0 || double.IsInfinity(n))
+        // Past TimeSpan's range (99999999999h) TimeSpan.FromSeconds would throw: such a duration is not one.
+        if (!double.TryParse(number, NumberStyles.Float, CultureInfo.InvariantCulture, out var n) || n <= 0 || double.IsInfinity(n)
+            || n * unit >= TimeSpan.MaxValue.TotalSeconds)
         {
             return false;
         }

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.Globalization;
 using System.Net.Sockets;
+using LogFlushMonitor.Hosting;
 
 namespace LogFlushMonitor.Commands;
 
@@ -13,6 +14,9 @@ internal static class HealthCommand
 {
     /// <summary>The monitor's liveness endpoint as seen from inside its container.</summary>
     public const string DefaultUrl = "http://127.0.0.1:9464/healthz";
+
+    /// <summary>The longest --timeout.</summary>
+    private static readonly TimeSpan MaxTimeout = TimeSpan.FromHours(1);
 
     public static Command Create()
     {
@@ -31,9 +35,10 @@ internal static class HealthCommand
                 return ExitCodes.Configuration;
             }
 
-            if (!DurationParser.TryParse(parse.GetValue(timeout), out var wait))
+            // The HTTP client's connect timeout stops at about 24 days; a probe has no use for more than an hour.
+            if (!DurationParser.TryParse(parse.GetValue(timeout), out var wait) || wait < TimeSpan.FromMilliseconds(1) || wait > MaxTimeout)
             {
-                await Console.Error.WriteLineAsync($"--timeout '{parse.GetValue(timeout)}' is not a duration. Write e.g. 3s or 500ms.").ConfigureAwait(false);
+                await Console.Error.WriteLineAsync($"--timeout '{LogEscaping.Escape(parse.GetValue(timeout) ?? "")}' is not a duration from 1ms to 1h. Write e.g. 3s or 500ms.").ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
 

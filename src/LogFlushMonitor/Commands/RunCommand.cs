@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
+using System.Net.Sockets;
 using LogFlushMonitor.Hosting;
 using Microsoft.Extensions.Options;
 
@@ -65,21 +66,27 @@ internal static class RunCommand
         return command;
     }
 
-    internal static async Task<int> RunHostAsync(string[] configArgs, IReadOnlyDictionary<string, string?> overrides)
+    /// <summary>
+    /// Builds and runs the host until it stops; returns the exit code. Every configuration problem, whenever it shows
+    /// (before the build, at validation, when the listener binds), is exit 2 with lines on <paramref name="error"/>
+    /// (stderr by default) and no stack trace. <paramref name="configureServices"/> is for tests that run it in-process.
+    /// </summary>
+    internal static async Task<int> RunHostAsync(string[] configArgs, IReadOnlyDictionary<string, string?> overrides, TextWriter? error = null, Action<IServiceCollection>? configureServices = null)
     {
+        error ??= Console.Error;
         IHost host;
         try
         {
-            host = MonitorHost.Build(configArgs, overrides);
+            host = MonitorHost.Build(configArgs, overrides, configureServices);
         }
         catch (ConfigurationException e)
         {
-            await WriteInvalidConfigurationAsync(e.Errors, e.Warnings).ConfigureAwait(false);
+            await WriteInvalidConfigurationAsync(e.Errors, e.Warnings, error).ConfigureAwait(false);
             return ExitCodes.Configuration;
         }
         catch (Exception e) when (e is InvalidDataException or FormatException or IOException)
         {
-            await Console.Error.WriteLineAsync($"Configuration could not be read: {e.Message}").ConfigureAwait(false);
+            await error.WriteLineAsync($"Configuration could not be read: {LogEscaping.Escape(e.Message)}").ConfigureAwait(false);
             return ExitCodes.Configuration;
         }
 
@@ -93,35 +100,44 @@ internal static class RunCommand
             }
             catch (OptionsValidationException e)
             {
-                await WriteInvalidConfigurationAsync(e.Failures.ToList(), []).ConfigureAwait(false);
+                await WriteInvalidConfigurationAsync(e.Failures.ToList(), [], error).ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
             catch (InvalidOperationException e) when (e.InnerException is OptionsValidationException or FormatException)
             {
-                await Console.Error.WriteLineAsync("Invalid configuration: " + e.InnerException!.Message).ConfigureAwait(false);
+                await error.WriteLineAsync("Invalid configuration: " + LogEscaping.Escape(e.InnerException!.Message)).ConfigureAwait(false);
+                return ExitCodes.Configuration;
+            }
+            catch (SocketException e)
+            {
+                // Kestrel reports an address this host does not have (http://8.8.8.8:9464) as a SocketException.
+                await error.WriteLineAsync(
+                    $"Could not start: Http:Urls cannot be listened on ({LogEscaping.Escape(e.Message.TrimEnd('.'))}, {e.SocketErrorCode}). "
+                    + "Give an address this host has, e.g. http://127.0.0.1:9464, or http://0.0.0.0:9464 for every interface (Http:Urls, --urls, LOGFLUSHMONITOR__HTTP__URLS).").ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
             catch (IOException e)
             {
                 // Kestrel reports an address in use as an IOException.
-                await Console.Error.WriteLineAsync($"Could not start: {e.Message.TrimEnd('.')}. Is another process listening there? Change Http:Urls (--urls).").ConfigureAwait(false);
+                await error.WriteLineAsync($"Could not start: {LogEscaping.Escape(e.Message.TrimEnd('.'))}. Is another process listening there? Change Http:Urls (--urls).").ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
         }
     }
 
     /// <summary>"Invalid configuration:" and one line per problem, then what was ignored: no stack trace.</summary>
-    internal static async Task WriteInvalidConfigurationAsync(IReadOnlyList<string> errors, IReadOnlyList<string> warnings)
+    internal static async Task WriteInvalidConfigurationAsync(IReadOnlyList<string> errors, IReadOnlyList<string> warnings, TextWriter? output = null)
     {
-        await Console.Error.WriteLineAsync("Invalid configuration:").ConfigureAwait(false);
+        output ??= Console.Error;
+        await output.WriteLineAsync("Invalid configuration:").ConfigureAwait(false);
         foreach (var error in errors)
         {
-            await Console.Error.WriteLineAsync("  - " + error).ConfigureAwait(false);
+            await output.WriteLineAsync("  - " + error).ConfigureAwait(false);
         }
 
         foreach (var warning in warnings)
         {
-            await Console.Error.WriteLineAsync("Warning: " + warning).ConfigureAwait(false);
+            await output.WriteLineAsync("Warning: " + warning).ConfigureAwait(false);
         }
     }
 }

@@ -49,7 +49,13 @@ public static class MonitorHost
             throw new ConfigurationException(check.Errors, check.Warnings);
         }
 
+        // The logger is built before the options are validated: what would make it (or a service) throw is checked now.
         var logOptions = builder.Configuration.GetSection("Log").Get<LogOptions>() ?? new LogOptions();
+        if (MonitorOptionsValidator.LogProblems(logOptions) is { Count: > 0 } logProblems)
+        {
+            throw new ConfigurationException(logProblems, check.Warnings);
+        }
+
         builder.Logging.ClearProviders();
         var logProvider = new SerilogLoggerProvider(Logging.Create(builder.Configuration, logOptions), dispose: true);
         builder.Logging.AddProvider(new StartupFailureLogFilter(logProvider));

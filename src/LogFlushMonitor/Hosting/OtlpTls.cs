@@ -1,6 +1,7 @@
 using System.Net.Security;
 using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
+using LogFlushMonitor.SqlServer.Connections;
 
 namespace LogFlushMonitor.Hosting;
 
@@ -48,7 +49,8 @@ internal sealed class OtlpTls : IDisposable
             try
             {
                 authorities = [];
-                authorities.ImportFromPemFile(caPath);
+                // Read through BoundedFile: /dev/zero or a pipe named here ran the start out of memory or hung it.
+                authorities.ImportFromPem(BoundedFile.ReadAllText(caPath, BoundedFile.PemMaxBytes));
                 if (authorities.Count == 0)
                 {
                     errors.Add($"{caVariable} names {caPath}, which holds no PEM certificate. Point it at the PEM file of the authority that signs the collector's certificate.");
@@ -56,7 +58,7 @@ internal sealed class OtlpTls : IDisposable
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException or CryptographicException)
             {
-                errors.Add($"{caVariable} names {caPath}, which cannot be read as PEM certificates: {e.Message}. Point it at the PEM file of the authority that signs the collector's certificate.");
+                errors.Add($"{caVariable} names {caPath}, which cannot be read as PEM certificates: {e.Message.TrimEnd('.')}. Point it at the PEM file of the authority that signs the collector's certificate.");
             }
         }
 
@@ -70,13 +72,13 @@ internal sealed class OtlpTls : IDisposable
         {
             try
             {
-                using var pem = X509Certificate2.CreateFromPemFile(certPath, keyPath);
+                using var pem = X509Certificate2.CreateFromPem(BoundedFile.ReadAllText(certPath, BoundedFile.PemMaxBytes), BoundedFile.ReadAllText(keyPath, BoundedFile.PemMaxBytes));
                 // Through PKCS#12, so the key is usable by the TLS stack on every platform (Windows rejects ephemeral keys).
                 client = X509CertificateLoader.LoadPkcs12(pem.Export(X509ContentType.Pkcs12), null);
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException or CryptographicException or ArgumentException)
             {
-                errors.Add($"{certVariable} and {keyVariable} name {certPath} and {keyPath}, which cannot be used as a client certificate and its key: {e.Message}. Give PEM files of a certificate and its matching private key.");
+                errors.Add($"{certVariable} and {keyVariable} name {certPath} and {keyPath}, which cannot be used as a client certificate and its key: {e.Message.TrimEnd('.')}. Give PEM files of a certificate and its matching private key.");
             }
         }
 

@@ -4,7 +4,7 @@ namespace LogFlushMonitor.Hosting;
 
 /// <summary>
 /// Keeps the generic host's "Hosting failed to start" entry (with its stack trace) out of the log when the failure
-/// is one <c>run</c> reports itself as a single line and exit code 2: invalid configuration and an address in use.
+/// is one <c>run</c> reports itself as a single line and exit code 2: invalid configuration, an address in use and an address this host does not have.
 /// Every other start failure, and everything else, passes through unchanged.
 /// </summary>
 internal sealed class StartupFailureLogFilter(ILoggerProvider inner) : ILoggerProvider
@@ -16,7 +16,7 @@ internal sealed class StartupFailureLogFilter(ILoggerProvider inner) : ILoggerPr
 
     /// <summary>Start failures that <c>run</c> prints as one message naming the setting to change (exit 2).</summary>
     public static bool IsReportedByRun(Exception exception) =>
-        exception is OptionsValidationException or ConfigurationException or IOException;
+        exception is OptionsValidationException or ConfigurationException or IOException or System.Net.Sockets.SocketException;
 
     public ILogger CreateLogger(string categoryName)
     {

@@ -56,6 +56,11 @@ internal sealed partial class TelemetryService(
         if (o.Exporters.Otlp.Enabled)
         {
             var otlp = o.Exporters.Otlp;
+            foreach (var warning in OtlpEnvironmentCheck.Inspect(otlp, otlpEnvironment.Read).Warnings)
+            {
+                LogOtlpVariable(logger, warning);
+            }
+
             // Checked at start by MonitorOptionsValidator: here the files load.
             var tls = OtlpTls.Load(otlpEnvironment.Read, out _);
             Uri? endpoint = null;
@@ -102,15 +107,23 @@ internal sealed partial class TelemetryService(
 
         if (o.Http.Enabled)
         {
+            // With Prometheus off (metrics pushed over OTLP only) the listener serves /healthz and /readyz alone.
             _http = new PrometheusHttpServer(
-                _scrapeHandler ?? throw new InvalidOperationException("Http without Prometheus is not supported yet."),
+                _scrapeHandler,
                 new PrometheusHttpServerOptions { Urls = o.Http.Urls, ScrapePath = o.Exporters.Prometheus.Path },
                 readiness.Check,
                 loggerFactory);
             await _http.StartAsync(cancellationToken).ConfigureAwait(false);
             foreach (var address in _http.BoundAddresses)
             {
-                LogListening(logger, new Uri(address, o.Exporters.Prometheus.Path));
+                if (_scrapeHandler is not null)
+                {
+                    LogListening(logger, new Uri(address, o.Exporters.Prometheus.Path));
+                }
+                else
+                {
+                    LogHealthOnly(logger, new Uri(address, "/healthz"), new Uri(address, "/readyz"));
+                }
             }
         }
     }
@@ -216,6 +229,12 @@ internal sealed partial class TelemetryService(
 
     [LoggerMessage(EventId = 101, Level = LogLevel.Information, Message = "Exporting metrics over OTLP to {Endpoint} ({Protocol}) every {Interval}")]
     private static partial void LogOtlp(ILogger logger, Uri endpoint, string protocol, TimeSpan interval);
+
+    [LoggerMessage(EventId = 104, Level = LogLevel.Information, Message = "Serving health at {Health} and readiness at {Ready} (no /metrics: Exporters:Prometheus:Enabled is false)")]
+    private static partial void LogHealthOnly(ILogger logger, Uri health, Uri ready);
+
+    [LoggerMessage(EventId = 105, Level = LogLevel.Warning, Message = "{Problem}")]
+    private static partial void LogOtlpVariable(ILogger logger, string problem);
 
     [LoggerMessage(EventId = 102, Level = LogLevel.Warning, Message = "The last metric export did not finish within 5 s at shutdown")]
     private static partial void LogFlushFailed(ILogger logger);

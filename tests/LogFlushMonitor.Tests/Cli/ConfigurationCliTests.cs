@@ -84,7 +84,7 @@ public class ConfigurationCliTests
         var (code, _, err) = await CliProcess.RunAsync("check", "--Sources:SqlServer:Instances:0:Name=prod1",
             $"--Sources:SqlServer:Instances:0:ConnectionString=Server=127.0.0.1,1;User ID=x;Pasword={TestSecrets.Password}");
         Assert.True(code == 2, $"exit {code}: {err}");
-        Assert.Contains("keyword 'pasword' is not one Microsoft.Data.SqlClient knows", err, StringComparison.Ordinal);
+        Assert.Contains("keyword 'pasword' (in ConnectionString) is not one Microsoft.Data.SqlClient knows", err, StringComparison.Ordinal);
         Assert.DoesNotContain(TestSecrets.Password, err, StringComparison.Ordinal);
     }
 

@@ -71,9 +71,26 @@ internal static class CheckCommand
         // Instances are checked side by side: one that hangs costs its own timeouts only.
         var results = await Task.WhenAll(options.Instances.Select(i =>
             InstanceChecker.CheckAsync(i, options, null, cancellationToken))).ConfigureAwait(false);
-        CheckReport.Write(output, results);
+        CheckReport.Write(output, results.Select(Escaped).ToList());
         return results.All(r => r.Ok) ? ExitCodes.Ok : ExitCodes.Failure;
     }
+
+    /// <summary>
+    /// The result with every text escaped as log lines are (<see cref="LogEscaping"/>): the server's version, edition and
+    /// error messages, and the configured instance name, may hold ESC, OSC, BEL, CR or LF, which would reach the
+    /// terminal as commands or forge lines of the report (an "All ... OK." that is not).
+    /// </summary>
+    internal static InstanceCheckResult Escaped(InstanceCheckResult r) => r with
+    {
+        Instance = LogEscaping.Escape(r.Instance),
+        Target = r.Target is null ? null : LogEscaping.Escape(r.Target),
+        ProductVersion = r.ProductVersion is null ? null : LogEscaping.Escape(r.ProductVersion),
+        Edition = r.Edition is null ? null : LogEscaping.Escape(r.Edition),
+        Permissions = [.. r.Permissions.Select(p => p with { Permission = LogEscaping.Escape(p.Permission), Purpose = LogEscaping.Escape(p.Purpose) })],
+        WillCollect = [.. r.WillCollect.Select(LogEscaping.Escape)],
+        Problems = [.. r.Problems.Select(LogEscaping.Escape)],
+        Warnings = [.. r.Warnings.Select(LogEscaping.Escape)],
+    };
 
     /// <summary>
     /// The same configuration sources as <c>run</c> (appsettings, LOGFLUSHMONITOR__ variables, --Section:Key=value),

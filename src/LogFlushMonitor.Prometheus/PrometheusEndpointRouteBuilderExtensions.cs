@@ -34,8 +34,9 @@ public static class PrometheusEndpointRouteBuilderExtensions
     {
         ArgumentNullException.ThrowIfNull(endpoints);
         // Plain request delegates, not minimal-API delegates: those bind through reflection, which NativeAOT lacks.
-        endpoints.MapGet(healthPath, context => WriteTextAsync(context, StatusCodes.Status200OK, "ok\n"));
-        endpoints.MapGet(readyPath, context =>
+        // HEAD answers as GET does, without the body (a load balancer's or an uptime checker's probe).
+        endpoints.MapMethods(healthPath, GetAndHead, context => WriteTextAsync(context, StatusCodes.Status200OK, "ok\n"));
+        endpoints.MapMethods(readyPath, GetAndHead, context =>
         {
             var (ready, reason) = readiness?.Invoke() ?? (true, "ready");
             var status = ready ? StatusCodes.Status200OK : StatusCodes.Status503ServiceUnavailable;
@@ -52,11 +53,17 @@ public static class PrometheusEndpointRouteBuilderExtensions
         return endpoints;
     }
 
+    private static readonly string[] GetAndHead = [HttpMethods.Get, HttpMethods.Head];
+
     private static Task WriteTextAsync(HttpContext context, int statusCode, string text, string contentType = "text/plain; charset=utf-8")
     {
         context.Response.StatusCode = statusCode;
         context.Response.ContentType = contentType;
-        return context.Response.WriteAsync(text, context.RequestAborted);
+        var body = System.Text.Encoding.UTF8.GetBytes(text);
+        context.Response.ContentLength = body.Length;
+        return HttpMethods.IsHead(context.Request.Method)
+            ? Task.CompletedTask
+            : context.Response.Body.WriteAsync(body, context.RequestAborted).AsTask();
     }
 
     private static async Task WriteScrapeAsync(HttpContext context, PrometheusScrapeHandler handler, bool enableGzip, ILogger? logger)

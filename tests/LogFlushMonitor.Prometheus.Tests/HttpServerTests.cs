@@ -30,6 +30,39 @@ public sealed class HttpServerTests
         Assert.Equal(await sample.Handler.ScrapeTextAsync(), body);
     }
 
+    [Theory]
+    [InlineData("/healthz", true)]
+    [InlineData("/readyz", true)]
+    [InlineData("/readyz", false)]
+    public async Task Head_on_health_and_readiness_answers_as_get_without_a_body(string path, bool ready)
+    {
+        using var sample = new SampleTelemetry();
+        await using var server = NewServer(sample.Handler, () => (ready, "instance sql1 is down"));
+        await server.StartAsync();
+        using var client = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{server.Port}") };
+
+        using var get = await client.GetAsync(new Uri(path, UriKind.Relative));
+        using var head = await client.SendAsync(new HttpRequestMessage(HttpMethod.Head, new Uri(path, UriKind.Relative)));
+
+        Assert.Equal(get.StatusCode, head.StatusCode);
+        Assert.Equal(get.Content.Headers.ContentType, head.Content.Headers.ContentType);
+        Assert.Equal((await get.Content.ReadAsByteArrayAsync()).Length, head.Content.Headers.ContentLength);
+        Assert.Empty(await head.Content.ReadAsByteArrayAsync());
+    }
+
+    [Fact]
+    public async Task Without_a_scrape_handler_the_server_serves_health_and_readiness_alone()
+    {
+        await using var server = new PrometheusHttpServer(null, new PrometheusHttpServerOptions { Urls = "http://127.0.0.1:0" }, () => (true, "ready"));
+        await server.StartAsync();
+        using var client = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{server.Port}") };
+
+        Assert.Equal("ok\n", await client.GetStringAsync(new Uri("/healthz", UriKind.Relative)));
+        Assert.Equal("ready\n", await client.GetStringAsync(new Uri("/readyz", UriKind.Relative)));
+        using var metrics = await client.GetAsync(new Uri("/metrics", UriKind.Relative));
+        Assert.Equal(HttpStatusCode.NotFound, metrics.StatusCode);
+    }
+
     [Fact]
     public async Task Scrape_is_gzip_compressed_when_the_scraper_accepts_gzip()
     {

@@ -48,6 +48,10 @@ public static partial class SqlServerOptionsValidator
             {
                 problems.Add($"{path}:Name is empty: give each instance a unique name (it is exported as sqlserver.instance.name).");
             }
+            else if (NameProblem(instance.Name) is { } nameProblem)
+            {
+                problems.Add($"{path}:Name {nameProblem}: an instance name is exported as sqlserver.instance.name and must read as it is written (no invisible differences between two names).");
+            }
             else if (names.TryGetValue(instance.Name, out var first))
             {
                 // Case-insensitive, like the shard hash: two spellings of one name would land on one series.
@@ -141,6 +145,36 @@ public static partial class SqlServerOptionsValidator
         }
 
         return problems;
+    }
+
+    /// <summary>
+    /// Why <paramref name="name"/> cannot name an instance, or null: white space at either end, or a character that
+    /// does not show (a control or format character such as a zero-width space). "prod" and "prod " or "pro\u200Bd" would
+    /// be two instances and two series that look the same on every dashboard.
+    /// </summary>
+    internal static string? NameProblem(string name)
+    {
+        if (name.Length > 128)
+        {
+            return $"is {name.Length} characters long; use at most 128";
+        }
+
+        if (char.IsWhiteSpace(name[0]) || char.IsWhiteSpace(name[^1]))
+        {
+            return "begins or ends with white space";
+        }
+
+        foreach (var c in name)
+        {
+            var category = char.GetUnicodeCategory(c);
+            if (category is System.Globalization.UnicodeCategory.Control or System.Globalization.UnicodeCategory.Format
+                or System.Globalization.UnicodeCategory.LineSeparator or System.Globalization.UnicodeCategory.ParagraphSeparator)
+            {
+                return $"holds the invisible character U+{(int)c:X4}";
+            }
+        }
+
+        return null;
     }
 
     [GeneratedRegex("^[A-Za-z0-9_-]{1,128}$")]

@@ -15,7 +15,8 @@ internal static class Logging
         "The Serilog section takes Serilog:MinimumLevel (or Serilog:MinimumLevel:Default) and Serilog:MinimumLevel:Override:<source>, "
         + "each Verbose, Debug, Information, Warning, Error or Fatal; sinks are Log:File and Log:Format (docs/configuration.md)";
 
-    public static Serilog.ILogger Create(IConfiguration configuration, LogOptions options)
+    /// <summary>The logger: console, and Log:File when set, whose write failures go to <paramref name="fileFailures"/>.</summary>
+    public static Serilog.ILogger Create(IConfiguration configuration, LogOptions options, LogFileFailures? fileFailures = null)
     {
         var level = Enum.TryParse<LogEventLevel>(options.Level, ignoreCase: true, out var l) ? l : LogEventLevel.Information;
         var config = new LoggerConfiguration()
@@ -32,9 +33,11 @@ internal static class Logging
             : config.WriteTo.Console(outputTemplate: TextTemplate, standardErrorFromLevel: LogEventLevel.Verbose, formatProvider: CultureInfo.InvariantCulture);
         if (!string.IsNullOrWhiteSpace(options.File))
         {
+            // Fallible: the file sink reports a write that failed (a full disk) instead of dropping it in silence.
+            var failures = fileFailures ?? new LogFileFailures(options.File);
             config = json
-                ? config.WriteTo.File(new JsonFormatter(renderMessage: true), options.File, rollingInterval: RollingInterval.Day, retainedFileCountLimit: options.RetainedFiles)
-                : config.WriteTo.File(options.File, outputTemplate: TextTemplate, rollingInterval: RollingInterval.Day, retainedFileCountLimit: options.RetainedFiles, formatProvider: CultureInfo.InvariantCulture);
+                ? config.WriteTo.Fallible(w => w.File(new JsonFormatter(renderMessage: true), options.File, rollingInterval: RollingInterval.Day, retainedFileCountLimit: options.RetainedFiles), failures)
+                : config.WriteTo.Fallible(w => w.File(options.File, outputTemplate: TextTemplate, rollingInterval: RollingInterval.Day, retainedFileCountLimit: options.RetainedFiles, formatProvider: CultureInfo.InvariantCulture), failures);
         }
 
         return config.CreateLogger();

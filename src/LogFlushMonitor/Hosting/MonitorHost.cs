@@ -57,7 +57,9 @@ public static class MonitorHost
         }
 
         builder.Logging.ClearProviders();
-        var logProvider = new SerilogLoggerProvider(Logging.Create(builder.Configuration, logOptions), dispose: true);
+        var logFailures = new LogFileFailures(logOptions.File);
+        builder.Services.AddSingleton(logFailures);
+        var logProvider = new SerilogLoggerProvider(Logging.Create(builder.Configuration, logOptions, logFailures), dispose: true);
         builder.Logging.AddProvider(new StartupFailureLogFilter(logProvider));
         ConfigurationWarnings.Log(logProvider.CreateLogger(typeof(ConfigurationCheck).FullName!), check.Warnings);
         logProvider.CreateLogger(typeof(MallocTuning).FullName!).LogDebug("{Malloc}", MallocTuning.Describe(MallocTuning.Apply(Environment.GetEnvironmentVariable)));
@@ -97,6 +99,7 @@ public static class MonitorHost
         // Start order = registration order; stop order is the reverse: sources stop first, the pipeline
         // drains, and telemetry exports the last values.
         services.AddHostedService<SystemdNotifierService>();
+        services.AddHostedService<HangupSignalService>();
         services.AddHostedService(sp => sp.GetRequiredService<TelemetryService>());
         services.AddHostedService<PipelineService>();
         services.AddHostedService<SimulationSourceService>();

@@ -9,9 +9,9 @@ namespace LogFlushMonitor.Hosting;
 /// Sits under the OTLP exporter's HttpClient (both protocols go over it) and sees every export request: a failure
 /// (nothing listening, an HTTP or gRPC error status, a timeout) is counted in <see cref="ExportHealth"/>
 /// (sqlserver.monitor.export.failures) and logged, at most once a minute with the count in between, instead of the
-/// exporter's silence.
+/// exporter's silence. <paramref name="succeeded"/> is told of every export the collector accepted.
 /// </summary>
-internal sealed partial class OtlpFailureHandler(ExportHealth health, Uri endpoint, TimeProvider time, ILogger logger, HttpMessageHandler? inner = null)
+internal sealed partial class OtlpFailureHandler(ExportHealth health, Uri endpoint, TimeProvider time, ILogger logger, HttpMessageHandler? inner = null, Action? succeeded = null)
     : DelegatingHandler(inner ?? new SocketsHttpHandler { PooledConnectionLifetime = TimeSpan.FromMinutes(5) })
 {
     /// <summary>The exporter attribute value.</summary>
@@ -58,6 +58,10 @@ internal sealed partial class OtlpFailureHandler(ExportHealth health, Uri endpoi
         else if (GrpcStatus(response) is { } status and not "0")
         {
             Failed("grpc_" + status, "gRPC status " + status);
+        }
+        else
+        {
+            succeeded?.Invoke();
         }
 
         return response;

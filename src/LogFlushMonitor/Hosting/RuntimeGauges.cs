@@ -21,10 +21,18 @@ internal sealed class RuntimeGauges : IDisposable
     /// <summary>Work items currently queued to the thread pool.</summary>
     public const string QueueLength = "dotnet.thread_pool.queue.length";
 
+    /// <summary>Log events the Log:File sink could not write (<see cref="LogFileFailures"/>).</summary>
+    public const string LogFailures = "sqlserver.monitor.log.failures";
+
     private readonly Meter _meter = new(MeterName);
 
-    public RuntimeGauges()
+    public RuntimeGauges(LogFileFailures? logFailures = null)
     {
+        if (logFailures is not null)
+        {
+            _meter.CreateObservableCounter(LogFailures, () => logFailures.Lost, "{event}", "Log events the Log:File sink could not write (a full disk, a removed directory); each failure is also said on stderr.");
+        }
+
         _meter.CreateObservableUpDownCounter(Threads, () => (long)ThreadPool.ThreadCount, "{thread}", "The number of thread pool threads that currently exist.");
         _meter.CreateObservableUpDownCounter(QueueLength, () => ThreadPool.PendingWorkItemCount, "{work_item}", "The number of work items that are currently queued to be processed by the thread pool.");
     }

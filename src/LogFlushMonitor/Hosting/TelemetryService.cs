@@ -23,13 +23,17 @@ internal sealed partial class TelemetryService(
     Readiness readiness,
     ILoggerFactory loggerFactory,
     ILogger<TelemetryService> logger,
-    OtlpEnvironment otlpEnvironment) : IHostedService, IAsyncDisposable
+    OtlpEnvironment otlpEnvironment,
+    LogFileFailures? logFailures = null) : IHostedService, IAsyncDisposable
 {
     private MeterProvider? _provider;
     private PrometheusScrapeHandler? _scrapeHandler;
     private PrometheusHttpServer? _http;
     private bool _pushes;
-    private readonly RuntimeGauges _runtimeGauges = new();
+
+    // OTLP exports the collector accepted (OtlpFailureHandler counts them): how the last push at shutdown is judged.
+    private long _otlpAccepted;
+    private readonly RuntimeGauges _runtimeGauges = new(logFailures);
 
     /// <summary>The addresses the HTTP listener bound (port 0 resolved), for tests and the start-up log.</summary>
     public IReadOnlyList<Uri> HttpAddresses => _http?.BoundAddresses ?? [];
@@ -90,7 +94,7 @@ internal sealed partial class TelemetryService(
                 endpoint = exporter.Endpoint;
                 protocol = exporter.Protocol == OtlpExportProtocol.Grpc ? "grpc" : "http/protobuf";
                 var target = exporter.Endpoint;
-                exporter.HttpClientFactory = () => new HttpClient(new OtlpFailureHandler(exportHealth, target, time, logger, tls.CreateHandler()))
+                exporter.HttpClientFactory = () => new HttpClient(new OtlpFailureHandler(exportHealth, target, time, logger, tls.CreateHandler(), () => Interlocked.Increment(ref _otlpAccepted)))
                 {
                     Timeout = timeout,
                 };
@@ -131,10 +135,17 @@ internal sealed partial class TelemetryService(
     public async Task StopAsync(CancellationToken cancellationToken)
     {
         // Last export first (the sources and the pipeline have stopped by now), then stop serving. Only a push
-        // exporter has anything to flush: the pull reader's ForceFlush has no exporter to call and returns false.
-        if (_pushes && _provider?.ForceFlush((int)TimeSpan.FromSeconds(5).TotalMilliseconds) == false)
+        // exporter has anything to flush. The provider's ForceFlush answers for every reader, and the pull reader's
+        // always answers false (it has no exporter to call): with Prometheus on too, that false said nothing about
+        // the push, which is judged by what its HTTP client saw instead: an export the collector accepted.
+        if (_pushes && _provider is { } provider)
         {
-            LogFlushFailed(logger);
+            var accepted = Interlocked.Read(ref _otlpAccepted);
+            var flushed = provider.ForceFlush((int)TimeSpan.FromSeconds(5).TotalMilliseconds);
+            if (_scrapeHandler is not null ? Interlocked.Read(ref _otlpAccepted) == accepted : !flushed)
+            {
+                LogFlushFailed(logger);
+            }
         }
 
         if (_http is not null)
@@ -236,6 +247,6 @@ internal sealed partial class TelemetryService(
     [LoggerMessage(EventId = 105, Level = LogLevel.Warning, Message = "{Problem}")]
     private static partial void LogOtlpVariable(ILogger logger, string problem);
 
-    [LoggerMessage(EventId = 102, Level = LogLevel.Warning, Message = "The last metric export did not finish within 5 s at shutdown")]
+    [LoggerMessage(EventId = 102, Level = LogLevel.Warning, Message = "The last metric export did not finish within 5 s at shutdown, or the collector refused it (failures are counted in sqlserver.monitor.export.failures)")]
     private static partial void LogFlushFailed(ILogger logger);
 }

@@ -12,7 +12,7 @@ public class CheckOutputEscapingTests
     private const string Esc = "\u001b";
 
     [Fact]
-    public async Task A_version_edition_and_instance_name_with_escapes_are_printed_escaped_and_forge_no_line()
+    public async Task A_version_and_edition_with_escapes_are_printed_escaped_and_forge_no_line()
     {
         await using var server = new ScriptedSqlServer
         {
@@ -21,7 +21,7 @@ public class CheckOutputEscapingTests
         };
         using var run = CliProcess.Start(
         [
-            "check", "--Sources:SqlServer:CommandTimeout=00:00:05", "--Sources:SqlServer:Instances:0:Name=prod\u0007\rAll fine",
+            "check", "--Sources:SqlServer:CommandTimeout=00:00:05", "--Sources:SqlServer:Instances:0:Name=prod",
             "--Sources:SqlServer:Instances:0:ConnectionStringEnvironmentVariable=LFM_ESCAPE",
         ],
         new Dictionary<string, string> { ["LFM_ESCAPE"] = server.ConnectionString() });
@@ -31,8 +31,24 @@ public class CheckOutputEscapingTests
 
         Assert.True(exit is 0 or 1, $"exit {exit}: {output}");
         Assert.Contains(@"version:    16.0.1\u001B[2J\u001B]0;owned\u0007\r\nAll 9 instance(s) OK.\n, Developer\u001B[31m\u009B31m\u2028red", run.StdOut, StringComparison.Ordinal);
-        Assert.Contains(@"prod\u0007\rAll fine: ", run.StdOut, StringComparison.Ordinal);
         Assert.DoesNotContain(output, c => c is '\u001b' or '\u0007' or '\r' or '\u009b' or '\u2028');
         Assert.DoesNotContain(run.StdOut.Split('\n'), l => l.StartsWith("All 9", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task An_instance_name_with_control_characters_is_refused_without_reaching_the_terminal()
+    {
+        using var run = CliProcess.Start(
+        [
+            "check", "--Sources:SqlServer:Instances:0:Name=prod\u001b]0;owned\u0007\rAll 1 instance(s) OK.",
+            "--Sources:SqlServer:Instances:0:ConnectionString=Server=tcp:127.0.0.1,1;User ID=x",
+        ]);
+
+        var exit = await run.WaitAsync(TimeSpan.FromSeconds(60));
+        var output = run.StdOut + run.StdErr;
+
+        Assert.True(exit == 2, $"exit {exit}: {output}");
+        Assert.Contains("Sources:SqlServer:Instances:0:Name holds the invisible character U+001B", run.StdErr, StringComparison.Ordinal);
+        Assert.DoesNotContain(output, c => c is '\u001b' or '\u0007' or '\r');
     }
 }

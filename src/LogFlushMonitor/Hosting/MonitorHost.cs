@@ -95,6 +95,7 @@ public static class MonitorHost
             sp.GetRequiredService<LogFlushAggregator>(),
             sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Pipeline.ChannelCapacity));
         services.AddSingleton<TelemetryService>();
+        services.AddSingleton<SourceShutdown>();
 
         // Start order = registration order; stop order is the reverse: sources stop first, the pipeline
         // drains, and telemetry exports the last values.

@@ -10,9 +10,10 @@ namespace LogFlushMonitor.Sources;
 /// sample, reports its instances' health (<see cref="DeliveryTrackingSink"/>), and delivers through a waiting writer of
 /// the pipeline (a paced source may wait for room; it never loses samples).
 /// </summary>
-internal abstract class OptionalSourceService : BackgroundService
+internal abstract class OptionalSourceService : SourceService
 {
-    protected OptionalSourceService(string component, bool configured, SamplePipeline pipeline, SourceHealth health, Readiness readiness, TimeProvider time)
+    protected OptionalSourceService(string component, bool configured, SamplePipeline pipeline, SourceHealth health, Readiness readiness, TimeProvider time, SourceShutdown shutdown)
+        : base(component, shutdown)
     {
         IsConfigured = configured;
         Readiness = readiness;
@@ -32,7 +33,7 @@ internal abstract class OptionalSourceService : BackgroundService
 
     protected IPacedSampleSink Sink { get; }
 
-    protected sealed override Task ExecuteAsync(CancellationToken stoppingToken) =>
+    protected sealed override Task RunSourceAsync(CancellationToken stoppingToken) =>
         IsConfigured ? RunAsync(stoppingToken) : Task.CompletedTask;
 
     protected abstract Task RunAsync(CancellationToken stoppingToken);

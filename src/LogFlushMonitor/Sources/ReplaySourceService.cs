@@ -19,8 +19,9 @@ internal sealed partial class ReplaySourceService(
     Readiness readiness,
     HostFailures failures,
     IHostApplicationLifetime lifetime,
+    SourceShutdown shutdown,
     ILogger<ReplaySourceService> logger)
-    : OptionalSourceService(ReadinessComponents.ReplaySource, !string.IsNullOrWhiteSpace(options.Value.Sources.Replay.Path), pipeline, health, readiness, time)
+    : OptionalSourceService(ReadinessComponents.ReplaySource, !string.IsNullOrWhiteSpace(options.Value.Sources.Replay.Path), pipeline, health, readiness, time, shutdown)
 {
     /// <summary>Malformed lines logged one by one; the rest are counted (sqlserver.monitor.events.lost, malformed) and summed up at the end.</summary>
     internal const int MaxLoggedErrors = 100;
@@ -35,7 +36,13 @@ internal sealed partial class ReplaySourceService(
         NdjsonReplaySummary summary;
         try
         {
-            summary = await NdjsonReplay.ReplayFileAsync(
+            // Opened on a pool thread and read through AbandonableReadStream: a FIFO blocks in open() until a writer
+            // comes, and in read() while the writer is silent, and neither notices cancellation.
+            var file = await Task.Run(() => new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite, 0, FileOptions.SequentialScan), CancellationToken.None)
+                .WaitAsync(stoppingToken).ConfigureAwait(false);
+            await using var stream = new AbandonableReadStream(file);
+            summary = await NdjsonReplay.ReplayAsync(
+                stream,
                 path,
                 Sink,
                 new NdjsonReplayOptions

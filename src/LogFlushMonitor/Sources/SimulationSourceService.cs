@@ -7,8 +7,8 @@ using Microsoft.Extensions.Options;
 namespace LogFlushMonitor.Sources;
 
 /// <summary>Runs the simulated workload (Sources:Simulate) into the pipeline, paced in real time.</summary>
-internal sealed partial class SimulationSourceService(IOptions<MonitorOptions> options, SamplePipeline pipeline, SourceHealth health, TimeProvider time, Readiness readiness, ILogger<SimulationSourceService> logger)
-    : OptionalSourceService(ReadinessComponents.SimulateSource, !string.IsNullOrWhiteSpace(options.Value.Sources.Simulate.Scenario), pipeline, health, readiness, time)
+internal sealed partial class SimulationSourceService(IOptions<MonitorOptions> options, SamplePipeline pipeline, SourceHealth health, TimeProvider time, Readiness readiness, SourceShutdown shutdown, ILogger<SimulationSourceService> logger)
+    : OptionalSourceService(ReadinessComponents.SimulateSource, !string.IsNullOrWhiteSpace(options.Value.Sources.Simulate.Scenario), pipeline, health, readiness, time, shutdown)
 {
     private readonly SimulateSourceOptions _options = options.Value.Sources.Simulate;
 

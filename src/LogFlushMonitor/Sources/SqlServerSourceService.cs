@@ -15,7 +15,7 @@ namespace LogFlushMonitor.Sources;
 /// (polled rows go straight to the aggregation) and its events (live stream, or the server-side histogram).
 /// Off when no instance is configured.
 /// </summary>
-internal sealed class SqlServerSourceService : BackgroundService
+internal sealed class SqlServerSourceService : SourceService
 {
     private readonly SqlServerSourceOptions _options;
     private readonly SamplePipeline _pipeline;
@@ -24,7 +24,8 @@ internal sealed class SqlServerSourceService : BackgroundService
     private readonly Readiness _readiness;
     private readonly ILogger<SqlServerSourceService> _logger;
 
-    public SqlServerSourceService(IOptions<SqlServerSourceOptions> options, SamplePipeline pipeline, SourceHealth health, TimeProvider time, Readiness readiness, ILogger<SqlServerSourceService> logger)
+    public SqlServerSourceService(IOptions<SqlServerSourceOptions> options, SamplePipeline pipeline, SourceHealth health, TimeProvider time, Readiness readiness, SourceShutdown shutdown, ILogger<SqlServerSourceService> logger)
+        : base(ReadinessComponents.SqlServerSource, shutdown)
     {
         _options = options.Value;
         _pipeline = pipeline;
@@ -40,7 +41,7 @@ internal sealed class SqlServerSourceService : BackgroundService
 
     private bool IsConfigured => _options.Instances.Count > 0;
 
-    protected override async Task ExecuteAsync(CancellationToken stoppingToken)
+    protected override async Task RunSourceAsync(CancellationToken stoppingToken)
     {
         if (!IsConfigured)
         {

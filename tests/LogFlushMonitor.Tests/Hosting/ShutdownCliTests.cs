@@ -122,6 +122,48 @@ public partial class ShutdownCliTests
         }
     }
 
+    [SkippableTheory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task Sigterm_while_the_replay_waits_on_a_fifo_stops_at_once_with_exit_0(bool writerStallsMidLine)
+    {
+        Skip.IfNot(OperatingSystem.IsLinux() || OperatingSystem.IsMacOS(), "mkfifo and kill(1)");
+        var directory = Directory.CreateTempSubdirectory("lfm-fifo-");
+        var fifo = Path.Combine(directory.FullName, "replay.ndjson");
+        using (var mkfifo = Process.Start("mkfifo", [fifo]))
+        {
+            await mkfifo.WaitForExitAsync();
+        }
+
+        FileStream? writer = null;
+        try
+        {
+            using var cli = CliProcess.Start(["run", "--replay", fifo, "--urls", "http://127.0.0.1:0"]);
+            await ServingAsync(cli);
+            if (writerStallsMidLine)
+            {
+                // The writer opens, sends half a line and then says nothing, without closing.
+                writer = await Task.Run(() => new FileStream(fifo, FileMode.Open, FileAccess.Write)).WaitAsync(TimeSpan.FromSeconds(30));
+                await writer.WriteAsync("{\"type\":\"flush\",\"t\":\"2026-11-22T12:00"u8.ToArray());
+                await writer.FlushAsync();
+            }
+
+            await Task.Delay(500);
+            var stopping = Stopwatch.StartNew();
+            Signal(cli, "-TERM");
+
+            // Before: the replay blocked in open() or read(), which ignore cancellation: 16 s, exit 1, nothing logged.
+            Assert.Equal(0, await cli.WaitAsync(TimeSpan.FromSeconds(30)));
+            Assert.True(stopping.Elapsed < TimeSpan.FromSeconds(8), $"stopping took {stopping.Elapsed}");
+            Assert.DoesNotContain("   at ", cli.StdOut + cli.StdErr, StringComparison.Ordinal);
+        }
+        finally
+        {
+            writer?.Dispose();
+            directory.Delete(recursive: true);
+        }
+    }
+
     [GeneratedRegex(@"Serving metrics at (http://\S+?)/metrics")]
     private static partial Regex ServingAt();
 

@@ -11,14 +11,18 @@ namespace LogFlushMonitor.Prometheus;
 /// <summary>Maps the scrape, liveness and readiness endpoints onto any ASP.NET Core app.</summary>
 public static class PrometheusEndpointRouteBuilderExtensions
 {
-    /// <summary>Serves the handler's text at <paramref name="path"/>, gzip-compressed when the scraper accepts gzip.</summary>
+    /// <summary>
+    /// Serves the handler's text at <paramref name="path"/>, gzip-compressed when the scraper accepts gzip; a scraper
+    /// that reads slower than <paramref name="sendLimits"/> allow (the defaults when null) is dropped.
+    /// </summary>
     public static IEndpointConventionBuilder MapPrometheusScrapingEndpoint(
-        this IEndpointRouteBuilder endpoints, PrometheusScrapeHandler handler, string path = "/metrics", bool enableGzip = true)
+        this IEndpointRouteBuilder endpoints, PrometheusScrapeHandler handler, string path = "/metrics", bool enableGzip = true, ScrapeSendLimits? sendLimits = null)
     {
         ArgumentNullException.ThrowIfNull(endpoints);
         ArgumentNullException.ThrowIfNull(handler);
         var logger = endpoints.ServiceProvider.GetService<ILoggerFactory>()?.CreateLogger(typeof(PrometheusScrapeHandler).FullName!);
-        return endpoints.MapGet(path, context => WriteScrapeAsync(context, handler, enableGzip, logger));
+        var limits = sendLimits ?? new ScrapeSendLimits();
+        return endpoints.MapGet(path, context => WriteScrapeAsync(context, handler, enableGzip, limits, logger));
     }
 
     /// <summary>
@@ -66,7 +70,7 @@ public static class PrometheusEndpointRouteBuilderExtensions
             : context.Response.Body.WriteAsync(body, context.RequestAborted).AsTask();
     }
 
-    private static async Task WriteScrapeAsync(HttpContext context, PrometheusScrapeHandler handler, bool enableGzip, ILogger? logger)
+    private static async Task WriteScrapeAsync(HttpContext context, PrometheusScrapeHandler handler, bool enableGzip, ScrapeSendLimits limits, ILogger? logger)
     {
         var aborted = context.RequestAborted;
         PrometheusScrape scrape;
@@ -97,23 +101,41 @@ public static class PrometheusEndpointRouteBuilderExtensions
             response.ContentType = PrometheusScrapeHandler.ContentType;
             response.Headers.Vary = HeaderNames.AcceptEncoding;
 
-            // The text streams as it is rendered, so its length is not known up front (chunked transfer).
+            // The whole text is rendered by now: its plain length is known.
             var gzip = enableGzip && AcceptsGzip(context.Request);
             if (gzip)
             {
                 response.Headers.ContentEncoding = "gzip";
             }
+            else
+            {
+                response.ContentLength = scrape.Length;
+            }
 
+            // A scraper that does not take the text at the minimum rate is dropped: it must not hold the text (and its
+            // memory) for hours. Other scrapes never wait on it: each sends the shared text on its own.
+            var budget = limits.BudgetFor(scrape.Length);
+            using var sending = CancellationTokenSource.CreateLinkedTokenSource(aborted);
+            sending.CancelAfter(budget);
             var compressor = gzip ? new GZipStream(response.Body, CompressionLevel.Fastest, leaveOpen: true) : null;
             try
             {
-                await scrape.CopyToAsync(compressor ?? response.Body, aborted).ConfigureAwait(false);
+                await scrape.CopyToAsync(compressor ?? response.Body, sending.Token).ConfigureAwait(false);
                 if (compressor is not null)
                 {
                     // Writes the gzip trailer: only a complete text gets one.
                     await compressor.DisposeAsync().ConfigureAwait(false);
                     compressor = null;
                 }
+            }
+            catch (OperationCanceledException) when (sending.IsCancellationRequested && !aborted.IsCancellationRequested)
+            {
+                if (logger is not null)
+                {
+                    PrometheusLog.SlowScraperDropped(logger, context.Connection.RemoteIpAddress?.ToString(), scrape.Length, budget.TotalSeconds, limits.MinimumBytesPerSecond);
+                }
+
+                context.Abort();
             }
             catch (Exception ex) when (ex is IOException || (ex is OperationCanceledException && aborted.IsCancellationRequested))
             {

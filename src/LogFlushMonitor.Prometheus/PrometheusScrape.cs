@@ -1,66 +1,42 @@
 namespace LogFlushMonitor.Prometheus;
 
 /// <summary>
-/// One scrape in progress: its collect renders while <see cref="CopyToAsync"/> sends the text on. Dispose it when
-/// done (also after a failure or cancellation): the next scrape starts when this one is disposed.
+/// One scrape's view of a rendered text, which other scrapes of the same collect may share. Dispose it when done
+/// (also after a failure or cancellation): the text's blocks return to the pool when its last scrape is disposed.
 /// </summary>
 public sealed class PrometheusScrape : IAsyncDisposable
 {
-    private readonly PrometheusScrapeHandler _handler;
-    private readonly Task<Exception?> _producer;
+    private readonly RenderedText _text;
     private int _ended;
 
-    internal PrometheusScrape(PrometheusScrapeHandler handler, Task<Exception?> producer)
-    {
-        _handler = handler;
-        _producer = producer;
-    }
+    internal PrometheusScrape(RenderedText text) => _text = text;
 
-    /// <summary>
-    /// Writes the text (UTF-8, format 0.0.4, <see cref="PrometheusScrapeHandler.ContentType"/>) to
-    /// <paramref name="destination"/> as it is rendered and returns its length in bytes. Call once.
-    /// Throws <see cref="InvalidOperationException"/> when the collect fails after part of the text was written:
-    /// the destination then holds a partial text, which the caller must not present as complete.
-    /// </summary>
+    /// <summary>The text's length in bytes (UTF-8, format 0.0.4, <see cref="PrometheusScrapeHandler.ContentType"/>).</summary>
+    public long Length => _text.Length;
+
+    /// <summary>Writes the whole text to <paramref name="destination"/> and returns its length in bytes.</summary>
     public async Task<long> CopyToAsync(Stream destination, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(destination);
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _ended) != 0, this);
-        var reader = _handler.Reader;
         long total = 0;
-        while (true)
+        foreach (var piece in _text.Pieces())
         {
-            System.IO.Pipelines.ReadResult result;
-            try
-            {
-                result = await reader.ReadAsync(cancellationToken).ConfigureAwait(false);
-            }
-            catch (Exception ex) when (ex is not OperationCanceledException)
-            {
-                throw new InvalidOperationException($"The collect failed after {total} bytes of text were written: {ex.Message}", ex);
-            }
-
-            var buffer = result.Buffer;
-            foreach (var segment in buffer)
-            {
-                await destination.WriteAsync(segment, cancellationToken).ConfigureAwait(false);
-                total += segment.Length;
-            }
-
-            reader.AdvanceTo(buffer.End);
-            if (result.IsCompleted)
-            {
-                return total;
-            }
+            await destination.WriteAsync(piece, cancellationToken).ConfigureAwait(false);
+            total += piece.Length;
         }
+
+        return total;
     }
 
     /// <inheritdoc />
-    public async ValueTask DisposeAsync()
+    public ValueTask DisposeAsync()
     {
         if (Interlocked.Exchange(ref _ended, 1) == 0)
         {
-            await _handler.EndAsync(_producer).ConfigureAwait(false);
+            _text.Release();
         }
+
+        return ValueTask.CompletedTask;
     }
 }

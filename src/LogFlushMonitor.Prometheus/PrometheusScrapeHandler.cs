@@ -1,60 +1,45 @@
-using System.Buffers;
-using System.IO.Pipelines;
 using LogFlushMonitor.Prometheus.Exposition;
 
 namespace LogFlushMonitor.Prometheus;
 
 /// <summary>
-/// Turns scrapes into collects whose text streams to the scraper as it is rendered: the collect renders on a
-/// pool thread into a small pooled buffer, which hands each filled chunk through a bounded pipe to the caller's
-/// stream. Memory per scrape is a few chunks, whatever the size of the text. Scrapes take turns: each one runs
-/// its own collect, after the one before it has finished (a collect's data is read under the SDK's collect,
-/// which serves one reader at a time). Thread-safe; HTTP endpoints call <see cref="ScrapeAsync"/>.
+/// Turns scrapes into collects, rendered once and served to every scrape that asked meanwhile. A collect renders on a
+/// pool thread, as fast as it can, into pooled 64 KB blocks (<see cref="RenderedText"/>); no scrape's socket is ever in
+/// its way. Scrapes that arrive while a collect is rendering share its text; one that arrives after it ended starts the
+/// next (a collect's data is read under the SDK's collect, which serves one reader at a time). Each scrape then sends
+/// the shared text at its own pace, and the blocks return to the pool when the last one is done. Before, scrapes took
+/// turns and a turn lasted until the text was copied to the client: one client reading slowly held every other scrape.
+/// Thread-safe; HTTP endpoints call <see cref="ScrapeAsync"/>.
 /// </summary>
 public sealed class PrometheusScrapeHandler : IDisposable
 {
     /// <summary>The Content-Type of text format 0.0.4.</summary>
     public const string ContentType = "text/plain; version=0.0.4; charset=utf-8";
 
-    /// <summary>Size of the render buffer: the text leaves it in pieces of this size.</summary>
+    /// <summary>Size of the render buffer and of each pooled block of text.</summary>
     internal const int ChunkSize = 64 * 1024;
 
     /// <summary>
-    /// The renderer waits once this much text is waiting to be sent, and resumes when half of it has gone. Four
-    /// chunks rather than one or two: fewer hand-offs between the render and send threads made a plain 10 MB scrape
-    /// over HTTP 15-20 % faster for 192 KB more (bench/README.md).
+    /// Blocks kept in the pool between scrapes: a text up to 10 MB (the largest measured, bench/README.md) is served
+    /// from reused blocks; a larger one allocates the rest each time.
     /// </summary>
-    internal const int PipePauseBytes = 4 * ChunkSize;
+    internal const int MaxKeptBlocks = 160;
 
     private readonly PrometheusExporter _exporter;
-    private readonly SemaphoreSlim _turn = new(1, 1);
-    // Chunks are rarely exactly one block long, so each spans up to two: the pause threshold's worth plus slack.
-    private readonly SegmentPool _segments = new(ChunkSize, maxKept: (PipePauseBytes / ChunkSize) + 4);
-    private readonly Pipe _pipe;
+    private readonly Lock _gate = new();
+    private readonly SegmentPool _blocks = new(ChunkSize, MaxKeptBlocks);
     private readonly Utf8TextBuffer _chunk;
-    private readonly PipeDrain _drain;
-    private readonly Func<Exception?> _produce;
+    private readonly ChunkDrain _drain = new();
+    private RenderedText? _rendering;
     private long _collectCount;
-    private volatile bool _disposed;
+    private bool _disposed;
 
     /// <summary>Creates a handler over a registered exporter; usually obtained from <see cref="PrometheusMeterProviderBuilderExtensions.AddPrometheusPullExporter"/>.</summary>
     public PrometheusScrapeHandler(PrometheusExporter exporter)
     {
         ArgumentNullException.ThrowIfNull(exporter);
         _exporter = exporter;
-
-        // The writer's wait is released on the thread that reads (Inline): the renderer blocks its pool thread
-        // while it waits, so its wake-up must not need another pool thread.
-        _pipe = new Pipe(new PipeOptions(
-            pool: _segments,
-            pauseWriterThreshold: PipePauseBytes,
-            resumeWriterThreshold: PipePauseBytes / 2,
-            minimumSegmentSize: ChunkSize,
-            writerScheduler: PipeScheduler.Inline,
-            useSynchronizationContext: false));
-        _drain = new PipeDrain(_pipe.Writer);
         _chunk = new Utf8TextBuffer(ChunkSize, _drain);
-        _produce = Produce;
     }
 
     /// <summary>How many collects ran to completion.</summary>
@@ -63,48 +48,60 @@ public sealed class PrometheusScrapeHandler : IDisposable
     /// <summary>The exporter this handler collects from.</summary>
     public PrometheusExporter Exporter => _exporter;
 
+    /// <summary>Pooled blocks created so far (tests: a steady scrape reuses them).</summary>
+    internal int BlocksCreated => _blocks.Created;
+
     /// <summary>
-    /// Waits for this scrape's turn, starts a collect and returns once its first text is ready, so a collect that
-    /// fails before any text can still be answered with an error status. Copy the text with
-    /// <see cref="PrometheusScrape.CopyToAsync"/> and dispose the scrape: the next one waits for that.
-    /// Throws <see cref="InvalidOperationException"/> when the collect fails.
+    /// Joins the collect in progress, or starts one, and returns once its whole text is rendered: a collect that fails
+    /// fails the scrape before anything is sent (the scraper never gets a partial text). Copy the text with
+    /// <see cref="PrometheusScrape.CopyToAsync"/> and dispose the scrape. Throws <see cref="InvalidOperationException"/>
+    /// when the collect fails.
     /// </summary>
     public async Task<PrometheusScrape> ScrapeAsync(CancellationToken cancellationToken = default)
     {
-        ObjectDisposedException.ThrowIf(_disposed, this);
-        await _turn.WaitAsync(cancellationToken).ConfigureAwait(false);
-        Task<Exception?>? producer = null;
-        try
+        RenderedText text;
+        var start = false;
+        lock (_gate)
         {
             ObjectDisposedException.ThrowIf(_disposed, this);
-            _drain.Reset();
-            producer = Task.Run(_produce, CancellationToken.None);
-
-            // Peek at the first text (or the end) without consuming it.
-            var first = await _pipe.Reader.ReadAsync(cancellationToken).ConfigureAwait(false);
-            _pipe.Reader.AdvanceTo(first.Buffer.Start);
-            return new PrometheusScrape(this, producer);
-        }
-        catch (Exception ex)
-        {
-            if (producer is not null)
+            if (_rendering is { } joined)
             {
-                var failure = await EndAsync(producer).ConfigureAwait(false);
-                if (ex is not OperationCanceledException && failure is not null)
-                {
-                    throw new InvalidOperationException(failure.Message, failure);
-                }
+                joined.AddReader();
+                text = joined;
             }
             else
             {
-                ReleaseTurn();
+                // One reference for this scrape, one for the render itself (released when it ends).
+                text = new RenderedText(_blocks);
+                text.AddReader();
+                _rendering = text;
+                start = true;
             }
+        }
 
+        if (start)
+        {
+            _ = Task.Run(() => Produce(text), CancellationToken.None);
+        }
+
+        try
+        {
+            var failure = await text.Rendered.WaitAsync(cancellationToken).ConfigureAwait(false);
+            if (failure is not null)
+            {
+                throw new InvalidOperationException(failure.Message, failure);
+            }
+        }
+        catch
+        {
+            text.Release();
             throw;
         }
+
+        return new PrometheusScrape(text);
     }
 
-    /// <summary>Collects once and writes the whole text to <paramref name="destination"/>; returns its length in bytes.</summary>
+    /// <summary>Collects (or joins a collect) and writes the whole text to <paramref name="destination"/>; returns its length in bytes.</summary>
     public async Task<long> ScrapeToAsync(Stream destination, CancellationToken cancellationToken = default)
     {
         var scrape = await ScrapeAsync(cancellationToken).ConfigureAwait(false);
@@ -114,53 +111,14 @@ public sealed class PrometheusScrapeHandler : IDisposable
         }
     }
 
-    internal PipeReader Reader => _pipe.Reader;
-
-    /// <summary>Bytes the current or last collect handed to the pipe (tests: how far the renderer got).</summary>
-    internal long BytesHandedOn => _drain.BytesHandedOn;
-
-    /// <summary>Pipe blocks created so far (tests: a steady scrape reuses them).</summary>
-    internal int BlocksCreated => _segments.Created;
-
-    /// <summary>True while the renderer waits for the reader to catch up (tests).</summary>
-    internal bool WaitingForReader => _drain.Waiting;
-
-    /// <summary>Ends a scrape: stops reading (the renderer then finishes without sending), waits for the collect to end, frees the turn.</summary>
-    internal async Task<Exception?> EndAsync(Task<Exception?> producer)
-    {
-        try
-        {
-            await _pipe.Reader.CompleteAsync().ConfigureAwait(false);
-            var failure = await producer.ConfigureAwait(false);
-
-            // Both ends are complete now (the producer always completes the writer): ready for the next scrape.
-            _pipe.Reset();
-            return failure;
-        }
-        finally
-        {
-            ReleaseTurn();
-        }
-    }
-
-    /// <summary>Lets the next scrape go; once disposed, the first to see the turn free returns the buffer to the pool.</summary>
-    private void ReleaseTurn()
-    {
-        _turn.Release();
-        if (_disposed && _turn.Wait(0))
-        {
-            FreeBuffers();
-            _turn.Release();
-        }
-    }
-
-    /// <summary>Runs on a pool thread: the collect and its rendering, which blocks while the reader is behind.</summary>
-    private Exception? Produce()
+    /// <summary>Runs on a pool thread: the collect and its rendering into <paramref name="text"/>, which no reader can slow.</summary>
+    private void Produce(RenderedText text)
     {
         Exception? failure = null;
         try
         {
             var timeout = (int)Math.Clamp(_exporter.Options.CollectTimeout.TotalMilliseconds, 1, int.MaxValue);
+            _drain.Target = text;
             _chunk.Clear();
             if (_exporter.CollectInto(_chunk, timeout))
             {
@@ -174,86 +132,61 @@ public sealed class PrometheusScrapeHandler : IDisposable
         }
         catch (Exception ex)
         {
-            // Whatever failed, the pipe must end, or the scrape would wait for text forever.
+            // Whatever failed, the scrapes waiting for this text must hear of it.
             failure = ex;
         }
-
-        // A failed collect ends the text with an error, so a reader never takes a partial text for a whole one.
-        _pipe.Writer.Complete(failure);
-        return failure;
-    }
-
-    /// <summary>Refuses new scrapes. A scrape in progress finishes; the buffer returns to the pool after it.</summary>
-    public void Dispose()
-    {
-        if (_disposed)
+        finally
         {
-            return;
+            _drain.Target = null;
         }
 
-        _disposed = true;
-        if (_turn.Wait(0))
+        bool disposed;
+        lock (_gate)
+        {
+            _rendering = null;
+            disposed = _disposed;
+        }
+
+        text.Complete(failure);
+        text.Release(); // the render's own reference
+        if (disposed)
         {
             FreeBuffers();
-            _turn.Release();
+        }
+    }
+
+    /// <summary>Refuses new scrapes. Scrapes in progress finish; the render buffer returns to the pool after the last render.</summary>
+    public void Dispose()
+    {
+        bool idle;
+        lock (_gate)
+        {
+            if (_disposed)
+            {
+                return;
+            }
+
+            _disposed = true;
+            idle = _rendering is null;
+        }
+
+        if (idle)
+        {
+            FreeBuffers();
         }
     }
 
     private void FreeBuffers()
     {
         _chunk.Dispose();
-        _segments.Dispose();
+        _blocks.Dispose();
     }
 
-    /// <summary>Copies each filled chunk into the pipe and waits while the reader is more than the pause threshold behind.</summary>
-    private sealed class PipeDrain : IUtf8Drain
+    /// <summary>Appends each filled chunk of the render buffer to the text being rendered.</summary>
+    private sealed class ChunkDrain : IUtf8Drain
     {
-        private readonly PipeWriter _writer;
+        public RenderedText? Target { get; set; }
 
-        // Waiting for a flush blocks on this event, signalled by the pipe's completion callback: no Task per wait.
-        private readonly ManualResetEventSlim _flushed = new();
-        private readonly Action _signalFlushed;
-        private bool _readerGone;
-        private long _bytes;
-        private volatile bool _waiting;
-
-        public PipeDrain(PipeWriter writer)
-        {
-            _writer = writer;
-            _signalFlushed = _flushed.Set;
-        }
-
-        public long BytesHandedOn => Interlocked.Read(ref _bytes);
-
-        public bool Waiting => _waiting;
-
-        public void Reset()
-        {
-            _readerGone = false;
-            Interlocked.Exchange(ref _bytes, 0);
-        }
-
-        public void Drain(ReadOnlySpan<byte> bytes)
-        {
-            if (_readerGone)
-            {
-                // The scraper went away: render to the end (the SDK's collect must finish) and send nothing.
-                return;
-            }
-
-            _writer.Write(bytes);
-            Interlocked.Add(ref _bytes, bytes.Length);
-            var flush = _writer.FlushAsync().GetAwaiter();
-            if (!flush.IsCompleted)
-            {
-                _waiting = true;
-                _flushed.Reset();
-                flush.UnsafeOnCompleted(_signalFlushed);
-                _flushed.Wait();
-                _waiting = false;
-            }
-
-            _readerGone = flush.GetResult().IsCompleted;
-        }
+        public void Drain(ReadOnlySpan<byte> bytes) => Target?.Append(bytes);
     }
 }

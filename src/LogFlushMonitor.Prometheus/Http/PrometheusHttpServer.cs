@@ -48,7 +48,7 @@ public sealed class PrometheusHttpServer : IAsyncDisposable
         _app = builder.Build();
         if (handler is not null)
         {
-            _app.MapPrometheusScrapingEndpoint(handler, options.ScrapePath, options.EnableGzip);
+            _app.MapPrometheusScrapingEndpoint(handler, options.ScrapePath, options.EnableGzip, options.SendLimits);
         }
 
         _app.MapHealthEndpoints(readiness, options.HealthPath, options.ReadyPath);

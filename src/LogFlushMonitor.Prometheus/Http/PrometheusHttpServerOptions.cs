@@ -17,4 +17,7 @@ public sealed class PrometheusHttpServerOptions
 
     /// <summary>Compresses the scrape response when the scraper sends <c>Accept-Encoding: gzip</c>.</summary>
     public bool EnableGzip { get; set; } = true;
+
+    /// <summary>How fast a scraper must take the scrape's text; see <see cref="ScrapeSendLimits"/>.</summary>
+    public ScrapeSendLimits SendLimits { get; set; } = new();
 }

@@ -69,6 +69,8 @@ cmp -s "$dir/image/linux-$arch/appsettings.json" "$bin/appsettings.json" || fail
 home=$work/home
 mkdir "$home"
 (PATH=$bin; ! command -v dotnet >/dev/null) || fail "dotnet is on the test PATH"
+# user_run PROGRAM ARGS...: the program by its name, found through that PATH (or through the emulator).
+user_env=(env -i HOME="$home" LANG=C.UTF-8 PATH="$bin")
 emulator=
 if [ -n "${SMOKE_EMULATOR:-}" ]; then
   emulator=$(command -v "$SMOKE_EMULATOR") || fail "SMOKE_EMULATOR=$SMOKE_EMULATOR is not installed"
@@ -76,9 +78,9 @@ fi
 user_run() {
   if [ -n "$emulator" ]; then
     local program=$1; shift
-    env -i HOME="$home" LANG=C.UTF-8 PATH="$bin" "$emulator" "$bin/$program" "$@"
+    "${user_env[@]}" "$emulator" "$bin/$program" "$@"
   else
-    env -i HOME="$home" LANG=C.UTF-8 PATH="$bin" "$@"
+    "${user_env[@]}" "$@"
   fi
 }
 
@@ -89,7 +91,13 @@ expected="logflushmonitor $version (commit ${commit:0:7})"
   || fail "logflushmonitor-analyze --version printed '$(user_run logflushmonitor-analyze --version)'"
 
 step "run --simulate serves /metrics and stops with exit 0 on SIGTERM"
-user_run logflushmonitor run --simulate mixed --urls http://127.0.0.1:0 >"$work/run.log" 2>&1 &
+# Started directly, not through the function (which would run in a subshell that the signal would stop instead):
+# env execs the program, so $! is the program itself.
+if [ -n "$emulator" ]; then
+  "${user_env[@]}" "$emulator" "$bin/logflushmonitor" run --simulate mixed --urls http://127.0.0.1:0 >"$work/run.log" 2>&1 &
+else
+  "${user_env[@]}" logflushmonitor run --simulate mixed --urls http://127.0.0.1:0 >"$work/run.log" 2>&1 &
+fi
 pid=$!
 url=
 for _ in $(seq 1 300); do
@@ -101,7 +109,8 @@ done
 [ -n "$url" ] || { cat "$work/run.log"; fail "run --simulate did not serve /metrics within 60 s"; }
 scraped=
 for _ in $(seq 1 60); do
-  if curl -fsS "$url" 2>/dev/null | grep -qE '^sqlserver_log_flush_write_size_bytes_count\{'; then scraped=yes; break; fi
+  curl -fsS "$url" >"$work/scrape.txt" 2>/dev/null || true
+  if grep -qE '^sqlserver_log_flush_write_size_bytes_count\{' "$work/scrape.txt"; then scraped=yes; break; fi
   sleep 1
 done
 [ -n "$scraped" ] || { cat "$work/run.log"; fail "/metrics never showed the simulated log flushes"; }

@@ -2,12 +2,14 @@
 # The GitHub release's notes for a version (the release workflow attaches the files of DIR to it):
 #   build/release-notes.sh VERSION IMAGE DIR > notes.md
 # DIR holds the downloads and their SHA256SUMS; IMAGE is the published image's name (build/image-tags.sh gives the tags).
+# REPOSITORY_URL (default https://github.com/logflushmonitor/logflushmonitor) is where the notes link the docs of the tag.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -eq 3 ] || { echo "usage: release-notes.sh VERSION IMAGE DIR" >&2; exit 2; }
 version=$1
 image=$2
 dir=$3
+repository=${REPOSITORY_URL:-https://github.com/logflushmonitor/logflushmonitor}
 [ -f "$dir/SHA256SUMS" ] || { echo "release-notes.sh: $dir/SHA256SUMS is missing" >&2; exit 2; }
 
 # The newest glibc symbol version a native program asks for: the oldest glibc it runs on.
@@ -32,7 +34,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 cat <<EOF
-LogFlushMonitor $version. Install and verify: [docs/install.md](docs/install.md).
+LogFlushMonitor $version. Install and verify: [docs/install.md]($repository/blob/v$version/docs/install.md).
 
 | download | for | size |
 | --- | --- | --- |

@@ -216,7 +216,7 @@ for rid in linux-x64 linux-arm64; do
   install -m 0755 "$dir/logflushmonitor" "$out/image/linux-$arch/"
   install -m 0644 "$dir/appsettings.json" "$out/image/linux-$arch/"
   # The newest glibc symbol version it asks for: the oldest glibc it runs on (the build machine's decides it).
-  glibc=$(readelf --dyn-syms -W "$dir/logflushmonitor" 2>/dev/null | grep -oE 'GLIBC_[0-9.]+' | sort -Vu | tail -1 || true)
+  glibc=$(readelf --dyn-syms -W "$dir/logflushmonitor" 2>/dev/null | grep -oE 'GLIBC_[0-9.]+' | sort -Vu | tail -1 | sed 's/GLIBC_/glibc /' || true)
   echo "   $name.tar.gz: $(du -h "$out/$name.tar.gz" | cut -f1) (logflushmonitor $(du -h "$dir/logflushmonitor" | cut -f1), logflushmonitor-analyze $(du -h "$dir/logflushmonitor-analyze" | cut -f1); needs ${glibc:-an unknown glibc} or later) in $(elapsed "$t")"
 done
 

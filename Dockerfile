@@ -1,4 +1,6 @@
-# LogFlushMonitor container image: docker build -t logflushmonitor .
+# LogFlushMonitor container image from source: docker build -t logflushmonitor:local .
+# (docker-compose.build.yml does this for the Compose stack.) The published image is built from the release binaries
+# instead, by Dockerfile.release; both end in the same runtime stage (DockerfileTests keeps them equal).
 # The NativeAOT build (docs/aot.md): one native executable on the runtime-deps base (no .NET runtime in the image).
 FROM mcr.microsoft.com/dotnet/sdk:10.0 AS build
 # NativeAOT links with clang and needs zlib's headers.
@@ -19,12 +21,24 @@ RUN for f in projects/*.csproj; do \
  && dotnet restore src/LogFlushMonitor/LogFlushMonitor.csproj -r linux-x64 -p:PublishAot=true
 
 COPY . .
+# What `logflushmonitor --version` prints: the context has no .git, so the commit comes from REVISION
+# (docker build --build-arg REVISION=$(git rev-parse HEAD) .); VERSION defaults to the repository's, marked -dev.
+ARG VERSION=""
+ARG REVISION=""
 # Symbols (.dbg, .pdb) and XML docs stay in the build stage: the image carries the executable and appsettings.json.
 RUN dotnet publish src/LogFlushMonitor/LogFlushMonitor.csproj -c Release -r linux-x64 -p:PublishAot=true -o /app --no-restore \
+      ${VERSION:+"-p:Version=$VERSION"} ${REVISION:+"-p:SourceRevisionId=$REVISION"} \
  && rm -f /app/*.dbg /app/*.pdb /app/*.xml
 
 # runtime-deps: the native libraries .NET needs (glibc, OpenSSL, ICU for SqlClient), no runtime: the executable is native.
 FROM mcr.microsoft.com/dotnet/runtime-deps:10.0
+ARG VERSION=""
+ARG REVISION=""
+LABEL org.opencontainers.image.title="LogFlushMonitor" \
+      org.opencontainers.image.description="Watches how SQL Server hardens its transaction log, per database, and exports it as OpenTelemetry metrics (Prometheus /metrics, OTLP). Built from source." \
+      org.opencontainers.image.source="https://github.com/logflushmonitor/logflushmonitor" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}"
 WORKDIR /app
 COPY --from=build /app .
 # In a container the endpoint must listen on every interface; logs go to stderr as JSON (docker logs shows both streams).

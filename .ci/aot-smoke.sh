@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Smoke tests of the NativeAOT build (docs/aot.md), run by .ci/run after the test suite. It publishes the native
-# binary as README says, fails on any trim/AOT warning that docs/aot.md does not explain, and runs the binary as a
+# Smoke tests of the NativeAOT build (docs/aot.md), run by .ci/run on the binaries of the linux-x64 release archive
+# (build/release.sh, which fails on any trim/AOT warning that docs/aot.md does not explain). It runs the binary as a
 # user would: `run --simulate` serves /metrics, `analyze` reads a real .xel file, the File sink writes, and `check`
 # and `run` (live stream, every poller, histogram mode, clear text and TLS) work against the scripted SQL Server
 # (tests/LogFlushMonitor.ScriptedServer). Exit 0 only when every step passed.
-#   AOT_BINARY=path/to/logflushmonitor .ci/aot-smoke.sh   tests an existing native binary instead of publishing one
-#     (and the logflushmonitor-analyze beside it, or AOT_ANALYZE_BINARY);
+#   AOT_BINARY=path/to/logflushmonitor .ci/aot-smoke.sh   tests an existing native binary (and the
+#     logflushmonitor-analyze beside it, or AOT_ANALYZE_BINARY); without it, build/release.sh builds the linux-x64
+#     archive first and the binaries come from it;
 #   SCRIPTED_SERVER=path/to/LogFlushMonitor.ScriptedServer.dll uses an existing build of the scripted server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,33 +23,13 @@ trap cleanup EXIT
 fail() { echo "AOT smoke FAILED: $*" >&2; exit 1; }
 step() { echo "== aot-smoke: $*"; }
 
-# Package warnings explained in docs/aot.md ("Remaining package warnings"); any other warning fails the smoke.
-# They are matched by the package's folder in the NuGet cache.
-explained='packages/(microsoft\.data\.sqlclient|microsoft\.data\.sqlclient\.internal\.logging|system\.configuration\.configurationmanager|dapper)/'
-
 if [ -z "${AOT_BINARY:-}" ]; then
-  step "publish (NativeAOT, linux-x64)"
-  if ! dotnet publish src/LogFlushMonitor -c Release -r linux-x64 -p:PublishAot=true -o "$work/aot" >"$work/publish.log" 2>&1; then
-    cat "$work/publish.log"
-    fail "dotnet publish -p:PublishAot=true failed"
-  fi
-  grep -E ': warning [A-Z]+[0-9]+' "$work/publish.log" | sed -E 's/ \[[^]]*\]$//' | sort -u >"$work/warnings.txt" || true
-  grep -vE "$explained" "$work/warnings.txt" >"$work/unexplained.txt" || true
-  if [ -s "$work/unexplained.txt" ]; then
-    cat "$work/unexplained.txt"
-    fail "trim/AOT warnings that docs/aot.md does not explain (above)"
-  fi
-  echo "package warnings (explained in docs/aot.md): $(wc -l <"$work/warnings.txt")"
-  binary="$work/aot/logflushmonitor"
-  step "publish logflushmonitor-analyze (NativeAOT, linux-x64)"
-  if ! dotnet publish src/LogFlushMonitor.AnalyzeTool -c Release -r linux-x64 -p:PublishAot=true -o "$work/aot-analyze" >"$work/publish-analyze.log" 2>&1; then
-    cat "$work/publish-analyze.log"
-    fail "dotnet publish src/LogFlushMonitor.AnalyzeTool -p:PublishAot=true failed"
-  fi
-  if grep -E ': warning [A-Z]+[0-9]+' "$work/publish-analyze.log"; then
-    fail "logflushmonitor-analyze has trim/AOT warnings (above); it must have none"
-  fi
-  analyzer="$work/aot-analyze/logflushmonitor-analyze"
+  version="$(bash build/release.sh --repo-version)-dev"
+  step "build the linux-x64 release archive (build/release.sh $version --only linux-x64)"
+  bash build/release.sh "$version" --only linux-x64 --out "$work/release" || fail "build/release.sh failed"
+  tar -xzf "$work/release/logflushmonitor-$version-linux-x64.tar.gz" -C "$work"
+  binary="$work/logflushmonitor-$version-linux-x64/logflushmonitor"
+  analyzer="$work/logflushmonitor-$version-linux-x64/logflushmonitor-analyze"
 else
   binary=$AOT_BINARY
   analyzer=${AOT_ANALYZE_BINARY:-$(dirname "$AOT_BINARY")/logflushmonitor-analyze}

@@ -15,7 +15,7 @@ public static class Program
     /// <summary>Entry point.</summary>
     public static async Task<int> Main(string[] args)
     {
-        var root = AnalyzeCommand.Configure(new RootCommand(AnalyzeCommand.Description));
+        var root = AnalyzeCommand.Configure(new RootCommand(AnalyzeCommand.Description)).WithVersionLine(Name, typeof(Program).Assembly);
         var parse = root.Parse(args);
         if (parse.Errors.Count > 0)
         {

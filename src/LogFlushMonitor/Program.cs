@@ -26,6 +26,7 @@ public static class Program
             HealthCommand.Create(),
             ReportCommand.Create(),
         };
+        root.WithVersionLine(Name, typeof(Program).Assembly);
 
         var parse = root.Parse(args);
         if (parse.Errors.Count > 0)

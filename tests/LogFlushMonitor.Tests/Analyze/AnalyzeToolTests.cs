@@ -85,7 +85,7 @@ public sealed partial class AnalyzeToolTests : IDisposable
 
         var (versionCode, version, _) = await CliProcess.RunDllAsync(CliProcess.AnalyzeToolDllPath, "--version");
         Assert.Equal(0, versionCode);
-        Assert.Matches(@"^\d+\.\d+\.\d+", version);
+        Assert.Matches(@"^logflushmonitor-analyze \d+\.\d+\.\d+\S* \(commit [0-9a-f]{7}\)\r?\n$", version);
     }
 
     /// <summary>The report without the wall-clock figures (read time and rate in text, elapsed seconds in JSON).</summary>

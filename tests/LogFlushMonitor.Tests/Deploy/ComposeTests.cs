@@ -11,7 +11,10 @@ public partial class ComposeTests
 {
     private static readonly string[] Observability = ["prometheus", "alertmanager", "grafana"];
 
-    private static async Task<Dictionary<string, object?>> RenderAsync(params string[] profileArgs)
+    private static Task<Dictionary<string, object?>> RenderAsync(params string[] profileArgs) => RenderAsync([], "", profileArgs);
+
+    /// <summary>docker-compose.yml, then <paramref name="overrides"/> (more -f files), with more .env lines.</summary>
+    private static async Task<Dictionary<string, object?>> RenderAsync(string[] overrides, string moreEnv, params string[] profileArgs)
     {
         var compose = Tool.Require("docker-compose", "docker-compose");
         var env = Directory.CreateTempSubdirectory("lfm-compose-");
@@ -19,9 +22,10 @@ public partial class ComposeTests
         {
             // An env file of its own, so a developer's .env never changes what is tested.
             var envFile = Path.Combine(env.FullName, "test.env");
-            await File.WriteAllTextAsync(envFile, "MSSQL_SA_PASSWORD=Sa-Passw0rd\nLOGFLUSHMONITOR_SQL_PASSWORD=Monitor-Passw0rd\n");
+            await File.WriteAllTextAsync(envFile, "MSSQL_SA_PASSWORD=Sa-Passw0rd\nLOGFLUSHMONITOR_SQL_PASSWORD=Monitor-Passw0rd\n" + moreEnv);
+            string[] files = ["-f", DeployFiles.Path("docker-compose.yml"), .. overrides.SelectMany(o => new[] { "-f", DeployFiles.Path(o) })];
             var (code, stdout, stderr) = await Tool.RunAsync(
-                compose, ["--env-file", envFile, "--project-directory", DeployFiles.Root, "-f", DeployFiles.Path("docker-compose.yml"), .. profileArgs, "config"]);
+                compose, ["--env-file", envFile, "--project-directory", DeployFiles.Root, .. files, .. profileArgs, "config"]);
             Assert.True(code == 0, "docker-compose config: " + stderr + stdout);
             return DeployFiles.ReadYaml(stdout);
         }
@@ -99,6 +103,40 @@ public partial class ComposeTests
         var simulated = services["logflushmonitor-simulated"];
         Assert.Contains("--simulate", DeployFiles.List(DeployFiles.At(simulated, "command"), "command"));
         Assert.Contains("logflushmonitor", DeployFiles.List(DeployFiles.At(simulated, "networks", "default", "aliases"), "aliases"));
+    }
+
+    [SkippableFact]
+    public async Task The_monitor_runs_the_published_image_unless_built_from_the_checkout_or_named_in_env()
+    {
+        string[] monitors = ["workload", "logflushmonitor", "logflushmonitor-simulated"];
+        var version = System.Xml.Linq.XDocument.Load(DeployFiles.Path("Directory.Build.props")).Descendants("VersionPrefix").Single().Value;
+
+        // By default: the published image of this version, and nothing is built.
+        var services = Services(await RenderAsync());
+        foreach (var name in monitors)
+        {
+            Assert.Equal($"ghcr.io/logflushmonitor/logflushmonitor:{version}", DeployFiles.Text(services[name], "image"));
+            Assert.Null(DeployFiles.At(services[name], "build"));
+        }
+
+        // docker-compose.build.yml: the same services built from this checkout's Dockerfile, under a local name.
+        services = Services(await RenderAsync(["docker-compose.build.yml"], ""));
+        foreach (var name in monitors)
+        {
+            Assert.Equal("logflushmonitor:local", DeployFiles.Text(services[name], "image"));
+            Assert.Equal(DeployFiles.Root, DeployFiles.Text(services[name], "build", "context"));
+        }
+
+        Assert.DoesNotContain(services, s => !monitors.Contains(s.Key) && DeployFiles.At(s.Value, "build") is not null);
+
+        // LOGFLUSHMONITOR_IMAGE in .env names another image (a registry mirror, a pinned digest).
+        services = Services(await RenderAsync([], "LOGFLUSHMONITOR_IMAGE=registry.example.com/lfm/logflushmonitor:1.2.3\n"));
+        Assert.All(monitors, name => Assert.Equal("registry.example.com/lfm/logflushmonitor:1.2.3", DeployFiles.Text(services[name], "image")));
+
+        // Empty, as .env.example leaves it: the default.
+        Assert.Contains("LOGFLUSHMONITOR_IMAGE=", File.ReadAllLines(DeployFiles.Path(".env.example")));
+        services = Services(await RenderAsync([], "LOGFLUSHMONITOR_IMAGE=\n"));
+        Assert.Equal($"ghcr.io/logflushmonitor/logflushmonitor:{version}", DeployFiles.Text(services["logflushmonitor"], "image"));
     }
 
     [SkippableFact]

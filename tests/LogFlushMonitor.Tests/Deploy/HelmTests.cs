@@ -204,7 +204,7 @@ public partial class HelmTests
         Assert.Contains(DeployFiles.List(DeployFiles.At(pod, "volumes"), "volumes"), v => DeployFiles.Text(v, "secret", "secretName") == "sql-ca");
         Assert.Equal("linux", DeployFiles.Text(pod, "nodeSelector", "kubernetes.io/os"));
         Assert.Equal("monitoring", DeployFiles.Text(pod, "priorityClassName"));
-        Assert.Equal("logflushmonitor@sha256:" + new string('a', 64), DeployFiles.Text(container, "image"));
+        Assert.Equal("ghcr.io/logflushmonitor/logflushmonitor@sha256:" + new string('a', 64), DeployFiles.Text(container, "image"));
     }
 
     [SkippableFact]

@@ -9,22 +9,14 @@ internal sealed record RestartPlan(TimeSpan After, TimeSpan Downtime);
 /// <summary>
 /// One simulated SQL Server instance together with the source that reads it: it numbers events
 /// (package0.event_sequence), loses some when asked, detects the gaps as a real source would, and answers
-/// polls with counters, wait stats and file stats derived from the same increments as the events.
+/// polls with counters (every counter of the Databases object, <see cref="DatabasesCounterSet"/>), wait stats and file
+/// stats derived from the same increments as the events.
 /// </summary>
 internal sealed class SimulatedInstance
 {
-    private const string DatabasesObject = "Databases";
     private const string Total = "_Total";
     private const string WriteLog = "WRITELOG";
     private const string LogBuffer = "LOGBUFFER";
-    private const string LogFlushes = "Log Flushes/sec";
-    private const string LogBytesFlushed = "Log Bytes Flushed/sec";
-    private const string LogFlushWaits = "Log Flush Waits/sec";
-    private const string LogFlushWaitTime = "Log Flush Wait Time";
-    private const string PercentLogUsed = "Percent Log Used";
-    private const string LogUsedSize = "Log File(s) Used Size (KB)";
-    private const string LogFileSize = "Log File(s) Size (KB)";
-    private const string LogCacheHitRatio = "Log Cache Hit Ratio";
 
     private readonly List<SimulatedDatabase> _databases;
     private readonly RestartPlan? _restart;
@@ -233,17 +225,8 @@ internal sealed class SimulatedInstance
         sink.OnPollCompleted(new PollCompleted(Name, t, PollKind.FileStats));
     }
 
-    private void Counters(ISampleSink sink, DateTime t, string db, long flushes, long bytes, long waits, long waitMs, long usedKb, long sizeKb, long hits, long lookups)
-    {
-        sink.OnCounter(new CounterSample(Name, t, DatabasesObject, LogFlushes, db, flushes, PerfCounterType.BulkCount));
-        sink.OnCounter(new CounterSample(Name, t, DatabasesObject, LogBytesFlushed, db, bytes, PerfCounterType.BulkCount));
-        sink.OnCounter(new CounterSample(Name, t, DatabasesObject, LogFlushWaits, db, waits, PerfCounterType.BulkCount));
-        sink.OnCounter(new CounterSample(Name, t, DatabasesObject, LogFlushWaitTime, db, waitMs, PerfCounterType.BulkCount));
-        sink.OnCounter(new CounterSample(Name, t, DatabasesObject, PercentLogUsed, db, sizeKb > 0 ? usedKb * 100 / sizeKb : 0, PerfCounterType.LargeRawCount));
-        sink.OnCounter(new CounterSample(Name, t, DatabasesObject, LogUsedSize, db, usedKb, PerfCounterType.LargeRawCount));
-        sink.OnCounter(new CounterSample(Name, t, DatabasesObject, LogFileSize, db, sizeKb, PerfCounterType.LargeRawCount));
-        sink.OnCounter(new CounterSample(Name, t, DatabasesObject, LogCacheHitRatio, db, hits, PerfCounterType.LargeRawFraction, lookups));
-    }
+    private void Counters(ISampleSink sink, DateTime t, string db, long flushes, long bytes, long waits, long waitMs, long usedKb, long sizeKb, long hits, long lookups) =>
+        DatabasesCounterSet.Deliver(sink, Name, t, db, new DatabasesCounterSet.LogCounters(flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups));
 
     /// <summary>Takes the next event_sequence; false when this event is lost on its way.</summary>
     private bool Deliver(ISampleSink sink, out long sequence)

@@ -22,6 +22,15 @@ public sealed class SqlServerSourceOptions
     /// <summary><c>i/n</c>: this replica watches the instances whose name hashes to shard i of n (1-based); empty = all.</summary>
     public string? Shard { get; set; }
 
+    /// <summary>
+    /// Performance counters of the Databases object to poll besides the log counters always polled (Log Flushes/sec,
+    /// Log Bytes Flushed/sec, Log Flush Waits/sec, Log Flush Wait Time, Percent Log Used, Log File(s) Used Size (KB),
+    /// Log File(s) Size (KB)): exact names or patterns with <c>*</c>, ignoring case, e.g. <c>Log Pool *</c> or
+    /// <c>Transactions/sec</c>; <c>*</c> polls all of them (about 47 per database). Each counter costs one series per
+    /// watched database and one per instance (docs/configuration.md).
+    /// </summary>
+    public List<string> Counters { get; set; } = [];
+
     /// <summary>DMV poll interval (an instance may override it).</summary>
     public TimeSpan PollInterval { get; set; } = TimeSpan.FromSeconds(15);
 

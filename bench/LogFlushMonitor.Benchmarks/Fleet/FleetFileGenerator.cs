@@ -1,4 +1,5 @@
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Simulation;
 using LogFlushMonitor.Simulation.Ndjson;
 
 namespace LogFlushMonitor.Benchmarks.Fleet;
@@ -12,9 +13,9 @@ namespace LogFlushMonitor.Benchmarks.Fleet;
 /// Per instance: a server start, two polls 15 s apart (the second one is what makes the cumulative counters
 /// and file stats export an increase) and between them, per database, log flushes of every write-size bucket,
 /// their completions with durations in every duration bucket, and WRITELOG waits in every bucket. Counters per
-/// database and for <c>_Total</c>: the eight log counters the simulator reports plus one generic counter of each
-/// other cntr_type (BULK_COUNT, LARGE_RAWCOUNT, AVERAGE_BULK), so every <c>sqlserver.performance.*</c> metric has
-/// series too. Each instance reports one sequence gap of two events, so the loss counters are not empty. The
+/// database and for <c>_Total</c>: every counter of a real Databases object (47, <see cref="DatabasesCounterSet"/>), as
+/// a server answers; a replay keeps those Sources:SqlServer:Counters selects (by default the seven log counters;
+/// <c>--Sources:SqlServer:Counters:0=*</c> keeps them all and fills every <c>sqlserver.performance.*</c> metric). Each instance reports one sequence gap of two events, so the loss counters are not empty. The
 /// health metrics of live SQL Server sources (<c>sqlserver.monitor.up</c>, errors, mode, fallbacks) have no
 /// NDJSON form and stay empty in a replay. Deterministic: the same arguments give the same bytes.
 /// </remarks>
@@ -26,7 +27,6 @@ public static class FleetFileGenerator
     /// <summary>WRITELOG waits per database between the two polls.</summary>
     public const int WaitsPerDatabase = 11;
 
-    private const string Databases = "Databases";
     private const string Total = "_Total";
     private const int FirstDatabaseId = 5;
     private const int LostPerInstance = 2;
@@ -125,21 +125,14 @@ public static class FleetFileGenerator
         writer.OnPollCompleted(new PollCompleted(instance, t, PollKind.FileStats));
     }
 
+    /// <summary>
+    /// Every counter a real Databases object reports for the instance (<see cref="DatabasesCounterSet"/>), as a server
+    /// answers a poll; the monitor keeps the ones Sources:SqlServer:Counters selects.
+    /// </summary>
     private static void Counters(NdjsonSampleWriter writer, string instance, DateTime t, string db, long flushes, long bytes, int d)
     {
         var waits = flushes / 4;
-        writer.OnCounter(new CounterSample(instance, t, Databases, "Log Flushes/sec", db, flushes, PerfCounterType.BulkCount));
-        writer.OnCounter(new CounterSample(instance, t, Databases, "Log Bytes Flushed/sec", db, bytes, PerfCounterType.BulkCount));
-        writer.OnCounter(new CounterSample(instance, t, Databases, "Log Flush Waits/sec", db, waits, PerfCounterType.BulkCount));
-        writer.OnCounter(new CounterSample(instance, t, Databases, "Log Flush Wait Time", db, waits * 3, PerfCounterType.BulkCount));
-        writer.OnCounter(new CounterSample(instance, t, Databases, "Percent Log Used", db, 10 + (d % 80), PerfCounterType.LargeRawCount));
-        writer.OnCounter(new CounterSample(instance, t, Databases, "Log File(s) Used Size (KB)", db, 1024L * (d + 1), PerfCounterType.LargeRawCount));
-        writer.OnCounter(new CounterSample(instance, t, Databases, "Log File(s) Size (KB)", db, 8192L * (d + 1), PerfCounterType.LargeRawCount));
-        writer.OnCounter(new CounterSample(instance, t, Databases, "Log Cache Hit Ratio", db, flushes * 9, PerfCounterType.LargeRawFraction, flushes * 10));
-
-        // One counter of each other type, as the real poller reads every counter of the Databases object.
-        writer.OnCounter(new CounterSample(instance, t, Databases, "Transactions/sec", db, flushes * 2, PerfCounterType.BulkCount));
-        writer.OnCounter(new CounterSample(instance, t, Databases, "Log Flush Write Time (ms)", db, 1 + (d % 7), PerfCounterType.LargeRawCount));
-        writer.OnCounter(new CounterSample(instance, t, Databases, "Log Flush Wait Time Average", db, waits * 3, PerfCounterType.AverageBulk, waits));
+        DatabasesCounterSet.Deliver(writer, instance, t, db, new DatabasesCounterSet.LogCounters(
+            flushes, bytes, waits, waits * 3, LogUsedKb: 1024L * (d + 1), LogSizeKb: 8192L * (d + 1), CacheHits: flushes * 9, CacheLookups: flushes * 10));
     }
 }

@@ -40,6 +40,15 @@ internal static class CounterCatalog
     /// <summary>The counter of time commits waited for flushes (cumulative milliseconds despite the name).</summary>
     public const string LogFlushWaitTimeCounter = "Log Flush Wait Time";
 
+    /// <summary>The log space in use, in percent (a point value).</summary>
+    public const string PercentLogUsedCounter = "Percent Log Used";
+
+    /// <summary>The log space in use, in KB (a point value).</summary>
+    public const string LogUsedSizeCounter = "Log File(s) Used Size (KB)";
+
+    /// <summary>The size of the log files, in KB (a point value).</summary>
+    public const string LogSizeCounter = "Log File(s) Size (KB)";
+
     /// <summary>The counter instance that sums all databases.</summary>
     public const string TotalInstance = "_Total";
 
@@ -53,9 +62,9 @@ internal static class CounterCatalog
                 (LogBytesFlushedCounter, PerfCounterType.BulkCount) => CounterExport.FlushedBytes,
                 (LogFlushWaitsCounter, PerfCounterType.BulkCount) => CounterExport.FlushWaits,
                 (LogFlushWaitTimeCounter, PerfCounterType.BulkCount) => CounterExport.FlushWaitTime,
-                ("Percent Log Used", PerfCounterType.LargeRawCount or PerfCounterType.RawCount) => CounterExport.LogUsedRatio,
-                ("Log File(s) Used Size (KB)", PerfCounterType.LargeRawCount or PerfCounterType.RawCount) => CounterExport.LogUsedBytes,
-                ("Log File(s) Size (KB)", PerfCounterType.LargeRawCount or PerfCounterType.RawCount) => CounterExport.LogSizeBytes,
+                (PercentLogUsedCounter, PerfCounterType.LargeRawCount or PerfCounterType.RawCount) => CounterExport.LogUsedRatio,
+                (LogUsedSizeCounter, PerfCounterType.LargeRawCount or PerfCounterType.RawCount) => CounterExport.LogUsedBytes,
+                (LogSizeCounter, PerfCounterType.LargeRawCount or PerfCounterType.RawCount) => CounterExport.LogSizeBytes,
                 _ => CounterExport.None,
             };
             if (known != CounterExport.None)

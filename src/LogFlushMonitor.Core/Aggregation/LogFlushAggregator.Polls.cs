@@ -5,6 +5,9 @@ namespace LogFlushMonitor.Core.Aggregation;
 /// <summary>The polled side: counters, wait stats, file stats, start times, database names, poll completions.</summary>
 public sealed partial class LogFlushAggregator
 {
+    /// <summary>Whether each counter name seen is selected (<see cref="CounterSelection"/>), so a poll matches each name once.</summary>
+    private readonly Dictionary<string, bool> _selected = new(StringComparer.Ordinal);
+
     /// <inheritdoc />
     public void OnCounter(in CounterSample counter)
     {
@@ -14,6 +17,11 @@ public sealed partial class LogFlushAggregator
             var key = (counter.ObjectName, counter.CounterName, counter.CounterInstance);
             if (!inst.Counters.TryGetValue(key, out var s) || s.CounterType != counter.CounterType)
             {
+                if (!IsSelected(counter.CounterName))
+                {
+                    return;
+                }
+
                 s = new CounterSeries(inst.Name, counter.ObjectName, counter.CounterName, counter.CounterInstance, counter.CounterType);
                 inst.Counters[key] = s;
             }
@@ -102,6 +110,21 @@ public sealed partial class LogFlushAggregator
                     break;
             }
         }
+    }
+
+    /// <summary>Under the lock: whether a counter is selected, remembered per name (a bounded set: the names a server has).</summary>
+    private bool IsSelected(string counterName)
+    {
+        if (!_selected.TryGetValue(counterName, out var selected))
+        {
+            selected = _counters.Matches(counterName);
+            if (_selected.Count < 4096)
+            {
+                _selected[counterName] = selected;
+            }
+        }
+
+        return selected;
     }
 
     /// <summary>Removes counters the poll did not refresh; a database whose counters vanished was dropped or taken offline.</summary>

@@ -21,10 +21,23 @@ public sealed partial class LogFlushAggregator : ISampleSink, IAggregationReadin
     private readonly Lock _gate = new();
     private readonly Dictionary<string, InstanceState> _instances = new(StringComparer.Ordinal);
     private readonly EventHistograms? _histograms;
+    private readonly CounterSelection _counters;
     private InstanceState? _last;
 
     /// <summary>Creates an aggregation, recording per-event histograms into <paramref name="histograms"/> when given.</summary>
-    public LogFlushAggregator(EventHistograms? histograms = null) => _histograms = histograms;
+    /// <param name="histograms">Where the per-event histograms are recorded, or null.</param>
+    /// <param name="counters">
+    /// Which performance counters become series (default <see cref="CounterSelection.Default"/>): every source, the
+    /// simulated and replayed ones included, is held to the set a real poll asks for.
+    /// </param>
+    public LogFlushAggregator(EventHistograms? histograms = null, CounterSelection? counters = null)
+    {
+        _histograms = histograms;
+        _counters = counters ?? CounterSelection.Default;
+    }
+
+    /// <summary>The counters this aggregation keeps.</summary>
+    public CounterSelection Counters => _counters;
 
     /// <summary>A consistent copy of every database's statistics, for reports, the terminal and the advisor.</summary>
     public IReadOnlyList<DatabaseSnapshot> Snapshot()

@@ -12,6 +12,9 @@ public static partial class SqlServerOptionsValidator
     /// <summary>The configuration section the options bind from.</summary>
     public const string Section = "Sources:SqlServer";
 
+    /// <summary>The most entries <c>Sources:SqlServer:Counters</c> may have (a pattern covers many counters).</summary>
+    public const int MaxCounterEntries = 100;
+
     /// <summary>Every problem found; empty when the options are usable.</summary>
     public static IReadOnlyList<string> Validate(SqlServerSourceOptions options)
     {
@@ -39,6 +42,7 @@ public static partial class SqlServerOptionsValidator
         IntBetween(options.MaxStreamBufferBytes, "MaxStreamBufferBytes", 1 << 20, 1 << 30, 64 << 20);
         // The host gives all its services 15 s together to stop.
         Between(options.ShutdownTimeout, "ShutdownTimeout", TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(10), "00:00:10");
+        Counters(options.Counters);
         var names = new Dictionary<string, int>(StringComparer.OrdinalIgnoreCase);
         for (var i = 0; i < options.Instances.Count; i++)
         {
@@ -107,6 +111,22 @@ public static partial class SqlServerOptionsValidator
             if (value < min || value > max)
             {
                 problems.Add($"{Section}:{name} is {value}: use {min} to {max} (default {defaultValue}).");
+            }
+        }
+
+        void Counters(List<string> list)
+        {
+            if (list.Count > MaxCounterEntries)
+            {
+                problems.Add($"{Section}:Counters has {list.Count} entries: at most {MaxCounterEntries}; use a pattern such as 'Log Pool *', or '*' for every counter.");
+            }
+
+            for (var j = 0; j < list.Count; j++)
+            {
+                if (SqlIdentifier.Problem(list[j]?.Trim()) is { } problem)
+                {
+                    problems.Add($"{Section}:Counters:{j} {problem}: a counter name or pattern (with *) is 1 to 128 characters without control characters, e.g. 'Log Pool Requests/sec' or 'Log Pool *'.");
+                }
             }
         }
 

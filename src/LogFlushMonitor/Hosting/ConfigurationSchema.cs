@@ -161,6 +161,7 @@ internal static class ConfigurationSchema
             ("MaxMemoryKb", Integer),
             ("MaxDispatchLatencySeconds", Integer)))),
         ("Shard", Text),
+        ("Counters", ConfigurationNode.ListOf(Text)),
         ("PollInterval", Duration),
         ("CommandTimeout", Duration),
         ("ConnectTimeout", Duration),

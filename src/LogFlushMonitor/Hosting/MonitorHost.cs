@@ -86,7 +86,9 @@ public static class MonitorHost
         // histograms, and the observable instruments read it through its read-only view. Neither holds the other.
         services.AddMetrics();
         services.AddSingleton<EventHistograms>();
-        services.AddSingleton(sp => new LogFlushAggregator(sp.GetRequiredService<EventHistograms>()));
+        services.AddSingleton(sp => new LogFlushAggregator(
+            sp.GetRequiredService<EventHistograms>(),
+            CounterSelection.Create(sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Sources.SqlServer.Counters)));
         services.AddSingleton<IAggregationReadings>(sp => sp.GetRequiredService<LogFlushAggregator>());
         services.AddSingleton(sp => new SourceHealth(sp.GetRequiredService<TimeProvider>()));
         services.AddSingleton<ExportHealth>();

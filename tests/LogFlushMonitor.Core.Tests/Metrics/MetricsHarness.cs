@@ -18,9 +18,9 @@ public sealed class MetricsHarness : IDisposable
     private readonly MeterProvider _provider;
     private readonly CapturingExporter _exporter = new();
 
-    public MetricsHarness()
+    public MetricsHarness(CounterSelection? counters = null)
     {
-        _services = Register(new ServiceCollection()).BuildServiceProvider();
+        _services = Register(new ServiceCollection(), counters).BuildServiceProvider();
         _ = _services.GetRequiredService<LogFlushMetrics>(); // the observable instruments exist before the first collection
         Aggregator = _services.GetRequiredService<LogFlushAggregator>();
         Health = _services.GetRequiredService<SourceHealth>();
@@ -38,11 +38,11 @@ public sealed class MetricsHarness : IDisposable
     public IMeterFactory MeterFactory { get; }
 
     /// <summary>The registrations of the host (src/LogFlushMonitor/Hosting/MonitorHost.cs), minus everything else.</summary>
-    public static IServiceCollection Register(IServiceCollection services)
+    public static IServiceCollection Register(IServiceCollection services, CounterSelection? counters = null)
     {
         services.AddMetrics();
         services.AddSingleton<EventHistograms>();
-        services.AddSingleton(sp => new LogFlushAggregator(sp.GetRequiredService<EventHistograms>()));
+        services.AddSingleton(sp => new LogFlushAggregator(sp.GetRequiredService<EventHistograms>(), counters));
         services.AddSingleton<IAggregationReadings>(sp => sp.GetRequiredService<LogFlushAggregator>());
         services.AddSingleton(_ => new SourceHealth(TimeProvider.System));
         services.AddSingleton<LogFlushMetrics>();

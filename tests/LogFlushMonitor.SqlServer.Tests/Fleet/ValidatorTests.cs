@@ -12,6 +12,17 @@ public class ValidatorTests
         Assert.Empty(SqlServerOptionsValidator.Validate(new SqlServerSourceOptions { Shard = "1/2", Instances = [Instance("a"), Instance("b")] }));
 
     [Fact]
+    public void Counter_entries_are_names_or_patterns_of_a_counter_name_and_bounded_in_number()
+    {
+        Assert.Empty(SqlServerOptionsValidator.Validate(new SqlServerSourceOptions { Counters = ["Log Pool *", "Transactions/sec", "*"] }));
+        var problems = SqlServerOptionsValidator.Validate(new SqlServerSourceOptions { Counters = ["", "Log\nFlushes", new string('c', 129)] });
+        Assert.Equal(3, problems.Count(p => p.StartsWith("Sources:SqlServer:Counters:", StringComparison.Ordinal)));
+        Assert.Contains(problems, p => p.StartsWith("Sources:SqlServer:Counters:1 contains the control character U+000A", StringComparison.Ordinal));
+        var many = SqlServerOptionsValidator.Validate(new SqlServerSourceOptions { Counters = [.. Enumerable.Range(0, 101).Select(i => $"c{i}")] });
+        Assert.Contains(many, p => p.StartsWith("Sources:SqlServer:Counters has 101 entries: at most 100", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public void Duplicate_names_are_rejected_ignoring_case()
     {
         var problems = SqlServerOptionsValidator.Validate(new SqlServerSourceOptions { Instances = [Instance("prod"), Instance("PROD")] });

@@ -1,5 +1,8 @@
+using System.Text.RegularExpressions;
+using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Polling;
+using LogFlushMonitor.SqlServer.Sql;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 
 namespace LogFlushMonitor.SqlServer.Tests.Polling;
@@ -10,7 +13,7 @@ public class CounterPollerTests
     public async Task Counters_of_a_named_instance_are_trimmed_matched_after_the_colon_and_paired_with_their_base()
     {
         await using var server = new ScriptedSqlServer { InstanceName = "PROD" };
-        await using var h = new PollerHarness(server);
+        await using var h = new PollerHarness(server, fleet: f => f.Counters = ["Log Cache Hit Ratio"]);
         await h.PollAsync();
         await h.PollAsync();
 
@@ -28,7 +31,8 @@ public class CounterPollerTests
         var ratio = counters.First(c => c.CounterName == "Log Cache Hit Ratio" && c.CounterInstance == "sales");
         Assert.Equal((90L, 100L, PerfCounterType.LargeRawFraction), (ratio.Value, ratio.BaseValue, ratio.CounterType));
         Assert.DoesNotContain(counters, c => c.CounterType == PerfCounterType.LargeRawBase);
-        Assert.Contains(counters, c => c.CounterInstance == "_Total" && c.CounterName == "Log Flushes/sec" && c.Value == 2 * (100 + 4));
+        // _Total counts the internal instances too: model_msdb's 81 and model_replicatedmaster's 89 flushes (the Linux capture).
+        Assert.Contains(counters, c => c.CounterInstance == "_Total" && c.CounterName == "Log Flushes/sec" && c.Value == (2 * (100 + 4)) + 81 + 89);
     }
 
     [Fact]
@@ -73,12 +77,51 @@ public class CounterPollerTests
         server.ExtraCounters.Add(("SQLServer:Databases", "Avg Log Write Time (ms)", "sales", 500, PerfCounterType.AverageBulk));
         server.ExtraCounters.Add(("SQLServer:Databases", "Average Log Write Time base", "sales", 25, PerfCounterType.LargeRawBase));
         server.ExtraCounters.Add(("SQLServer:Buffer Manager", "Page life expectancy", "", 300, PerfCounterType.LargeRawCount));
-        await using var h = new PollerHarness(server);
+        await using var h = new PollerHarness(server, fleet: f => f.Counters = ["Avg *", "Page life expectancy"]);
         await h.PollAsync();
 
         var avg = h.Sink.Of<CounterSample>().Single(c => c.CounterName == "Avg Log Write Time (ms)");
         Assert.Equal((500L, 25L), (avg.Value, avg.BaseValue));
+        // The real object's own pair that shares no name (sql-auditor's measurement): 100 flushes / 10 requests x 512.
+        var eol = h.Sink.Of<CounterSample>().Single(c => c.CounterName == "Avg Dist From EOL/LP Request" && c.CounterInstance == "sales");
+        Assert.Equal((5_120L, 10L), (eol.Value, eol.BaseValue));
         Assert.DoesNotContain(h.Sink.Of<CounterSample>(), c => c.CounterName == "Page life expectancy");
+    }
+
+    [Fact]
+    public async Task By_default_the_poll_names_the_seven_log_counters_and_a_real_server_answers_only_those()
+    {
+        await using var server = new ScriptedSqlServer(); // answers the full Databases object: 47 counters and 3 bases per instance
+        await using var h = new PollerHarness(server);
+        await h.PollAsync();
+
+        var request = server.RequestsFor("sys.dm_os_performance_counters").Single();
+        Assert.Contains("counter_name IN (", request.Text, StringComparison.Ordinal);
+        var sales = h.Sink.Of<CounterSample>().Where(c => c.CounterInstance == "sales").Select(c => c.CounterName).Order().ToList();
+        Assert.Equal(CounterSelection.DefaultCounters.Order(), sales);
+    }
+
+    [Fact]
+    public void The_statement_names_exactly_the_default_counters()
+    {
+        var names = Regex.Matches(DmvSql.PerformanceCounters, "N'([^']*)'").Select(m => m.Groups[1].Value)
+            .Where(n => !n.Contains('%', StringComparison.Ordinal) && n != "_Total").Order();
+        Assert.Equal(CounterSelection.DefaultCounters.Order(), names);
+    }
+
+    [Fact]
+    public async Task Opted_in_counters_by_name_or_pattern_come_from_the_whole_object_and_everything_with_a_star()
+    {
+        await using var server = new ScriptedSqlServer();
+        await using var pools = new PollerHarness(server, fleet: f => f.Counters = ["log pool *", "Transactions/sec"]);
+        await pools.PollAsync();
+        var names = pools.Sink.Of<CounterSample>().Where(c => c.CounterInstance == "sales").Select(c => c.CounterName).ToHashSet();
+        Assert.Equal(7 + 15 + 1, names.Count); // the log counters, 15 Log Pool counters (their base is paired, not delivered), Transactions/sec
+        Assert.DoesNotContain(server.RequestsFor("sys.dm_os_performance_counters").Last().Text, "counter_name IN (", StringComparison.Ordinal);
+
+        await using var all = new PollerHarness(server, fleet: f => f.Counters = ["*"]);
+        await all.PollAsync();
+        Assert.Equal(47, all.Sink.Of<CounterSample>().Where(c => c.CounterInstance == "sales").Select(c => c.CounterName).Distinct().Count());
     }
 
     [Theory]

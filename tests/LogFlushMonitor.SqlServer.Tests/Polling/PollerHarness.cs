@@ -8,7 +8,7 @@ namespace LogFlushMonitor.SqlServer.Tests.Polling;
 /// <summary>An <see cref="InstancePoller"/> wired to a scripted server, a recording sink and a capturing logger.</summary>
 internal sealed class PollerHarness : IAsyncDisposable
 {
-    public PollerHarness(ScriptedSqlServer server, Action<SqlServerInstanceOptions>? configure = null, ISampleSink? next = null, ManualTimeProvider? time = null)
+    public PollerHarness(ScriptedSqlServer server, Action<SqlServerInstanceOptions>? configure = null, ISampleSink? next = null, ManualTimeProvider? time = null, Action<SqlServerSourceOptions>? fleet = null)
     {
         Server = server;
         Time = time ?? new ManualTimeProvider();
@@ -17,7 +17,9 @@ internal sealed class PollerHarness : IAsyncDisposable
         Health = new SourceHealth(Time);
         Options = new SqlServerInstanceOptions { Name = "prod-1", ConnectionString = server.ConnectionString() };
         configure?.Invoke(Options);
-        Poller = new InstancePoller(Options, server.ConnectionString(), new SqlServerSourceOptions { CommandTimeout = TimeSpan.FromSeconds(2) }, Sink, Health, Logger, Time);
+        Fleet = new SqlServerSourceOptions { CommandTimeout = TimeSpan.FromSeconds(2) };
+        fleet?.Invoke(Fleet);
+        Poller = new InstancePoller(Options, server.ConnectionString(), Fleet, Sink, Health, Logger, Time);
     }
 
     public ScriptedSqlServer Server { get; }
@@ -31,6 +33,8 @@ internal sealed class PollerHarness : IAsyncDisposable
     public SourceHealth Health { get; }
 
     public SqlServerInstanceOptions Options { get; }
+
+    public SqlServerSourceOptions Fleet { get; }
 
     public InstancePoller Poller { get; }
 

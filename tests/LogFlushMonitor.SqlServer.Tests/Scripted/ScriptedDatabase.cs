@@ -39,6 +39,15 @@ public sealed class ScriptedDatabase
     /// <summary>Percent Log Used (a point value).</summary>
     public long PercentLogUsed { get; set; } = 12;
 
+    /// <summary>Log File(s) Size (KB); Log File(s) Used Size (KB) is this times <see cref="PercentLogUsed"/> / 100.</summary>
+    public long LogSizeKb { get; set; } = 8_184;
+
+    /// <summary>
+    /// sys.databases.physical_database_name as Azure SQL Database and Managed Instance show it for a user database, and
+    /// the counter instance name there: a GUID (deterministic per id here).
+    /// </summary>
+    public string PhysicalName => new Guid(Id, 0x5eed, 0x4a11, 0x9b, 0x3c, 0x1d, 0x2e, 0x3f, 0x40, 0x51, 0x62).ToString().ToUpperInvariant();
+
     /// <summary>The log file's file_id.</summary>
     public int LogFileId { get; set; } = 2;
 

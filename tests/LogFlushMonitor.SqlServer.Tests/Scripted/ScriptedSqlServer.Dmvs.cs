@@ -1,4 +1,3 @@
-using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.TdsTestServer;
 
 namespace LogFlushMonitor.SqlServer.Tests.Scripted;
@@ -38,51 +37,167 @@ public sealed partial class ScriptedSqlServer
     private TdsResponse Counters(TdsRequest request)
     {
         var (includeAll, include, exclude) = Filters(request);
+        var named = NamedCounters(request.Text);
         var rows = new List<object?[]>();
         lock (_gate)
         {
-            var obj = Pad((InstanceName is null ? "SQLServer" : "MSSQL$" + InstanceName) + ":Databases");
-            long flushes = 0, bytes = 0, waits = 0, waitMs = 0;
-            void Add(string instance, long f, long b, long w, long ms, long pct)
-            {
-                if (instance != "_Total" && ((!includeAll && !include.Contains(instance)) || exclude.Contains(instance)))
-                {
-                    return;
-                }
-
-                rows.Add([obj, Pad("Log Flushes/sec"), Pad(instance), f, PerfCounterType.BulkCount]);
-                rows.Add([obj, Pad("Log Bytes Flushed/sec"), Pad(instance), b, PerfCounterType.BulkCount]);
-                rows.Add([obj, Pad("Log Flush Waits/sec"), Pad(instance), w, PerfCounterType.BulkCount]);
-                rows.Add([obj, Pad("Log Flush Wait Time"), Pad(instance), ms, PerfCounterType.BulkCount]);
-                rows.Add([obj, Pad("Percent Log Used"), Pad(instance), pct, PerfCounterType.LargeRawCount]);
-                rows.Add([obj, Pad("Log Cache Hit Ratio"), Pad(instance), 90L, PerfCounterType.LargeRawFraction]);
-                rows.Add([obj, Pad("Log Cache Hit Ratio Base"), Pad(instance), 100L, PerfCounterType.LargeRawBase]);
-            }
-
+            var obj = Pad(CounterObjectPrefix + ":Databases");
+            var instances = new List<(string Name, Func<string, long> Value)>();
             foreach (var db in _databases.Where(d => d.IsOnline))
             {
                 db.Flushes += db.FlushesPerPoll;
                 db.BytesFlushed += db.FlushesPerPoll * db.BytesPerFlush;
                 db.FlushWaits += db.FlushWaitsPerPoll;
                 db.FlushWaitMs += db.FlushWaitMsPerPoll;
-                Add(db.Name, db.Flushes, db.BytesFlushed, db.FlushWaits, db.FlushWaitMs, db.PercentLogUsed);
-                flushes += db.Flushes;
-                bytes += db.BytesFlushed;
-                waits += db.FlushWaits;
-                waitMs += db.FlushWaitMs;
+                var d = db;
+                instances.Add((CounterInstanceName(db), c => DatabaseValue(d, c)));
             }
 
             if (ShowInternalInstances)
             {
-                Add("mssqlsystemresource", 3, 300, 0, 0, 40);
-                Add("model_msdb", 2, 200, 0, 0, 30);
+                foreach (var i in InternalInstances)
+                {
+                    instances.Add((i.Name, c => InternalValue(i, c)));
+                }
             }
 
-            Add("_Total", flushes, bytes, waits, waitMs, 0);
+            instances.AddRange(NeighbourInstances.Select(n => (n, (Func<string, long>)(c => NeighbourValue(c)))));
+
+            // _Total sums every instance, the internal ones too (the Linux capture: 521 against 351 for the visible
+            // databases); its Percent Log Used is used over size (the capture: 25 = 6,124 KB of 24,264 KB).
+            var parts = instances.ToList();
+            long Sum(string counter) => parts.Sum(i => i.Value(counter));
+            instances.Add(("_Total", c => c == "Percent Log Used"
+                ? Sum("Log File(s) Size (KB)") is > 0 and var size ? Sum("Log File(s) Used Size (KB)") * 100 / size : 0
+                : Sum(c)));
+
+            foreach (var (instance, value) in instances)
+            {
+                if (instance != "_Total" && ((!includeAll && !include.Contains(instance)) || exclude.Contains(instance)))
+                {
+                    continue;
+                }
+
+                foreach (var (counter, type, _) in RealCounterShapes.DatabasesCounters)
+                {
+                    if (named is null || named.Contains(counter))
+                    {
+                        rows.Add([obj, Pad(counter), Pad(instance), value(counter), type]);
+                    }
+                }
+            }
+
             rows.AddRange(ExtraCounters.Select(e => new object?[] { Pad(e.Object), Pad(e.Counter), Pad(e.Instance), e.Value, e.Type }));
         }
 
         return Begin(request).ResultSet(CounterColumns, rows);
+    }
+
+    /// <summary>The part of object_name before the colon: SQLServer, MSSQL$NAME, or on Azure MSSQL$ and a server identifier.</summary>
+    private string CounterObjectPrefix => Shape is ServerShape.AzureSqlDatabase or ServerShape.AzureManagedInstance
+        ? "MSSQL$" + (InstanceName ?? "E8B2D8D7C6A1")
+        : InstanceName is null ? "SQLServer" : "MSSQL$" + InstanceName;
+
+    /// <summary>The counter instance of a database: its name, or on Azure a user database's physical name (a GUID).</summary>
+    private string CounterInstanceName(ScriptedDatabase db) =>
+        Shape is ServerShape.AzureSqlDatabase or ServerShape.AzureManagedInstance && db.Id > 4 ? db.PhysicalName : db.Name;
+
+    private IReadOnlyList<RealCounterShapes.InternalInstance> InternalInstances => Shape switch
+    {
+        ServerShape.Linux => RealCounterShapes.LinuxInternal,
+        ServerShape.AzureSqlDatabase or ServerShape.AzureManagedInstance => RealCounterShapes.AzureInternal,
+        _ => RealCounterShapes.WindowsInternal,
+    };
+
+    /// <summary>Azure SQL Database in an elastic pool: the counters of other databases of the pool, under their GUIDs.</summary>
+    private IEnumerable<string> NeighbourInstances => Shape == ServerShape.AzureSqlDatabase
+        ? ["0F1E2D3C-4B5A-4968-8776-A5B4C3D2E1F0", "1A2B3C4D-5E6F-4A0B-9C1D-2E3F4A5B6C7D.2"]
+        : [];
+
+    /// <summary>A user database's reading of one counter: the log counters from its state, a few others derived from them.</summary>
+    private static long DatabaseValue(ScriptedDatabase db, string counter) => counter switch
+    {
+        "Log Flushes/sec" => db.Flushes,
+        "Log Bytes Flushed/sec" => db.BytesFlushed,
+        "Log Flush Waits/sec" => db.FlushWaits,
+        "Log Flush Wait Time" => db.FlushWaitMs,
+        "Percent Log Used" => db.PercentLogUsed,
+        "Log File(s) Size (KB)" => db.LogSizeKb,
+        "Log File(s) Used Size (KB)" => db.LogSizeKb * db.PercentLogUsed / 100,
+        "Transactions/sec" => db.Flushes * 2,
+        "Write Transactions/sec" => db.Flushes,
+        "Log Cache Reads/sec" or "Log Pool Requests/sec" or "Log Pool Requests Base" => db.Flushes / 10,
+        "Avg Dist From EOL/LP Request" => db.Flushes / 10 * 512,
+        "Log Pool LogWriter Pushes/sec" or "Log Pool Hash Inserts/sec" => db.Flushes,
+        "Log Cache Hit Ratio" => 90,
+        "Log Cache Hit Ratio Base" => 100,
+        "Data File(s) Size (KB)" => 16_384,
+        "Log Growths" => 2,
+        "Active Transactions" => 1,
+        "Log Flush Write Time (ms)" => 1,
+        "Log Pool Total Active Log Size" => 65_536,
+        "Log Pool Total Shared Pool Size" => 131_072,
+        _ => 0,
+    };
+
+    private static long InternalValue(RealCounterShapes.InternalInstance i, string counter) => counter switch
+    {
+        "Log Flushes/sec" => i.Flushes,
+        "Log Bytes Flushed/sec" => i.BytesFlushed,
+        "Log Flush Wait Time" => i.FlushWaitMs,
+        "Log File(s) Size (KB)" => i.LogSizeKb,
+        "Log File(s) Used Size (KB)" => i.LogUsedKb,
+        "Percent Log Used" => i.LogSizeKb > 0 ? i.LogUsedKb * 100 / i.LogSizeKb : 0,
+        "Log Growths" => i.LogGrowths,
+        "Transactions/sec" => i.Transactions,
+        "Write Transactions/sec" => i.WriteTransactions,
+        "Data File(s) Size (KB)" => i.DataSizeKb,
+        _ => 0,
+    };
+
+    private static long NeighbourValue(string counter) => counter switch
+    {
+        "Log Flushes/sec" => 5_000,
+        "Log Bytes Flushed/sec" => 20_480_000,
+        "Log File(s) Size (KB)" => 65_536,
+        "Log File(s) Used Size (KB)" => 6_553,
+        "Percent Log Used" => 10,
+        _ => 0,
+    };
+
+    /// <summary>
+    /// The counter names a statement asks for with <c>counter_name IN (N'...', ...)</c>, or null when it asks for every
+    /// counter: the fake applies the statement's own list, so a name missing from it is missing from the answer.
+    /// </summary>
+    private static HashSet<string>? NamedCounters(string text)
+    {
+        const string Marker = "counter_name IN (";
+        var at = text.IndexOf(Marker, StringComparison.OrdinalIgnoreCase);
+        if (at < 0)
+        {
+            return null;
+        }
+
+        var names = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
+        var i = at + Marker.Length;
+        while (i < text.Length && text[i] != ')')
+        {
+            if (text[i] == 'N' && text[i + 1] == '\'')
+            {
+                var value = new System.Text.StringBuilder();
+                for (i += 2; !(text[i] == '\'' && (i + 1 >= text.Length || text[i + 1] != '\'')); i++)
+                {
+                    value.Append(text[i]);
+                    i += text[i] == '\'' ? 1 : 0; // '' is one quote
+                }
+
+                names.Add(value.ToString());
+            }
+
+            i++;
+        }
+
+        return names;
     }
 
     private TdsResponse Waits(TdsRequest request)
@@ -113,7 +228,9 @@ public sealed partial class ScriptedSqlServer
                 db.FileWrites += db.FlushesPerPoll;
                 db.FileBytes += db.FlushesPerPoll * db.BytesPerFlush;
                 db.FileStallMs += db.FlushWaitMsPerPoll;
-                if ((includeAll || include.Contains(db.Name)) && !exclude.Contains(db.Name))
+                // Azure SQL Database's statement reads DB_ID()'s files only.
+                var currentOnly = request.Text.Contains("DB_ID()", StringComparison.OrdinalIgnoreCase);
+                if ((includeAll || include.Contains(db.Name)) && !exclude.Contains(db.Name) && (!currentOnly || db.Name == CurrentDatabase))
                 {
                     rows.Add([db.Id, db.Name, db.LogFileId, db.FileWrites, db.FileBytes, db.FileStallMs]);
                 }

@@ -77,7 +77,13 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
         }
     }
 
-    /// <summary>Adds mssqlsystemresource and model_msdb rows to the counters, as a Linux container does.</summary>
+    /// <summary>Which kind of server the counters look like (<see cref="RealCounterShapes"/>); a Linux container by default.</summary>
+    public ServerShape Shape { get; set; } = ServerShape.Linux;
+
+    /// <summary>DB_NAME() of every connection: the database the monitor connects to (on Azure SQL Database, the one database it watches).</summary>
+    public string CurrentDatabase { get; set; } = "sales";
+
+    /// <summary>Adds the engine's internal counter instances of <see cref="Shape"/> (mssqlsystemresource, model_msdb, ...), as real servers do.</summary>
     public bool ShowInternalInstances { get; set; } = true;
 
     /// <summary>SERVERPROPERTY('ProductVersion').</summary>

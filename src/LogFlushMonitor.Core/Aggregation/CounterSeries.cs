@@ -73,13 +73,33 @@ internal sealed class CounterSeries : PolledSeries
         _ => Point ?? 0,
     };
 
-    /// <summary>Applies one reading of this counter; <paramref name="inst"/> gives the restart epoch and the events received.</summary>
-    public void Apply(in CounterSample counter, InstanceState inst)
+    /// <summary>
+    /// The largest log a database can have, in KB: 32,767 files of 2 TB each (Microsoft, "Maximum capacity
+    /// specifications for SQL Server"). A larger Log File(s) Size or Used Size reading is not a size.
+    /// </summary>
+    public const long MaxLogSizeKb = 32_767L * (2L << 30);
+
+    /// <summary>
+    /// Applies one reading of this counter; <paramref name="inst"/> gives the restart epoch and the events received. A
+    /// reading the counter cannot take (below zero, a percentage past 100, a fraction past its base, a cumulative value
+    /// rising faster than <see cref="CumulativeTracker.MaxIncreasePerSecond"/>) changes nothing and is returned as rejected.
+    /// </summary>
+    public ReadingVerdict Apply(in CounterSample counter, InstanceState inst)
     {
+        if (counter.Value < 0 || counter.BaseValue < 0)
+        {
+            return ReadingVerdict.Negative;
+        }
+
         switch (counter.CounterType)
         {
             case PerfCounterType.BulkCount:
                 Tracker.Update(counter.Value, counter.TimestampUtc, inst.Epoch, inst.StartTimeUtc);
+                if (Tracker.LastVerdict != ReadingVerdict.Accepted)
+                {
+                    return Tracker.LastVerdict;
+                }
+
                 if (Export == CounterExport.Flushes)
                 {
                     // Loss accounting: events received since the counter's baseline against its increase. A
@@ -97,6 +117,11 @@ internal sealed class CounterSeries : PolledSeries
 
                 break;
             case PerfCounterType.LargeRawFraction:
+                if (counter.BaseValue > 0 && counter.Value > counter.BaseValue)
+                {
+                    return ReadingVerdict.OutOfRange; // a ratio past 1
+                }
+
                 Point = counter.BaseValue > 0 ? (double)counter.Value / counter.BaseValue : null;
                 break;
             case PerfCounterType.AverageBulk:
@@ -106,6 +131,12 @@ internal sealed class CounterSeries : PolledSeries
                 Point = HasLast && deltaBase > 0 && deltaValue >= 0 ? (double)deltaValue / deltaBase : HasLast && deltaBase == 0 ? Point : null;
                 break;
             default:
+                if ((Export == CounterExport.LogUsedRatio && counter.Value > 100)
+                    || (Export is CounterExport.LogUsedBytes or CounterExport.LogSizeBytes && counter.Value > MaxLogSizeKb))
+                {
+                    return ReadingVerdict.OutOfRange;
+                }
+
                 Point = counter.Value;
                 break;
         }
@@ -113,5 +144,6 @@ internal sealed class CounterSeries : PolledSeries
         LastValue = counter.Value;
         LastBase = counter.BaseValue;
         HasLast = true;
+        return ReadingVerdict.Accepted;
     }
 }

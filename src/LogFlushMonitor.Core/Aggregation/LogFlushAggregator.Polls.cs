@@ -11,10 +11,12 @@ public sealed partial class LogFlushAggregator
     /// <inheritdoc />
     public void OnCounter(in CounterSample counter)
     {
+        RejectedReading? rejected = null;
         lock (_gate)
         {
             var inst = Instance(counter.Instance);
             var key = (counter.ObjectName, counter.CounterName, counter.CounterInstance);
+            var created = false;
             if (!inst.Counters.TryGetValue(key, out var s) || s.CounterType != counter.CounterType)
             {
                 if (!IsSelected(counter.CounterName))
@@ -24,16 +26,29 @@ public sealed partial class LogFlushAggregator
 
                 s = new CounterSeries(inst.Name, counter.ObjectName, counter.CounterName, counter.CounterInstance, counter.CounterType);
                 inst.Counters[key] = s;
+                created = true;
             }
 
+            // Refreshed even when the reading is refused: one impossible value does not retire the database's series.
             s.Stamp = inst.CurrentStamp(PollKind.Counters);
-            s.Apply(counter, inst);
+            if (s.Apply(counter, inst) is var verdict and not ReadingVerdict.Accepted)
+            {
+                if (created)
+                {
+                    inst.Counters.Remove(key);
+                }
+
+                rejected = Reject(inst, new RejectedReading(inst.Name, "performance counter", counter.CounterName, counter.CounterInstance, counter.Value, verdict));
+            }
         }
+
+        Report(rejected);
     }
 
     /// <inheritdoc />
     public void OnWaitStats(in WaitStatsSample waitStats)
     {
+        RejectedReading? rejected = null;
         lock (_gate)
         {
             var inst = Instance(waitStats.Instance);
@@ -44,16 +59,25 @@ public sealed partial class LogFlushAggregator
             }
 
             s.Stamp = inst.CurrentStamp(PollKind.WaitStats);
-            s.Tasks.Update(waitStats.WaitingTasks, waitStats.TimestampUtc, inst.Epoch, inst.StartTimeUtc);
-            s.WaitTimeMs.Update(waitStats.WaitTimeMs, waitStats.TimestampUtc, inst.Epoch, inst.StartTimeUtc);
-            s.SignalTimeMs.Update(waitStats.SignalWaitTimeMs, waitStats.TimestampUtc, inst.Epoch, inst.StartTimeUtc);
-            s.MaxWaitTimeMs = waitStats.MaxWaitTimeMs;
+            var t = waitStats.TimestampUtc;
+            s.Tasks.Update(waitStats.WaitingTasks, t, inst.Epoch, inst.StartTimeUtc);
+            s.WaitTimeMs.Update(waitStats.WaitTimeMs, t, inst.Epoch, inst.StartTimeUtc);
+            s.SignalTimeMs.Update(waitStats.SignalWaitTimeMs, t, inst.Epoch, inst.StartTimeUtc);
+            rejected = Check(inst, "wait stats", waitStats.WaitType, ("waiting_tasks_count", waitStats.WaitingTasks, s.Tasks.LastVerdict),
+                ("wait_time_ms", waitStats.WaitTimeMs, s.WaitTimeMs.LastVerdict), ("signal_wait_time_ms", waitStats.SignalWaitTimeMs, s.SignalTimeMs.LastVerdict));
+            if (waitStats.MaxWaitTimeMs >= 0)
+            {
+                s.MaxWaitTimeMs = waitStats.MaxWaitTimeMs;
+            }
         }
+
+        Report(rejected);
     }
 
     /// <inheritdoc />
     public void OnFileStats(in FileStatsSample fileStats)
     {
+        RejectedReading? rejected = null;
         lock (_gate)
         {
             var inst = Instance(fileStats.Instance);
@@ -66,9 +90,46 @@ public sealed partial class LogFlushAggregator
             }
 
             s.Stamp = inst.CurrentStamp(PollKind.FileStats);
-            s.Writes.Update(fileStats.NumWrites, fileStats.TimestampUtc, inst.Epoch, inst.StartTimeUtc);
-            s.Bytes.Update(fileStats.BytesWritten, fileStats.TimestampUtc, inst.Epoch, inst.StartTimeUtc);
-            s.StallMs.Update(fileStats.IoStallWriteMs, fileStats.TimestampUtc, inst.Epoch, inst.StartTimeUtc);
+            var t = fileStats.TimestampUtc;
+            s.Writes.Update(fileStats.NumWrites, t, inst.Epoch, inst.StartTimeUtc);
+            s.Bytes.Update(fileStats.BytesWritten, t, inst.Epoch, inst.StartTimeUtc);
+            s.StallMs.Update(fileStats.IoStallWriteMs, t, inst.Epoch, inst.StartTimeUtc);
+            rejected = Check(inst, "file stats", fileStats.DatabaseName, ("num_of_writes", fileStats.NumWrites, s.Writes.LastVerdict),
+                ("num_of_bytes_written", fileStats.BytesWritten, s.Bytes.LastVerdict), ("io_stall_write_ms", fileStats.IoStallWriteMs, s.StallMs.LastVerdict));
+        }
+
+        Report(rejected);
+    }
+
+    /// <summary>Under the lock: counts each refused column of a row as malformed and returns the first to report.</summary>
+    private static RejectedReading? Check(InstanceState inst, string source, string subject, params ReadOnlySpan<(string Column, long Value, ReadingVerdict Verdict)> columns)
+    {
+        RejectedReading? first = null;
+        foreach (var (column, value, verdict) in columns)
+        {
+            if (verdict != ReadingVerdict.Accepted)
+            {
+                var r = Reject(inst, new RejectedReading(inst.Name, source, column, subject, value, verdict));
+                first ??= r;
+            }
+        }
+
+        return first;
+    }
+
+    /// <summary>Under the lock: counts a refused reading as malformed input of its instance.</summary>
+    private static RejectedReading Reject(InstanceState inst, RejectedReading reading)
+    {
+        inst.Lost[(int)LossKind.Malformed]++;
+        return reading;
+    }
+
+    /// <summary>Outside the lock: hands a refused reading to the host.</summary>
+    private void Report(RejectedReading? rejected)
+    {
+        if (rejected is { } r)
+        {
+            _rejected?.Invoke(r);
         }
     }
 

@@ -49,7 +49,8 @@ public sealed partial class LogFlushAggregator
                         var export = CounterCatalog.ExportOf(reading);
                         foreach (var s in inst.Counters.Values)
                         {
-                            if (s.Export == export)
+                            // A size never read (its only reading refused) is left out, not exported as 0.
+                            if (s.Export == export && (CounterCatalog.IsCumulative(s.CounterType) || s.Point.HasValue))
                             {
                                 list.Add(new((long)s.ExportedValue, s.Tags));
                             }

@@ -22,6 +22,7 @@ public sealed partial class LogFlushAggregator : ISampleSink, IAggregationReadin
     private readonly Dictionary<string, InstanceState> _instances = new(StringComparer.Ordinal);
     private readonly EventHistograms? _histograms;
     private readonly CounterSelection _counters;
+    private readonly Action<RejectedReading>? _rejected;
     private InstanceState? _last;
 
     /// <summary>Creates an aggregation, recording per-event histograms into <paramref name="histograms"/> when given.</summary>
@@ -30,10 +31,15 @@ public sealed partial class LogFlushAggregator : ISampleSink, IAggregationReadin
     /// Which performance counters become series (default <see cref="CounterSelection.Default"/>): every source, the
     /// simulated and replayed ones included, is held to the set a real poll asks for.
     /// </param>
-    public LogFlushAggregator(EventHistograms? histograms = null, CounterSelection? counters = null)
+    /// <param name="rejected">
+    /// Told of every polled value refused as impossible (also counted as malformed), outside the aggregation's lock, on
+    /// the caller's thread; the host logs it.
+    /// </param>
+    public LogFlushAggregator(EventHistograms? histograms = null, CounterSelection? counters = null, Action<RejectedReading>? rejected = null)
     {
         _histograms = histograms;
         _counters = counters ?? CounterSelection.Default;
+        _rejected = rejected;
     }
 
     /// <summary>The counters this aggregation keeps.</summary>

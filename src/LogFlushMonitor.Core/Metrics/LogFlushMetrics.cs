@@ -97,7 +97,7 @@ public sealed class LogFlushMetrics
         meter.CreateObservableCounter("sqlserver.monitor.events", () => Long(AggregationReading.EventsReceived), "{event}",
             "Log-flush and wait events that reached the aggregation.");
         meter.CreateObservableCounter("sqlserver.monitor.events.lost", () => Long(AggregationReading.EventsLost), "{event}",
-            "Events lost before the aggregation, by loss.kind: sequence_gap (event_sequence gaps), channel_full (the pipeline was behind), server_dropped (the server's own count), malformed (unreadable input).");
+            "Events lost before the aggregation, by loss.kind: sequence_gap (event_sequence gaps), channel_full (the pipeline was behind), server_dropped (the server's own count), malformed (unreadable input, and polled values refused as impossible).");
         meter.CreateObservableGauge("sqlserver.monitor.events.loss", () => Double(AggregationReading.EventLossRatio), "1",
             "Fraction of the log flushes the server counted (Log Flushes/sec increase) for which no log_flush_start event arrived, per database, since monitoring began.");
         meter.CreateObservableGauge("sqlserver.monitor.up", () => _health.ObserveUp(), "{status}",

@@ -86,9 +86,11 @@ public static class MonitorHost
         // histograms, and the observable instruments read it through its read-only view. Neither holds the other.
         services.AddMetrics();
         services.AddSingleton<EventHistograms>();
+        services.AddSingleton(sp => new RejectedReadingLog(sp.GetRequiredService<ILogger<RejectedReadingLog>>()));
         services.AddSingleton(sp => new LogFlushAggregator(
             sp.GetRequiredService<EventHistograms>(),
-            CounterSelection.Create(sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Sources.SqlServer.Counters)));
+            CounterSelection.Create(sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Sources.SqlServer.Counters),
+            sp.GetRequiredService<RejectedReadingLog>().Report));
         services.AddSingleton<IAggregationReadings>(sp => sp.GetRequiredService<LogFlushAggregator>());
         services.AddSingleton(sp => new SourceHealth(sp.GetRequiredService<TimeProvider>()));
         services.AddSingleton<ExportHealth>();

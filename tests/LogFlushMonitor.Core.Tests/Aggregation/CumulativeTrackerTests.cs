@@ -50,6 +50,95 @@ public class CumulativeTrackerTests
     }
 
     [Fact]
+    public void A_reading_of_minus_one_then_two_to_the_63_is_rejected_and_the_total_never_falls()
+    {
+        var t = new CumulativeTracker();
+        var totals = new List<long>();
+        var verdicts = new List<ReadingVerdict>();
+        var i = 0;
+        foreach (var v in new[] { 100L, 200L, -1L, long.MaxValue, 300L, 350L })
+        {
+            t.Update(v, T0.AddSeconds(15 * i++), 0);
+            totals.Add(t.Total);
+            verdicts.Add(t.LastVerdict);
+        }
+
+        Assert.Equal([0L, 100, 100, 100, 200, 250], totals);
+        Assert.Equal(ReadingVerdict.Negative, verdicts[2]);
+        Assert.Equal(ReadingVerdict.TooFast, verdicts[3]);
+        Assert.All(verdicts.Where((_, k) => k is not 2 and not 3), v => Assert.Equal(ReadingVerdict.Accepted, v));
+    }
+
+    [Fact]
+    public void A_dip_for_one_poll_that_comes_back_is_not_counted_twice()
+    {
+        // _Total missing a member for one poll, or a momentary low reading: 1000, 2000, 1500, 2100 is 1,100 of growth.
+        var t = new CumulativeTracker();
+        var i = 0;
+        foreach (var v in new[] { 1000L, 2000L, 1500L, 2100L })
+        {
+            t.Update(v, T0.AddSeconds(15 * i++), 0);
+        }
+
+        Assert.Equal(1100, t.Total);
+        Assert.Equal((1, 0), (t.Glitches, t.Resets));
+        Assert.Equal(100 / 30.0, t.LastRate!.Value, 9); // over the two intervals since the value counted before the dip
+    }
+
+    [Fact]
+    public void A_reset_is_confirmed_by_the_next_reading_and_counted_from_the_low_reading()
+    {
+        // DBCC SQLPERF CLEAR or a restored database: 1000, 2000, then 100, 300 from zero again.
+        var t = new CumulativeTracker();
+        var i = 0;
+        var rates = new List<double?>();
+        foreach (var v in new[] { 1000L, 2000L, 100L, 300L, 400L })
+        {
+            t.Update(v, T0.AddSeconds(15 * i++), 0);
+            rates.Add(t.LastRate);
+        }
+
+        Assert.Equal(1000 + 200 + 100, t.Total);
+        Assert.Equal(1, t.Resets);
+        Assert.Null(rates[2]);
+        Assert.Equal(200 / 15.0, rates[3]!.Value, 9);
+    }
+
+    [Fact]
+    public void A_first_reading_the_uptime_cannot_explain_is_rejected()
+    {
+        var t = new CumulativeTracker();
+        t.Update(long.MaxValue, T0, 0, T0.AddHours(-1));
+        Assert.Equal(ReadingVerdict.TooFast, t.LastVerdict);
+        t.Update(5_000, T0.AddSeconds(15), 0, T0.AddHours(-1));
+        t.Update(6_000, T0.AddSeconds(30), 0, T0.AddHours(-1));
+        Assert.Equal(1_000, t.Total); // the rejected reading was no baseline
+    }
+
+    [Fact]
+    public void The_total_never_decreases_and_never_goes_negative_whatever_the_readings()
+    {
+        var rng = new Random(7);
+        var t = new CumulativeTracker();
+        var last = 0L;
+        long[] hostile = [-1, long.MaxValue, long.MinValue, 0, 1L << 62];
+        long server = 1_000;
+        for (var i = 0; i < 20_000; i++)
+        {
+            var value = rng.Next(20) switch
+            {
+                0 => hostile[rng.Next(hostile.Length)],
+                1 => server / 2, // a dip or a reset
+                _ => server += rng.Next(0, 5000),
+            };
+            t.Update(value, T0.AddSeconds(i * 15), rng.Next(500) == 0 ? i : 0);
+            Assert.InRange(t.Total, last, long.MaxValue);
+            Assert.True(t.LastRate is null or >= 0);
+            last = t.Total;
+        }
+    }
+
+    [Fact]
     public void Sequence_gaps_count_missing_events_and_a_restart_is_a_new_baseline()
     {
         var g = new SequenceGapTracker();

@@ -70,6 +70,37 @@ public class AggregationThroughPollerTests
     }
 
     [Fact]
+    public async Task Impossible_counter_values_from_the_server_are_refused_counted_and_never_exported()
+    {
+        // Issue 20 item 1, through the real SqlClient: Log Flushes/sec reads -1, then 2^63 - 1, then sane values again.
+        var rejected = new List<RejectedReading>();
+        var aggregator = new LogFlushAggregator(rejected: rejected.Add);
+        await using var server = new ScriptedSqlServer();
+        await using var h = new PollerHarness(server, next: aggregator);
+        await h.PollAsync();
+        await h.PollAsync();
+        var sales = server.Database("sales");
+        sales.FlushesPerPoll = 0;
+        sales.PercentLogUsed = -50;
+        sales.Flushes = -1;
+        await h.PollAsync();
+        sales.Flushes = long.MaxValue;
+        sales.PercentLogUsed = 1_000;
+        await h.PollAsync();
+        sales.Flushes = 400;
+        sales.PercentLogUsed = 30;
+        await h.PollAsync();
+
+        Assert.Equal(100 + 200, Sales(aggregator)!.CounterFlushesTotal); // 100 -> 200, then 200 -> 400: nothing else
+        // The used size follows the percentage (-4,092 KB); _Total's sums are refused too, and counted.
+        Assert.Equal(
+            [("Log File(s) Used Size (KB)", -4_092L), ("Log Flushes/sec", -1L), ("Percent Log Used", -50L), ("Log Flushes/sec", long.MaxValue), ("Percent Log Used", 1_000L)],
+            rejected.Where(r => r.Subject == "sales").Select(r => (r.Name, r.Value)));
+        Assert.Equal(rejected.Count, aggregator.SnapshotInstances().Single().LostMalformed);
+        Assert.All(rejected, r => Assert.Equal("prod-1", r.Instance));
+    }
+
+    [Fact]
     public async Task A_clock_jump_backwards_gives_no_negative_rate_and_no_false_restart()
     {
         var aggregator = new LogFlushAggregator();

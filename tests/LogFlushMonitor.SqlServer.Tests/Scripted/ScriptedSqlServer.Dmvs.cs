@@ -66,7 +66,7 @@ public sealed partial class ScriptedSqlServer
             // _Total sums every instance, the internal ones too (the Linux capture: 521 against 351 for the visible
             // databases); its Percent Log Used is used over size (the capture: 25 = 6,124 KB of 24,264 KB).
             var parts = instances.ToList();
-            long Sum(string counter) => parts.Sum(i => i.Value(counter));
+            long Sum(string counter) => parts.Aggregate(0L, (sum, i) => unchecked(sum + i.Value(counter))); // wraps, as a forged row may
             instances.Add(("_Total", c => c == "Percent Log Used"
                 ? Sum("Log File(s) Size (KB)") is > 0 and var size ? Sum("Log File(s) Used Size (KB)") * 100 / size : 0
                 : Sum(c)));

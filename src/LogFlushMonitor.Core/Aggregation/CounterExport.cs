@@ -58,10 +58,10 @@ internal static class CounterCatalog
         {
             var known = (counterName, counterType) switch
             {
-                (LogFlushesCounter, PerfCounterType.BulkCount) => CounterExport.Flushes,
-                (LogBytesFlushedCounter, PerfCounterType.BulkCount) => CounterExport.FlushedBytes,
-                (LogFlushWaitsCounter, PerfCounterType.BulkCount) => CounterExport.FlushWaits,
-                (LogFlushWaitTimeCounter, PerfCounterType.BulkCount) => CounterExport.FlushWaitTime,
+                (LogFlushesCounter, PerfCounterType.BulkCount or PerfCounterType.Counter) => CounterExport.Flushes,
+                (LogBytesFlushedCounter, PerfCounterType.BulkCount or PerfCounterType.Counter) => CounterExport.FlushedBytes,
+                (LogFlushWaitsCounter, PerfCounterType.BulkCount or PerfCounterType.Counter) => CounterExport.FlushWaits,
+                (LogFlushWaitTimeCounter, PerfCounterType.BulkCount or PerfCounterType.Counter) => CounterExport.FlushWaitTime,
                 (PercentLogUsedCounter, PerfCounterType.LargeRawCount or PerfCounterType.RawCount) => CounterExport.LogUsedRatio,
                 (LogUsedSizeCounter, PerfCounterType.LargeRawCount or PerfCounterType.RawCount) => CounterExport.LogUsedBytes,
                 (LogSizeCounter, PerfCounterType.LargeRawCount or PerfCounterType.RawCount) => CounterExport.LogSizeBytes,
@@ -75,7 +75,7 @@ internal static class CounterCatalog
 
         return counterType switch
         {
-            PerfCounterType.BulkCount => CounterExport.GenericTotal,
+            PerfCounterType.BulkCount or PerfCounterType.Counter => CounterExport.GenericTotal,
             PerfCounterType.LargeRawCount or PerfCounterType.RawCount => CounterExport.GenericValue,
             PerfCounterType.LargeRawFraction => CounterExport.GenericFraction,
             PerfCounterType.AverageBulk => CounterExport.GenericAverage,
@@ -83,23 +83,36 @@ internal static class CounterCatalog
         };
     }
 
-    /// <summary>The counter series an instrument reads.</summary>
-    public static CounterExport ExportOf(AggregationReading reading) => reading switch
+    /// <summary>
+    /// The counter series an instrument reads, and whether it reads the instance's <c>_Total</c> (the
+    /// sqlserver.instance.* families) or the databases'.
+    /// </summary>
+    public static (CounterExport Export, bool InstanceTotal) ExportOf(AggregationReading reading) => reading switch
     {
-        AggregationReading.LogFlushes => CounterExport.Flushes,
-        AggregationReading.LogFlushedBytes => CounterExport.FlushedBytes,
-        AggregationReading.LogFlushWaits => CounterExport.FlushWaits,
-        AggregationReading.LogFlushWaitTime => CounterExport.FlushWaitTime,
-        AggregationReading.LogUsage => CounterExport.LogUsedRatio,
-        AggregationReading.LogUsedSize => CounterExport.LogUsedBytes,
-        AggregationReading.LogSize => CounterExport.LogSizeBytes,
-        AggregationReading.PerformanceTotal => CounterExport.GenericTotal,
-        AggregationReading.PerformanceValue => CounterExport.GenericValue,
-        AggregationReading.PerformanceFraction => CounterExport.GenericFraction,
-        AggregationReading.PerformanceAverage => CounterExport.GenericAverage,
-        _ => CounterExport.None,
+        AggregationReading.LogFlushes => (CounterExport.Flushes, false),
+        AggregationReading.LogFlushedBytes => (CounterExport.FlushedBytes, false),
+        AggregationReading.LogFlushWaits => (CounterExport.FlushWaits, false),
+        AggregationReading.LogFlushWaitTime => (CounterExport.FlushWaitTime, false),
+        AggregationReading.LogUsage => (CounterExport.LogUsedRatio, false),
+        AggregationReading.LogUsedSize => (CounterExport.LogUsedBytes, false),
+        AggregationReading.LogSize => (CounterExport.LogSizeBytes, false),
+        AggregationReading.PerformanceTotal => (CounterExport.GenericTotal, false),
+        AggregationReading.PerformanceValue => (CounterExport.GenericValue, false),
+        AggregationReading.PerformanceFraction => (CounterExport.GenericFraction, false),
+        AggregationReading.PerformanceAverage => (CounterExport.GenericAverage, false),
+        AggregationReading.InstanceLogFlushes => (CounterExport.Flushes, true),
+        AggregationReading.InstanceLogFlushedBytes => (CounterExport.FlushedBytes, true),
+        AggregationReading.InstanceLogFlushWaits => (CounterExport.FlushWaits, true),
+        AggregationReading.InstanceLogFlushWaitTime => (CounterExport.FlushWaitTime, true),
+        AggregationReading.InstanceLogUsedSize => (CounterExport.LogUsedBytes, true),
+        AggregationReading.InstanceLogSize => (CounterExport.LogSizeBytes, true),
+        AggregationReading.InstancePerformanceTotal => (CounterExport.GenericTotal, true),
+        AggregationReading.InstancePerformanceValue => (CounterExport.GenericValue, true),
+        AggregationReading.InstancePerformanceFraction => (CounterExport.GenericFraction, true),
+        AggregationReading.InstancePerformanceAverage => (CounterExport.GenericAverage, true),
+        _ => (CounterExport.None, false),
     };
 
-    /// <summary>True when the series is cumulative on the server (tracked restart-safe).</summary>
-    public static bool IsCumulative(int counterType) => counterType == PerfCounterType.BulkCount;
+    /// <summary>True when the series is cumulative on the server (tracked restart-safe): BULK_COUNT or its 32-bit twin.</summary>
+    public static bool IsCumulative(int counterType) => counterType is PerfCounterType.BulkCount or PerfCounterType.Counter;
 }

@@ -13,10 +13,19 @@ internal sealed class CounterSeries : PolledSeries
         CounterInstance = counterInstance;
         CounterType = counterType;
         Export = CounterCatalog.Classify(objectName, counterName, counterType);
-        Tags = Export is CounterExport.GenericTotal or CounterExport.GenericValue or CounterExport.GenericFraction or CounterExport.GenericAverage
-            ? [new(MetricAttributes.Instance, MetricAttributes.Limit(instance)), new(MetricAttributes.Database, MetricAttributes.Limit(counterInstance)), new(MetricAttributes.CounterObject, MetricAttributes.Limit(objectName)), new(MetricAttributes.CounterName, MetricAttributes.Limit(counterName))]
+        IsInstanceTotal = counterInstance == CounterCatalog.TotalInstance;
+        // _Total is the instance (internal databases included), not a database: its series carry no database
+        // attribute and go to the sqlserver.instance.* instruments, so a sum over databases never counts it.
+        KeyValuePair<string, object?>[] owner = IsInstanceTotal
+            ? [new(MetricAttributes.Instance, MetricAttributes.Limit(instance))]
             : [new(MetricAttributes.Instance, MetricAttributes.Limit(instance)), new(MetricAttributes.Database, MetricAttributes.Limit(counterInstance))];
+        Tags = Export is CounterExport.GenericTotal or CounterExport.GenericValue or CounterExport.GenericFraction or CounterExport.GenericAverage
+            ? [.. owner, new(MetricAttributes.CounterObject, MetricAttributes.Limit(objectName)), new(MetricAttributes.CounterName, MetricAttributes.Limit(counterName))]
+            : owner;
     }
+
+    /// <summary>Whether this is the instance's <c>_Total</c> rather than a database.</summary>
+    public bool IsInstanceTotal { get; }
 
     public string ObjectName { get; }
 
@@ -93,7 +102,7 @@ internal sealed class CounterSeries : PolledSeries
 
         switch (counter.CounterType)
         {
-            case PerfCounterType.BulkCount:
+            case PerfCounterType.BulkCount or PerfCounterType.Counter:
                 Tracker.Update(counter.Value, counter.TimestampUtc, inst.Epoch, inst.StartTimeUtc);
                 if (Tracker.LastVerdict != ReadingVerdict.Accepted)
                 {

@@ -87,4 +87,34 @@ public enum AggregationReading
 
     /// <summary>sqlserver.monitor.events.loss (double, 0..1).</summary>
     EventLossRatio,
+
+    /// <summary>sqlserver.instance.log.flushes (long): _Total of Log Flushes/sec.</summary>
+    InstanceLogFlushes,
+
+    /// <summary>sqlserver.instance.log.flushed.bytes (long).</summary>
+    InstanceLogFlushedBytes,
+
+    /// <summary>sqlserver.instance.log.flush.waits (long).</summary>
+    InstanceLogFlushWaits,
+
+    /// <summary>sqlserver.instance.log.flush.wait.time (double, seconds).</summary>
+    InstanceLogFlushWaitTime,
+
+    /// <summary>sqlserver.instance.log.used.size (long, bytes).</summary>
+    InstanceLogUsedSize,
+
+    /// <summary>sqlserver.instance.log.size (long, bytes).</summary>
+    InstanceLogSize,
+
+    /// <summary>sqlserver.instance.performance.total (double).</summary>
+    InstancePerformanceTotal,
+
+    /// <summary>sqlserver.instance.performance.value (double).</summary>
+    InstancePerformanceValue,
+
+    /// <summary>sqlserver.instance.performance.fraction (double).</summary>
+    InstancePerformanceFraction,
+
+    /// <summary>sqlserver.instance.performance.average (double).</summary>
+    InstancePerformanceAverage,
 }

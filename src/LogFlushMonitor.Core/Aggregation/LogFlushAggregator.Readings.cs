@@ -45,12 +45,14 @@ public sealed partial class LogFlushAggregator
                         SumFilesByDatabase(inst, list, reading == AggregationReading.LogFileWrites ? static f => f.Writes.Total : static f => f.Bytes.Total);
                         break;
                     case AggregationReading.LogFlushes or AggregationReading.LogFlushedBytes or AggregationReading.LogFlushWaits
-                        or AggregationReading.LogUsedSize or AggregationReading.LogSize:
-                        var export = CounterCatalog.ExportOf(reading);
+                        or AggregationReading.LogUsedSize or AggregationReading.LogSize
+                        or AggregationReading.InstanceLogFlushes or AggregationReading.InstanceLogFlushedBytes or AggregationReading.InstanceLogFlushWaits
+                        or AggregationReading.InstanceLogUsedSize or AggregationReading.InstanceLogSize:
+                        var (export, total) = CounterCatalog.ExportOf(reading);
                         foreach (var s in inst.Counters.Values)
                         {
                             // A size never read (its only reading refused) is left out, not exported as 0.
-                            if (s.Export == export && (CounterCatalog.IsCumulative(s.CounterType) || s.Point.HasValue))
+                            if (s.Export == export && s.IsInstanceTotal == total && (CounterCatalog.IsCumulative(s.CounterType) || s.Point.HasValue))
                             {
                                 list.Add(new((long)s.ExportedValue, s.Tags));
                             }
@@ -104,12 +106,14 @@ public sealed partial class LogFlushAggregator
                         SumFilesByDatabase(inst, list, static f => f.StallMs.Total / 1000.0);
                         break;
                     case AggregationReading.LogFlushWaitTime or AggregationReading.LogUsage or AggregationReading.PerformanceTotal
-                        or AggregationReading.PerformanceValue or AggregationReading.PerformanceFraction or AggregationReading.PerformanceAverage:
-                        var export = CounterCatalog.ExportOf(reading);
+                        or AggregationReading.PerformanceValue or AggregationReading.PerformanceFraction or AggregationReading.PerformanceAverage
+                        or AggregationReading.InstanceLogFlushWaitTime or AggregationReading.InstancePerformanceTotal or AggregationReading.InstancePerformanceValue
+                        or AggregationReading.InstancePerformanceFraction or AggregationReading.InstancePerformanceAverage:
+                        var (export, total) = CounterCatalog.ExportOf(reading);
                         foreach (var s in inst.Counters.Values)
                         {
                             // A point value not computable yet (a first average, a zero base) is left out, not exported as 0.
-                            if (s.Export == export && (CounterCatalog.IsCumulative(s.CounterType) || s.Point.HasValue))
+                            if (s.Export == export && s.IsInstanceTotal == total && (CounterCatalog.IsCumulative(s.CounterType) || s.Point.HasValue))
                             {
                                 list.Add(new(s.ExportedValue, s.Tags));
                             }

@@ -1,5 +1,3 @@
-using LogFlushMonitor.Core.Samples;
-
 namespace LogFlushMonitor.Core.Aggregation;
 
 /// <summary>Copies the aggregation's state into snapshots. Called under the aggregator's lock.</summary>
@@ -70,7 +68,7 @@ internal static class SnapshotBuilder
     }
 
     private static CounterSeries? Counter(InstanceState inst, string database, string counter) =>
-        inst.Counters.GetValueOrDefault((CounterCatalog.DatabasesObject, counter, database)) is { CounterType: PerfCounterType.BulkCount } s ? s : null;
+        inst.Counters.GetValueOrDefault((CounterCatalog.DatabasesObject, counter, database)) is { } s && CounterCatalog.IsCumulative(s.CounterType) ? s : null;
 
     // Log Flush Wait Time is cumulative milliseconds (DOMAIN.md §4): its rate in ms/s over 1000 is seconds waited per second.
     private static double? FlushWaitPressure(InstanceState inst, string database) =>

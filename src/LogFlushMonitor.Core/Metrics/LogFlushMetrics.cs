@@ -73,6 +73,29 @@ public sealed class LogFlushMetrics
         meter.CreateObservableGauge("sqlserver.performance.average", () => Double(AggregationReading.PerformanceAverage), "{value}",
             "Any average counter polled (AVERAGE_BULK): delta value / delta base over the last poll interval.");
 
+        // The same counters' _Total instance: the whole SQL Server instance, its internal databases included, so its
+        // own instruments rather than a database name a sum over databases would count twice.
+        meter.CreateObservableCounter("sqlserver.instance.log.flushes", () => Long(AggregationReading.InstanceLogFlushes), "{flush}",
+            "Log flushes of the whole instance, internal databases included (Log Flushes/sec of _Total), increase since monitoring began.");
+        meter.CreateObservableCounter("sqlserver.instance.log.flushed.bytes", () => Long(AggregationReading.InstanceLogFlushedBytes), "By",
+            "Bytes of log flushed by the whole instance (Log Bytes Flushed/sec of _Total), increase since monitoring began.");
+        meter.CreateObservableCounter("sqlserver.instance.log.flush.waits", () => Long(AggregationReading.InstanceLogFlushWaits), "{commit}",
+            "Commits of the whole instance that waited for a log flush (Log Flush Waits/sec of _Total), increase since monitoring began.");
+        meter.CreateObservableCounter("sqlserver.instance.log.flush.wait.time", () => Double(AggregationReading.InstanceLogFlushWaitTime), "s",
+            "Time commits of the whole instance waited for log flushes (Log Flush Wait Time of _Total), increase since monitoring began.");
+        meter.CreateObservableGauge("sqlserver.instance.log.used.size", () => Long(AggregationReading.InstanceLogUsedSize), "By",
+            "Log space in use on the whole instance (Log File(s) Used Size (KB) of _Total x 1024).");
+        meter.CreateObservableGauge("sqlserver.instance.log.size", () => Long(AggregationReading.InstanceLogSize), "By",
+            "Size of all log files of the instance (Log File(s) Size (KB) of _Total x 1024).");
+        meter.CreateObservableCounter("sqlserver.instance.performance.total", () => Double(AggregationReading.InstancePerformanceTotal), "{value}",
+            "_Total of any other cumulative counter polled, increase since monitoring began, in the counter's own unit.");
+        meter.CreateObservableGauge("sqlserver.instance.performance.value", () => Double(AggregationReading.InstancePerformanceValue), "{value}",
+            "_Total of any other point-value counter polled, in the counter's own unit.");
+        meter.CreateObservableGauge("sqlserver.instance.performance.fraction", () => Double(AggregationReading.InstancePerformanceFraction), "1",
+            "_Total of any fraction counter polled (RAW_FRACTION / its base), as 0..1.");
+        meter.CreateObservableGauge("sqlserver.instance.performance.average", () => Double(AggregationReading.InstancePerformanceAverage), "{value}",
+            "_Total of any average counter polled (AVERAGE_BULK): delta value / delta base over the last poll interval.");
+
         // sys.dm_os_wait_stats, instance-wide.
         meter.CreateObservableCounter("sqlserver.wait.tasks", () => Long(AggregationReading.WaitTasks), "{task}",
             "Completed waits of the wait type on the instance (waiting_tasks_count), increase since monitoring began.");

@@ -8,7 +8,7 @@ namespace LogFlushMonitor.Core.Samples;
 /// <param name="TimestampUtc">When the poll read the row.</param>
 /// <param name="ObjectName">object_name after the colon, e.g. "Databases".</param>
 /// <param name="CounterName">counter_name, e.g. "Log Flushes/sec".</param>
-/// <param name="CounterInstance">instance_name: a database name or "_Total".</param>
+/// <param name="CounterInstance">instance_name: a database name, or "_Total" (the instance, exported as instance-level series).</param>
 /// <param name="Value">cntr_value.</param>
 /// <param name="CounterType">cntr_type; decides the arithmetic (<see cref="PerfCounterType"/>).</param>
 /// <param name="BaseValue">cntr_value of the matching base row, 0 when the type has none.</param>
@@ -31,8 +31,15 @@ public static class PerfCounterType
     /// <summary>PERF_COUNTER_RAWCOUNT: a point value (32-bit).</summary>
     public const int RawCount = 65536;
 
-    /// <summary>PERF_COUNTER_BULK_COUNT: cumulative since the instance started.</summary>
+    /// <summary>PERF_COUNTER_BULK_COUNT: cumulative since the instance started (64-bit).</summary>
     public const int BulkCount = 272696576;
+
+    /// <summary>
+    /// PERF_COUNTER_COUNTER: cumulative like <see cref="BulkCount"/>, on 32 bits (Microsoft, "WMI Performance Counter
+    /// Types"). The DMV reports it for some counters and PerfMon's RateOfCountsPerSecond32 is the same type: both paths
+    /// deliver it as is and Core treats it as <see cref="BulkCount"/>.
+    /// </summary>
+    public const int Counter = 272696320;
 
     /// <summary>PERF_LARGE_RAW_FRACTION: value / base at one sample.</summary>
     public const int LargeRawFraction = 537003264;

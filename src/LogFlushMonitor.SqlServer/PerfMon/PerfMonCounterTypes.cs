@@ -42,8 +42,11 @@ internal static class PerfMonCounterTypes
         NumberOfItems32 => PerfCounterType.RawCount,
         NumberOfItems64 => PerfCounterType.LargeRawCount,
 
-        // RawValue of a rate counter is the cumulative count; the rate is Core's delta / elapsed.
-        RateOfCountsPerSecond32 or RateOfCountsPerSecond64 => PerfCounterType.BulkCount,
+        // RawValue of a rate counter is the cumulative count; the rate is Core's delta / elapsed. The 32-bit type is
+        // PERF_COUNTER_COUNTER, which the DMV reports as 272696320 for the same counter: passed on as that, so both
+        // paths hand Core the same row (Core treats it as BULK_COUNT).
+        RateOfCountsPerSecond32 => PerfCounterType.Counter,
+        RateOfCountsPerSecond64 => PerfCounterType.BulkCount,
         RawFraction or LargeRawFraction => PerfCounterType.LargeRawFraction,
         AverageCount64 => PerfCounterType.AverageBulk,
         _ => null,

@@ -13,7 +13,7 @@ public class PerfMonCounterTypesTests
     [Theory]
     [InlineData(PerformanceCounterType.NumberOfItems32, PerfCounterType.RawCount)]
     [InlineData(PerformanceCounterType.NumberOfItems64, PerfCounterType.LargeRawCount)]
-    [InlineData(PerformanceCounterType.RateOfCountsPerSecond32, PerfCounterType.BulkCount)]
+    [InlineData(PerformanceCounterType.RateOfCountsPerSecond32, PerfCounterType.Counter)]
     [InlineData(PerformanceCounterType.RateOfCountsPerSecond64, PerfCounterType.BulkCount)]
     [InlineData(PerformanceCounterType.RawFraction, PerfCounterType.LargeRawFraction)]
     [InlineData(PerformanceCounterType.AverageCount64, PerfCounterType.AverageBulk)]

@@ -3,6 +3,7 @@ using Dapper;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Sql;
+using Microsoft.Extensions.Logging;
 
 namespace LogFlushMonitor.SqlServer.Polling;
 
@@ -13,23 +14,51 @@ namespace LogFlushMonitor.SqlServer.Polling;
 /// the log counters (<see cref="CounterSelection.DefaultCounters"/>); with more selected it reads the whole object and
 /// keeps the selected counters here (and the base rows their fractions and averages need).
 /// </summary>
-internal sealed class CounterPoller(PollContext context, DatabaseFilter filter, CounterSelection selection)
+/// <remarks>
+/// Azure SQL Database (engine edition 5) and Managed Instance (8) name a database's counter instance by its physical
+/// database name, a GUID, sometimes with an identifier appended: those are mapped to database names through
+/// sys.databases (on the first 36 characters, as Telegraf does) before anything is filtered, and an instance that maps
+/// to no database is not exported. On SQL Database only the current database is kept: an elastic pool lists its
+/// neighbours too, and _Total sums them with the internal instances (DBA Dash keeps no system or internal name there).
+/// </remarks>
+internal sealed class CounterPoller(PollContext context, DatabaseFilter filter, CounterSelection selection, ILogger logger)
 {
     /// <summary>The object we read, after the instance prefix.</summary>
     public const string DatabasesObject = "Databases";
 
+    /// <summary>SERVERPROPERTY('EngineEdition') of Azure SQL Database.</summary>
+    internal const int AzureSqlDatabase = 5;
+
+    /// <summary>SERVERPROPERTY('EngineEdition') of Azure SQL Managed Instance.</summary>
+    internal const int AzureManagedInstance = 8;
+
+    private const int GuidLength = 36;
+
+    private bool _unmatchedLogged;
+
     public async Task PollAsync(DbConnection connection, CancellationToken cancellationToken)
     {
+        var identity = (await connection.QueryAsync<IdentityRow>(DmvSql.ServerIdentity, cancellationToken, commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false))
+            .FirstOrDefault() ?? new IdentityRow();
+        var physical = identity.EngineEdition is AzureSqlDatabase or AzureManagedInstance
+            ? await ReadPhysicalNamesAsync(connection, cancellationToken).ConfigureAwait(false)
+            : null;
+
+        // Where instance names are physical names, the lists can only be applied after mapping: none goes to the server.
+        var serverSide = physical is null;
+        var includeAll = !serverSide || filter.IncludeAll;
+        string[] include = serverSide ? filter.Include : [], exclude = serverSide ? filter.Exclude : [];
         var rows = (selection.IsDefaultOnly
             ? await connection.QueryAsync<CounterRow>(
-                DmvSql.PerformanceCounters, new { includeAll = filter.IncludeAll, include = filter.Include, exclude = filter.Exclude, cancellationToken },
+                DmvSql.PerformanceCounters, new { includeAll, include, exclude, cancellationToken },
                 commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false)
             : await connection.QueryAsync<CounterRow>(
-                DmvSql.AllDatabaseCounters, new { includeAll = filter.IncludeAll, include = filter.Include, exclude = filter.Exclude, cancellationToken },
+                DmvSql.AllDatabaseCounters, new { includeAll, include, exclude, cancellationToken },
                 commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false)).AsList();
         var now = context.UtcNow;
-        var bases = new Dictionary<(string Instance, string Key), long>();
-        var values = new List<(string Counter, string Instance, long Value, int Type)>(rows.Count);
+        var bases = new Dictionary<(string Instance, string Key), (long Value, bool Exact)>();
+        var values = new Dictionary<(string Counter, string Instance), (long Value, int Type, bool Exact)>();
+        HashSet<string>? unmatched = null;
         foreach (var row in rows)
         {
             var objectName = row.ObjectName.Trim();
@@ -39,36 +68,92 @@ internal sealed class CounterPoller(PollContext context, DatabaseFilter filter, 
                 continue;
             }
 
-            var instance = row.InstanceName.Trim();
+            var raw = row.InstanceName.Trim();
+            var (instance, exact) = physical is null ? (raw, true) : MapPhysical(raw, physical);
+            if (instance is null)
+            {
+                (unmatched ??= new(StringComparer.OrdinalIgnoreCase)).Add(raw);
+                continue;
+            }
+
+            if (identity.EngineEdition == AzureSqlDatabase && !string.Equals(instance, identity.CurrentDatabase, StringComparison.OrdinalIgnoreCase))
+            {
+                continue;
+            }
+
             if (!filter.WatchesCounterInstance(instance))
             {
                 continue;
             }
 
+            // Two rows that map to one database (a GUID with and without a suffix): the exact physical name wins.
             var counter = row.CounterName.Trim();
             if (row.Type == PerfCounterType.LargeRawBase)
             {
-                bases[(instance, BaseKey(counter, isBase: true))] = row.Value;
+                var key = (instance, BaseKey(counter, isBase: true));
+                if (!bases.TryGetValue(key, out var known) || (exact && !known.Exact))
+                {
+                    bases[key] = (row.Value, exact);
+                }
             }
             else if (selection.Matches(counter))
             {
-                values.Add((counter, instance, row.Value, row.Type));
+                var key = (counter, instance);
+                if (!values.TryGetValue(key, out var known) || (exact && !known.Exact))
+                {
+                    values[key] = (row.Value, row.Type, exact);
+                }
             }
         }
 
-        foreach (var (counter, instance, value, type) in values)
+        if (unmatched is not null && !_unmatchedLogged)
+        {
+            _unmatchedLogged = true;
+            SqlServerLog.CounterInstancesUnmatched(logger, context.Instance, unmatched.Count);
+        }
+
+        foreach (var ((counter, instance), (value, type, _)) in values)
         {
             long baseValue = 0;
             if (type is PerfCounterType.LargeRawFraction or PerfCounterType.AverageBulk)
             {
                 // Without its base a fraction means nothing: Core treats base 0 as "no value".
-                bases.TryGetValue((instance, BaseKey(counter, isBase: false)), out baseValue);
+                baseValue = bases.TryGetValue((instance, BaseKey(counter, isBase: false)), out var b) ? b.Value : 0;
             }
 
             context.Sink.OnCounter(new CounterSample(context.Instance, now, DatabasesObject, counter, instance, value, type, baseValue));
         }
 
         context.Sink.OnPollCompleted(new PollCompleted(context.Instance, now, PollKind.Counters));
+    }
+
+    /// <summary>Physical name (a GUID) to database name; master is left out: on SQL Database its physical name is the user database's.</summary>
+    private async Task<Dictionary<string, string>> ReadPhysicalNamesAsync(DbConnection connection, CancellationToken cancellationToken)
+    {
+        var map = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
+        foreach (var d in await connection.QueryAsync<PhysicalNameRow>(DmvSql.PhysicalDatabaseNames, cancellationToken, commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false))
+        {
+            if (d.Name is { } name && d.PhysicalName is { } physical && !string.Equals(name, "master", StringComparison.OrdinalIgnoreCase))
+            {
+                map.TryAdd(physical.Trim(), name);
+            }
+        }
+
+        return map;
+    }
+
+    /// <summary>
+    /// The database a counter instance stands for on Azure: a name that is no GUID stays as it is (_Total, master,
+    /// tempdb, the internal instances); a GUID maps through its first 36 characters, or to nothing (null).
+    /// </summary>
+    internal static (string? Name, bool Exact) MapPhysical(string raw, IReadOnlyDictionary<string, string> physical)
+    {
+        if (raw.Length < GuidLength || !Guid.TryParse(raw.AsSpan(0, GuidLength), out _))
+        {
+            return (raw, true);
+        }
+
+        return physical.TryGetValue(raw[..GuidLength], out var name) ? (name, raw.Length == GuidLength) : (null, false);
     }
 
     /// <summary>
@@ -104,6 +189,20 @@ internal sealed class CounterPoller(PollContext context, DatabaseFilter filter, 
         ["Avg Dist From EOL/LP Request"] = "Log Pool Requests Base",
         ["XTP Controller DLC Latency/Fetch"] = "XTP Controller DLC Latency Base",
     };
+
+    internal sealed class IdentityRow
+    {
+        public int? EngineEdition { get; set; }
+
+        public string? CurrentDatabase { get; set; }
+    }
+
+    internal sealed class PhysicalNameRow
+    {
+        public string? Name { get; set; }
+
+        public string? PhysicalName { get; set; }
+    }
 
     internal sealed class CounterRow
     {

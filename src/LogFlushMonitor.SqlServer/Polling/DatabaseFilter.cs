@@ -9,10 +9,12 @@ internal sealed class DatabaseFilter
     /// <summary>The counter instance for the whole server, always kept.</summary>
     public const string Total = "_Total";
 
-    // Counter instances of the engine's hidden databases (a Linux container shows them); never user data.
+    // Counter instances of the engine's hidden databases, never user data: mssqlsystemresource everywhere, model_msdb and
+    // model_replicatedmaster in a Linux container (the OpenTelemetry Collector's perfCounterQueryData.txt capture),
+    // model_masterdb and model_userdb on Azure (Telegraf's and DBA Dash's Azure queries filter them).
     private static readonly HashSet<string> Internal = new(StringComparer.OrdinalIgnoreCase)
     {
-        "mssqlsystemresource", "model_msdb", "model_replicatedmaster",
+        "mssqlsystemresource", "model_msdb", "model_replicatedmaster", "model_masterdb", "model_userdb",
     };
 
     private readonly HashSet<string> _include;

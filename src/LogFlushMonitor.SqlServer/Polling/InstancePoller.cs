@@ -47,7 +47,7 @@ public sealed class InstancePoller : IAsyncDisposable
         var filter = new DatabaseFilter(instance.IncludeDatabases, instance.ExcludeDatabases);
         _databases = new DatabasePoller(context, filter, logger);
         _xeDrops = new XeDropsPoller(context, instance.SessionName, instance.Azure, logger);
-        var counters = new CounterPoller(context, filter, CounterSelection.Create(fleet.Counters));
+        var counters = new CounterPoller(context, filter, CounterSelection.Create(fleet.Counters), logger);
         var waits = new WaitStatsPoller(context, instance.Azure);
         var files = new FileStatsPoller(context, filter, instance.Azure);
         var start = new ServerStartPoller(context);

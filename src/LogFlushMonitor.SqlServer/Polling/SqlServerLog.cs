@@ -56,6 +56,9 @@ internal static partial class SqlServerLog
     [LoggerMessage(EventId = 506, Level = LogLevel.Warning, Message = "{Instance}: the server dropped {Buffers} event buffers of session {Session} (events in them are not counted)")]
     public static partial void BuffersDropped(ILogger logger, string instance, string session, long buffers);
 
+    [LoggerMessage(EventId = 514, Level = LogLevel.Information, Message = "{Instance}: {Count} performance-counter instances are named by a physical database name that matches no database of sys.databases (on Azure SQL Database: the other databases of an elastic pool); they are not exported. Logged once")]
+    public static partial void CounterInstancesUnmatched(ILogger logger, string instance, int count);
+
     [LoggerMessage(EventId = 510, Level = LogLevel.Information, Message = "{Instance}: polling every {Interval} ({Target})")]
     public static partial void InstanceStarted(ILogger logger, string instance, TimeSpan interval, string target);
 

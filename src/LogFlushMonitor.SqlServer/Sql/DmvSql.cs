@@ -39,6 +39,24 @@ internal static class DmvSql
           AND RTRIM(instance_name) NOT IN @exclude
         """;
 
+    /// <summary>
+    /// The engine edition (5 = Azure SQL Database, 8 = Azure SQL Managed Instance) and the current database: there the
+    /// counters name databases by their physical names and the poll maps them back (<see cref="PhysicalDatabaseNames"/>).
+    /// </summary>
+    public const string ServerIdentity = """
+        SELECT CAST(SERVERPROPERTY('EngineEdition') AS int) AS EngineEdition, DB_NAME() AS CurrentDatabase
+        """;
+
+    /// <summary>
+    /// Each database's physical name, which Azure SQL Database and Managed Instance use as the counters' instance_name
+    /// (a GUID, some with an identifier appended after the 36 characters: influxdata/telegraf azuresqldbqueries.go and
+    /// azuresqlmanagedqueries.go map it the same way). Sent on those editions only.
+    /// </summary>
+    public const string PhysicalDatabaseNames = """
+        SELECT name AS Name, physical_database_name AS PhysicalName
+        FROM sys.databases
+        """;
+
     /// <summary>Waits on the log: WRITELOG, LOGBUFFER and the LOG_RATE_GOVERNOR family. Parameter: <c>@waitTypes</c>.</summary>
     public const string WaitStats = """
         SELECT wait_type AS WaitType, waiting_tasks_count AS WaitingTasks, wait_time_ms AS WaitTimeMs,

@@ -31,6 +31,9 @@ public sealed partial class ScriptedSqlServer
         Server.When("sys.dm_os_sys_info", r => Begin(r).ResultSet(
             [TdsColumn.DateTime2("StartTimeLocal"), TdsColumn.DateTime2("StartTimeUtc")], [[_startLocal, StartTimeUtc]]));
         Server.When("dropped_event_count", XeDrops);
+        Server.When("DB_NAME() AS CurrentDatabase", r => Begin(r).ResultSet(
+            [TdsColumn.Int("EngineEdition"), TdsColumn.NVarChar("CurrentDatabase")], [[EngineEdition, CurrentDatabase]]));
+        Server.When("physical_database_name", PhysicalNames);
         Server.When("FROM sys.databases", Catalog);
     }
 
@@ -246,6 +249,27 @@ public sealed partial class ScriptedSqlServer
         {
             return Begin(request).ResultSet(DatabaseColumns,
                 _databases.Select(d => new object?[] { d.Id, d.Name, d.State, d.RecoveryModel, d.DelayedDurability }).ToList());
+        }
+    }
+
+    /// <summary>
+    /// sys.databases.physical_database_name: on Azure a user database's GUID (its counter instance name); on SQL Database
+    /// only master and the current database are listed, and master's physical name is the user database's GUID (a
+    /// comment in Telegraf's azuresqldbqueries.go; Telegraf PR 6787). Elsewhere the name itself.
+    /// </summary>
+    private TdsResponse PhysicalNames(TdsRequest request)
+    {
+        lock (_gate)
+        {
+            var current = _databases.FirstOrDefault(d => d.Name == CurrentDatabase);
+            var rows = Shape switch
+            {
+                ServerShape.AzureSqlDatabase => _databases.Where(d => d.Name == "master" || d.Name == CurrentDatabase)
+                    .Select(d => new object?[] { d.Name, d.Name == "master" ? current?.PhysicalName ?? d.Name : d.PhysicalName }),
+                ServerShape.AzureManagedInstance => _databases.Select(d => new object?[] { d.Name, d.Id > 4 ? d.PhysicalName : d.Name }),
+                _ => _databases.Select(d => new object?[] { d.Name, d.Name }),
+            };
+            return Begin(request).ResultSet([TdsColumn.NVarChar("Name"), TdsColumn.NVarChar("PhysicalName")], rows.ToList());
         }
     }
 

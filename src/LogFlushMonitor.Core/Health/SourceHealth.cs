@@ -15,6 +15,7 @@ public sealed class SourceHealth
     private readonly ConcurrentDictionary<(string Instance, string Component, string Error), long> _errors = new();
     private readonly ConcurrentDictionary<string, string> _modes = new(StringComparer.Ordinal);
     private readonly ConcurrentDictionary<string, long> _fallbacks = new(StringComparer.Ordinal);
+    private readonly ConcurrentDictionary<(string Instance, string Component, string Error), string> _problems = new();
     private readonly TimeProvider _time;
 
     /// <summary>Creates a registry; <see cref="LogFlushMetrics"/> reads and exports it.</summary>
@@ -33,6 +34,37 @@ public sealed class SourceHealth
         _states.AddOrUpdate((instance, component), static _ => new State(false, null), static (_, s) => s with { Up = false });
         _errors.AddOrUpdate((instance, component, errorKind), 1, (_, n) => n + 1);
     }
+
+    /// <summary>
+    /// Names a problem a component has while it otherwise works (a watched database without counters), or clears it
+    /// (<paramref name="problem"/> null). Each new or changed problem counts one error of <paramref name="errorKind"/>
+    /// unless <paramref name="countError"/> is false (the caller counts it with <see cref="Failed"/> already); the
+    /// problems are named in /readyz, whose instance state is then degraded (or down, when a component failed).
+    /// </summary>
+    public void SetProblem(string instance, string component, string errorKind, string? problem, bool countError = true)
+    {
+        var key = (instance, component, errorKind);
+        if (problem is null)
+        {
+            _problems.TryRemove(key, out _);
+            return;
+        }
+
+        if (_problems.TryGetValue(key, out var known) && known == problem)
+        {
+            return;
+        }
+
+        _problems[key] = problem;
+        if (countError)
+        {
+            _errors.AddOrUpdate(key, 1, (_, n) => n + 1);
+        }
+    }
+
+    /// <summary>The problems named for an instance now, as "component: problem", in a stable order.</summary>
+    public IReadOnlyList<string> Problems(string instance) =>
+        [.. _problems.Where(kv => kv.Key.Instance == instance).Select(kv => $"{kv.Key.Component}: {kv.Value}").Order(StringComparer.Ordinal)];
 
     /// <summary>The collection mode an instance uses now (stream or histogram).</summary>
     public void SetMode(string instance, string mode) => _modes[instance] = mode;

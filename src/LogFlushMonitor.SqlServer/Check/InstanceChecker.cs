@@ -174,6 +174,13 @@ public static class InstanceChecker
         var encrypted = encrypt is null ? (bool?)null : string.Equals(encrypt, "TRUE", StringComparison.OrdinalIgnoreCase);
         warnings.AddRange(ConnectionSecurity.Warnings(connectionString, encrypted));
 
+        if (stateOk)
+        {
+            var (noCounters, missingDatabases) = await CounterCoverage.CheckAsync(instance, connection, timeout, ct).ConfigureAwait(false);
+            problems.AddRange(noCounters is null ? [] : [noCounters]);
+            warnings.AddRange(missingDatabases is null ? [] : [missingDatabases]);
+        }
+
         var collect = new List<string>();
         if (stateOk)
         {

@@ -42,6 +42,15 @@ public static class SqlErrorKinds
     /// <summary>Bad configuration (connection string, options).</summary>
     public const string Configuration = "configuration";
 
+    /// <summary>
+    /// sys.dm_os_performance_counters has no row of the Databases object: the instance's counters are not registered
+    /// (a setup problem, error 3409 in the setup log; Microsoft's page of the DMV), so every counter series is missing.
+    /// </summary>
+    public const string CountersMissing = "counters_missing";
+
+    /// <summary>A watched database is online yet has no performance counters (or an included database does not exist).</summary>
+    public const string DatabaseMissing = "database_missing";
+
     /// <summary>Another SQL error (a statement the server rejects).</summary>
     public const string Other = "other";
 

@@ -21,7 +21,8 @@ namespace LogFlushMonitor.SqlServer.Polling;
 /// to no database is not exported. On SQL Database only the current database is kept: an elastic pool lists its
 /// neighbours too, and _Total sums them with the internal instances (DBA Dash keeps no system or internal name there).
 /// </remarks>
-internal sealed class CounterPoller(PollContext context, DatabaseFilter filter, CounterSelection selection, ILogger logger)
+internal sealed class CounterPoller(
+    PollContext context, DatabaseFilter filter, CounterSelection selection, ILogger logger, Func<IReadOnlyList<DatabaseInfo>?>? databases = null, bool confirmMissing = true)
 {
     /// <summary>The object we read, after the instance prefix.</summary>
     public const string DatabasesObject = "Databases";
@@ -35,6 +36,21 @@ internal sealed class CounterPoller(PollContext context, DatabaseFilter filter, 
     private const int GuidLength = 36;
 
     private bool _unmatchedLogged;
+    private HashSet<string> _missingBefore = new(StringComparer.OrdinalIgnoreCase);
+
+    /// <summary>
+    /// Rows of the Databases object the last poll read, before any filter, or -1 before the first poll. Zero means the
+    /// instance's performance counters are not registered (Microsoft's page of the DMV; setup error 3409): every counter
+    /// series is missing, which a quiet server never causes (the rows exist at zero).
+    /// </summary>
+    public int ObjectRows { get; private set; } = -1;
+
+    /// <summary>
+    /// Watched databases that should have counter rows and had none in the last two polls (one poll could race a
+    /// CREATE or DROP): online in sys.databases (neither AUTO_CLOSE nor a snapshot), the current database on SQL
+    /// Database, or a name of IncludeDatabases that is no database at all ("name (no such database)").
+    /// </summary>
+    public IReadOnlyList<string> MissingDatabases { get; private set; } = [];
 
     public async Task PollAsync(DbConnection connection, CancellationToken cancellationToken)
     {
@@ -59,6 +75,8 @@ internal sealed class CounterPoller(PollContext context, DatabaseFilter filter, 
         var bases = new Dictionary<(string Instance, string Key), (long Value, bool Exact)>();
         var values = new Dictionary<(string Counter, string Instance), (long Value, int Type, bool Exact)>();
         HashSet<string>? unmatched = null;
+        var seen = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
+        var objectRows = 0;
         foreach (var row in rows)
         {
             var objectName = row.ObjectName.Trim();
@@ -68,6 +86,7 @@ internal sealed class CounterPoller(PollContext context, DatabaseFilter filter, 
                 continue;
             }
 
+            objectRows++;
             var raw = row.InstanceName.Trim();
             var (instance, exact) = physical is null ? (raw, true) : MapPhysical(raw, physical);
             if (instance is null)
@@ -85,6 +104,8 @@ internal sealed class CounterPoller(PollContext context, DatabaseFilter filter, 
             {
                 continue;
             }
+
+            seen.Add(instance);
 
             // Two rows that map to one database (a GUID with and without a suffix): the exact physical name wins.
             var counter = row.CounterName.Trim();
@@ -125,6 +146,42 @@ internal sealed class CounterPoller(PollContext context, DatabaseFilter filter, 
         }
 
         context.Sink.OnPollCompleted(new PollCompleted(context.Instance, now, PollKind.Counters));
+        ObjectRows = objectRows;
+        var missing = objectRows == 0 ? new HashSet<string>(StringComparer.OrdinalIgnoreCase) : Expected(identity).Where(e => !seen.Contains(e.Name)).Select(e => e.Label).ToHashSet(StringComparer.OrdinalIgnoreCase);
+        MissingDatabases = [.. missing.Where(m => !confirmMissing || _missingBefore.Contains(m)).Order(StringComparer.OrdinalIgnoreCase)];
+        _missingBefore = missing;
+    }
+
+    /// <summary>The watched databases that should have counter rows now, with how to name them when they have none.</summary>
+    private IEnumerable<(string Name, string Label)> Expected(IdentityRow identity)
+    {
+        if (identity.EngineEdition == AzureSqlDatabase)
+        {
+            if (identity.CurrentDatabase is { } current && filter.Watches(current))
+            {
+                yield return (current, current);
+            }
+
+            yield break;
+        }
+
+        if (databases?.Invoke() is not { Count: > 0 } known)
+        {
+            yield break; // not read yet: nothing to compare with
+        }
+
+        foreach (var d in known)
+        {
+            if (d.State == "ONLINE" && !d.AutoClose && !d.IsSnapshot && filter.Watches(d.Name))
+            {
+                yield return (d.Name, d.Name);
+            }
+        }
+
+        foreach (var name in filter.Include.Where(n => !known.Any(d => string.Equals(d.Name, n, StringComparison.OrdinalIgnoreCase)) && filter.Watches(n)))
+        {
+            yield return (name, name + " (no such database)");
+        }
     }
 
     /// <summary>Physical name (a GUID) to database name; master is left out: on SQL Database its physical name is the user database's.</summary>

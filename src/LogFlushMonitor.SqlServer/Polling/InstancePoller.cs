@@ -27,6 +27,9 @@ public sealed class InstancePoller : IAsyncDisposable
     private readonly Dictionary<string, string> _failing = new(StringComparer.Ordinal);
     private readonly DatabasePoller _databases;
     private readonly XeDropsPoller _xeDrops;
+    private readonly CounterPoller _counters;
+    private bool _countersMissing;
+    private IReadOnlyList<string> _missingDatabases = [];
     private SqlConnection? _connection;
 
     /// <summary>Creates a poller; nothing connects until the first poll.</summary>
@@ -47,13 +50,13 @@ public sealed class InstancePoller : IAsyncDisposable
         var filter = new DatabaseFilter(instance.IncludeDatabases, instance.ExcludeDatabases);
         _databases = new DatabasePoller(context, filter, logger);
         _xeDrops = new XeDropsPoller(context, instance.SessionName, instance.Azure, logger);
-        var counters = new CounterPoller(context, filter, CounterSelection.Create(fleet.Counters), logger);
+        var counters = _counters = new CounterPoller(context, filter, CounterSelection.Create(fleet.Counters), logger, instance.Azure ? null : () => _databases.Databases);
         var waits = new WaitStatsPoller(context, instance.Azure);
         var files = new FileStatsPoller(context, filter, instance.Azure);
         var start = new ServerStartPoller(context);
         _kinds = instance.Azure
-            ? [("counters", counters.PollAsync), ("waits", waits.PollAsync), ("file_stats", files.PollAsync), ("xe_drops", _xeDrops.PollAsync)]
-            : [("start_time", start.PollAsync), ("databases", _databases.PollAsync), ("counters", counters.PollAsync),
+            ? [(CountersKind, counters.PollAsync), ("waits", waits.PollAsync), ("file_stats", files.PollAsync), ("xe_drops", _xeDrops.PollAsync)]
+            : [("start_time", start.PollAsync), ("databases", _databases.PollAsync), (CountersKind, counters.PollAsync),
                ("waits", waits.PollAsync), ("file_stats", files.PollAsync), ("xe_drops", _xeDrops.PollAsync)];
     }
 
@@ -76,11 +79,13 @@ public sealed class InstancePoller : IAsyncDisposable
         LostConnection = false;
         var connection = await OpenAsync(cancellationToken).ConfigureAwait(false);
         var allGood = true;
+        var countersRead = false;
         foreach (var (kind, poll) in _kinds)
         {
             try
             {
                 await poll(connection, cancellationToken).ConfigureAwait(false);
+                countersRead |= kind == CountersKind;
                 if (_failing.Remove(kind))
                 {
                     SqlServerLog.KindRecovered(_logger, Name, kind);
@@ -110,10 +115,64 @@ public sealed class InstancePoller : IAsyncDisposable
             }
         }
 
+        if (countersRead)
+        {
+            allGood &= CheckCounterCoverage();
+        }
+
         if (allGood)
         {
             _health.Succeeded(Name, Component);
         }
+    }
+
+    private const string CountersKind = "counters";
+
+    /// <summary>
+    /// No silence that hides a fault (docs/sqlserver.md): no counter rows at all is a failure of the poller
+    /// (error.type counters_missing, down); a watched database without counters is a named problem (degraded). Each is
+    /// logged once while it lasts. Returns false when the poll must not count as a success.
+    /// </summary>
+    private bool CheckCounterCoverage()
+    {
+        if (_counters.ObjectRows == 0)
+        {
+            _health.Failed(Name, Component, SqlErrorKinds.CountersMissing);
+            _health.SetProblem(Name, Component, SqlErrorKinds.CountersMissing,
+                "sys.dm_os_performance_counters has no row of the Databases object: the instance's performance counters are not registered", countError: false);
+            if (!_countersMissing)
+            {
+                _countersMissing = true;
+                SqlServerLog.CountersMissing(_logger, Name);
+            }
+
+            return false;
+        }
+
+        if (_countersMissing)
+        {
+            _countersMissing = false;
+            _health.SetProblem(Name, Component, SqlErrorKinds.CountersMissing, null);
+            SqlServerLog.KindRecovered(_logger, Name, CountersKind);
+        }
+
+        var missing = _counters.MissingDatabases;
+        if (!missing.SequenceEqual(_missingDatabases, StringComparer.OrdinalIgnoreCase))
+        {
+            _missingDatabases = missing;
+            if (missing.Count > 0)
+            {
+                SqlServerLog.DatabasesWithoutCounters(_logger, Name, string.Join(", ", missing));
+            }
+            else
+            {
+                SqlServerLog.DatabasesWithCounters(_logger, Name);
+            }
+        }
+
+        _health.SetProblem(Name, Component, SqlErrorKinds.DatabaseMissing,
+            missing.Count > 0 ? "watched databases without performance counters: " + string.Join(", ", missing) : null);
+        return true;
     }
 
     /// <summary>Whether the last failed poll lost its connection (an exception of any type then means a broken connection).</summary>

@@ -59,6 +59,15 @@ internal static partial class SqlServerLog
     [LoggerMessage(EventId = 514, Level = LogLevel.Information, Message = "{Instance}: {Count} performance-counter instances are named by a physical database name that matches no database of sys.databases (on Azure SQL Database: the other databases of an elastic pool); they are not exported. Logged once")]
     public static partial void CounterInstancesUnmatched(ILogger logger, string instance, int count);
 
+    [LoggerMessage(EventId = 515, Level = LogLevel.Error, Message = "{Instance}: sys.dm_os_performance_counters returned no row of the Databases object: this instance's performance counters are not registered (a setup problem; error 3409 in the setup log), so no counter series is exported. Re-register them (lodctr /R, then reinstall the SQL Server counters, on Windows) and restart the instance; waits, file stats and events still work. Logged once while it lasts")]
+    public static partial void CountersMissing(ILogger logger, string instance);
+
+    [LoggerMessage(EventId = 516, Level = LogLevel.Warning, Message = "{Instance}: watched databases have no performance counters in two polls running: {Databases}. Check that each is online and named as in sys.databases (IncludeDatabases); their counter series are missing. Logged once per change")]
+    public static partial void DatabasesWithoutCounters(ILogger logger, string instance, string databases);
+
+    [LoggerMessage(EventId = 517, Level = LogLevel.Information, Message = "{Instance}: every watched database has performance counters again")]
+    public static partial void DatabasesWithCounters(ILogger logger, string instance);
+
     [LoggerMessage(EventId = 510, Level = LogLevel.Information, Message = "{Instance}: polling every {Interval} ({Target})")]
     public static partial void InstanceStarted(ILogger logger, string instance, TimeSpan interval, string target);
 

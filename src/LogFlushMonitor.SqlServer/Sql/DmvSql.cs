@@ -93,10 +93,14 @@ internal static class DmvSql
         WHERE df.type = 1
         """;
 
-    /// <summary>Every database with its state, recovery model and delayed durability.</summary>
+    /// <summary>
+    /// Every database with its state, recovery model and delayed durability; whether it closes itself when idle
+    /// (AUTO_CLOSE: its counter rows vanish while it is closed) and whether it is a database snapshot (which has no log).
+    /// </summary>
     public const string Databases = """
         SELECT database_id AS Id, name AS Name, state_desc AS State, recovery_model_desc AS RecoveryModel,
-               delayed_durability_desc AS DelayedDurability
+               delayed_durability_desc AS DelayedDurability, is_auto_close_on AS AutoClose,
+               CAST(CASE WHEN source_database_id IS NULL THEN 0 ELSE 1 END AS bit) AS IsSnapshot
         FROM sys.databases
         """;
 

@@ -99,12 +99,16 @@ public sealed class Readiness(SourceHealth health, TimeProvider time, TimeSpan g
 
             var states = new SortedDictionary<string, string>(StringComparer.Ordinal);
             bool waiting = false, down = false, degraded = false;
+            var problems = new List<string>();
             foreach (var instance in instances)
             {
                 var (delivered, anyDown, last) = health.Instance(instance);
+                // A problem a source names while it works (a watched database without counters) degrades, never downs.
+                var named = health.Problems(instance);
+                problems.AddRange(named.Select(p => instance + " " + p));
                 var state = !delivered ? "waiting"
                     : anyDown && now - last > grace ? "down"
-                    : anyDown ? "degraded"
+                    : anyDown || named.Count > 0 ? "degraded"
                     : "up";
                 states[instance] = state;
                 waiting |= state == "waiting";
@@ -112,9 +116,9 @@ public sealed class Readiness(SourceHealth health, TimeProvider time, TimeSpan g
                 degraded |= state == "degraded";
             }
 
-            return down ? new ComponentReport("down", $"an instance has been down for more than {grace}", states)
+            return down ? new ComponentReport("down", $"an instance has been down for more than {grace}" + (problems.Count > 0 ? ": " + string.Join("; ", problems) : ""), states)
                 : waiting ? new ComponentReport("waiting", "an instance has not delivered yet", states)
-                : new ComponentReport(degraded ? "degraded" : "ready", null, states);
+                : new ComponentReport(degraded ? "degraded" : "ready", problems.Count > 0 ? string.Join("; ", problems) : null, states);
         }
     }
 }

@@ -44,6 +44,23 @@ public class InstanceCheckerTests
     }
 
     [Fact]
+    public async Task Check_reports_an_instance_without_counters_as_a_problem_and_a_watched_database_without_them()
+    {
+        await using var server = new ScriptedSqlServer { Encrypted = true, CountersRegistered = false };
+        server.HeldPermissions.Add("VIEW ANY DEFINITION");
+        ScriptXeCatalog(server);
+        var none = await CheckAsync(Instance(server));
+        Assert.False(none.Ok);
+        Assert.Contains(none.Problems, p => p.StartsWith("sys.dm_os_performance_counters has no row of the Databases object", StringComparison.Ordinal));
+
+        server.CountersRegistered = true;
+        server.Database("sales").HasCounters = false;
+        var partial = await CheckAsync(Instance(server));
+        Assert.True(partial.Ok, string.Join("; ", partial.Problems));
+        Assert.Contains(partial.Warnings, w => w.StartsWith("watched databases without performance counters: sales;", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public async Task A_2019_instance_without_VIEW_SERVER_STATE_names_the_missing_permission()
     {
         await using var server = new ScriptedSqlServer { ProductVersion = "15.0.4345.5" };

@@ -48,6 +48,12 @@ public sealed class ScriptedDatabase
     /// </summary>
     public string PhysicalName => new Guid(Id, 0x5eed, 0x4a11, 0x9b, 0x3c, 0x1d, 0x2e, 0x3f, 0x40, 0x51, 0x62).ToString().ToUpperInvariant();
 
+    /// <summary>sys.databases.is_auto_close_on: a closed AUTO_CLOSE database has no counter rows.</summary>
+    public bool AutoClose { get; set; }
+
+    /// <summary>False: online in sys.databases yet absent from the counters (a closed AUTO_CLOSE database, or a fault).</summary>
+    public bool HasCounters { get; set; } = true;
+
     /// <summary>The log file's file_id.</summary>
     public int LogFileId { get; set; } = 2;
 

@@ -14,7 +14,8 @@ public sealed partial class ScriptedSqlServer
         [TdsColumn.Int("DatabaseId"), TdsColumn.NVarChar("DatabaseName"), TdsColumn.Int("FileId"), TdsColumn.BigInt("NumWrites"), TdsColumn.BigInt("BytesWritten"), TdsColumn.BigInt("IoStallWriteMs")];
 
     private static readonly TdsColumn[] DatabaseColumns =
-        [TdsColumn.Int("Id"), TdsColumn.NVarChar("Name"), TdsColumn.NVarChar("State"), TdsColumn.NVarChar("RecoveryModel"), TdsColumn.NVarChar("DelayedDurability")];
+        [TdsColumn.Int("Id"), TdsColumn.NVarChar("Name"), TdsColumn.NVarChar("State"), TdsColumn.NVarChar("RecoveryModel"), TdsColumn.NVarChar("DelayedDurability"),
+         TdsColumn.Bit("AutoClose"), TdsColumn.Bit("IsSnapshot")];
 
     /// <summary>Extra rows appended to every counters answer (object, counter, instance, value, type), e.g. an average and its base.</summary>
     public List<(string Object, string Counter, string Instance, long Value, int Type)> ExtraCounters { get; } = [];
@@ -44,9 +45,14 @@ public sealed partial class ScriptedSqlServer
         var rows = new List<object?[]>();
         lock (_gate)
         {
+            if (!CountersRegistered)
+            {
+                return Begin(request).ResultSet(CounterColumns, rows); // documented: no rows at all, no error
+            }
+
             var obj = Pad(CounterObjectPrefix + ":Databases");
             var instances = new List<(string Name, Func<string, long> Value)>();
-            foreach (var db in _databases.Where(d => d.IsOnline))
+            foreach (var db in _databases.Where(d => d.IsOnline && d.HasCounters))
             {
                 db.Flushes += db.FlushesPerPoll;
                 db.BytesFlushed += db.FlushesPerPoll * db.BytesPerFlush;
@@ -248,7 +254,7 @@ public sealed partial class ScriptedSqlServer
         lock (_gate)
         {
             return Begin(request).ResultSet(DatabaseColumns,
-                _databases.Select(d => new object?[] { d.Id, d.Name, d.State, d.RecoveryModel, d.DelayedDurability }).ToList());
+                _databases.Select(d => new object?[] { d.Id, d.Name, d.State, d.RecoveryModel, d.DelayedDurability, d.AutoClose, false }).ToList());
         }
     }
 

@@ -80,6 +80,12 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
     /// <summary>Which kind of server the counters look like (<see cref="RealCounterShapes"/>); a Linux container by default.</summary>
     public ServerShape Shape { get; set; } = ServerShape.Linux;
 
+    /// <summary>
+    /// False: sys.dm_os_performance_counters returns no row at all, as on an instance whose counters were not registered
+    /// at setup (Microsoft's page of the DMV; setup error 3409).
+    /// </summary>
+    public bool CountersRegistered { get; set; } = true;
+
     /// <summary>DB_NAME() of every connection: the database the monitor connects to (on Azure SQL Database, the one database it watches).</summary>
     public string CurrentDatabase { get; set; } = "sales";
 

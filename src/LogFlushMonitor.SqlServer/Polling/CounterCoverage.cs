@@ -1,0 +1,72 @@
+using System.Data.Common;
+using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Samples;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace LogFlushMonitor.SqlServer.Polling;
+
+/// <summary>
+/// What <c>check</c> says about the counters, from the poll's own statements: whether the instance has any (an
+/// instance whose counters were not registered returns none) and which watched databases have none.
+/// </summary>
+internal static class CounterCoverage
+{
+    /// <summary>A problem (no counters at all) and a warning (watched databases without counters), each null when fine.</summary>
+    public static async Task<(string? Problem, string? Warning)> CheckAsync(SqlServerInstanceOptions instance, DbConnection connection, int commandTimeoutSeconds, CancellationToken cancellationToken)
+    {
+        var filter = new DatabaseFilter(instance.IncludeDatabases, instance.ExcludeDatabases);
+        var context = new PollContext(instance.Name, NoSink.Instance, TimeProvider.System, commandTimeoutSeconds);
+        DatabasePoller? catalog = null;
+        if (!instance.Azure)
+        {
+            catalog = new DatabasePoller(context, filter, NullLogger.Instance);
+            await catalog.PollAsync(connection, cancellationToken).ConfigureAwait(false);
+        }
+
+        var counters = new CounterPoller(context, filter, CounterSelection.Default, NullLogger.Instance, catalog is null ? null : () => catalog.Databases, confirmMissing: false);
+        await counters.PollAsync(connection, cancellationToken).ConfigureAwait(false);
+        return counters.ObjectRows == 0
+            ? ("sys.dm_os_performance_counters has no row of the Databases object: this instance's performance counters are not registered (a setup problem, error 3409 in the setup log), so no counter will be exported. Re-register them (on Windows: lodctr /R, then the SQL Server counters) and restart the instance.", null)
+            : (null, counters.MissingDatabases.Count > 0
+                ? $"watched databases without performance counters: {string.Join(", ", counters.MissingDatabases)}; check that each is online and named as in sys.databases."
+                : null);
+    }
+
+    /// <summary>The samples of a check go nowhere.</summary>
+    private sealed class NoSink : IPollSink
+    {
+        public static readonly NoSink Instance = new();
+
+        public void OnCounter(in CounterSample counter)
+        {
+        }
+
+        public void OnWaitStats(in WaitStatsSample waitStats)
+        {
+        }
+
+        public void OnFileStats(in FileStatsSample fileStats)
+        {
+        }
+
+        public void OnServerStart(in ServerStartSample start)
+        {
+        }
+
+        public void OnPollCompleted(in PollCompleted completed)
+        {
+        }
+
+        public void OnDatabaseName(in DatabaseNameSample database)
+        {
+        }
+
+        public void OnFlushBucket(in FlushBucketSample bucket)
+        {
+        }
+
+        public void OnSourceLoss(string instance, LossKind kind, long count)
+        {
+        }
+    }
+}

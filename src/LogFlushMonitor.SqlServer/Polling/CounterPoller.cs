@@ -35,6 +35,7 @@ internal sealed class CounterPoller(
 
     private const int GuidLength = 36;
 
+    private readonly NullCells _nulls = new(context, logger, "sys.dm_os_performance_counters");
     private bool _unmatchedLogged;
     private HashSet<string> _missingBefore = new(StringComparer.OrdinalIgnoreCase);
 
@@ -79,7 +80,13 @@ internal sealed class CounterPoller(
         var objectRows = 0;
         foreach (var row in rows)
         {
-            var objectName = row.ObjectName.Trim();
+            if (_nulls.Skip(("object_name", row.ObjectName is null), ("counter_name", row.CounterName is null), ("instance_name", row.InstanceName is null),
+                ("cntr_value", row.Value is null), ("cntr_type", row.Type is null)))
+            {
+                continue;
+            }
+
+            var objectName = row.ObjectName!.Trim();
             var colon = objectName.IndexOf(':', StringComparison.Ordinal);
             if (!string.Equals(colon < 0 ? objectName : objectName[(colon + 1)..], DatabasesObject, StringComparison.OrdinalIgnoreCase))
             {
@@ -87,7 +94,7 @@ internal sealed class CounterPoller(
             }
 
             objectRows++;
-            var raw = row.InstanceName.Trim();
+            var raw = row.InstanceName!.Trim();
             var (instance, exact) = physical is null ? (raw, true) : MapPhysical(raw, physical);
             if (instance is null)
             {
@@ -108,13 +115,14 @@ internal sealed class CounterPoller(
             seen.Add(instance);
 
             // Two rows that map to one database (a GUID with and without a suffix): the exact physical name wins.
-            var counter = row.CounterName.Trim();
-            if (row.Type == PerfCounterType.LargeRawBase)
+            var counter = row.CounterName!.Trim();
+            var (rowValue, rowType) = (row.Value!.Value, row.Type!.Value);
+            if (rowType == PerfCounterType.LargeRawBase)
             {
                 var key = (instance, BaseKey(counter, isBase: true));
                 if (!bases.TryGetValue(key, out var known) || (exact && !known.Exact))
                 {
-                    bases[key] = (row.Value, exact);
+                    bases[key] = (rowValue, exact);
                 }
             }
             else if (selection.Matches(counter))
@@ -122,7 +130,7 @@ internal sealed class CounterPoller(
                 var key = (counter, instance);
                 if (!values.TryGetValue(key, out var known) || (exact && !known.Exact))
                 {
-                    values[key] = (row.Value, row.Type, exact);
+                    values[key] = (rowValue, rowType, exact);
                 }
             }
         }
@@ -261,16 +269,17 @@ internal sealed class CounterPoller(
         public string? PhysicalName { get; set; }
     }
 
+    /// <summary>One row as read: every cell nullable, so a NULL is seen and skipped (<see cref="NullCells"/>), not thrown.</summary>
     internal sealed class CounterRow
     {
-        public string ObjectName { get; set; } = "";
+        public string? ObjectName { get; set; }
 
-        public string CounterName { get; set; } = "";
+        public string? CounterName { get; set; }
 
-        public string InstanceName { get; set; } = "";
+        public string? InstanceName { get; set; }
 
-        public long Value { get; set; }
+        public long? Value { get; set; }
 
-        public int Type { get; set; }
+        public int? Type { get; set; }
     }
 }

@@ -51,8 +51,8 @@ public sealed class InstancePoller : IAsyncDisposable
         _databases = new DatabasePoller(context, filter, logger);
         _xeDrops = new XeDropsPoller(context, instance.SessionName, instance.Azure, logger);
         var counters = _counters = new CounterPoller(context, filter, CounterSelection.Create(fleet.Counters), logger, instance.Azure ? null : () => _databases.Databases);
-        var waits = new WaitStatsPoller(context, instance.Azure);
-        var files = new FileStatsPoller(context, filter, instance.Azure);
+        var waits = new WaitStatsPoller(context, logger, instance.Azure);
+        var files = new FileStatsPoller(context, filter, logger, instance.Azure);
         var start = new ServerStartPoller(context);
         _kinds = instance.Azure
             ? [(CountersKind, counters.PollAsync), ("waits", waits.PollAsync), ("file_stats", files.PollAsync), ("xe_drops", _xeDrops.PollAsync)]

@@ -68,6 +68,12 @@ internal static partial class SqlServerLog
     [LoggerMessage(EventId = 517, Level = LogLevel.Information, Message = "{Instance}: every watched database has performance counters again")]
     public static partial void DatabasesWithCounters(ILogger logger, string instance);
 
+    [LoggerMessage(EventId = 518, Level = LogLevel.Warning, Message = "{Instance}: a row of {Statement} has NULL in {Column}: the row was skipped and counted as malformed (sqlserver.monitor.events.lost, loss.kind=malformed); the rest of the poll goes on. Logged once per column")]
+    public static partial void NullCell(ILogger logger, string instance, string statement, string column);
+
+    [LoggerMessage(EventId = 519, Level = LogLevel.Information, Message = "{Instance}: the log file of database_id {DatabaseId} has no database name (DB_NAME() is NULL: dropped between the two catalog reads?): its row was skipped and counted as malformed. Logged once per database_id")]
+    public static partial void FileWithoutDatabaseName(ILogger logger, string instance, int databaseId);
+
     [LoggerMessage(EventId = 510, Level = LogLevel.Information, Message = "{Instance}: polling every {Interval} ({Target})")]
     public static partial void InstanceStarted(ILogger logger, string instance, TimeSpan interval, string target);
 

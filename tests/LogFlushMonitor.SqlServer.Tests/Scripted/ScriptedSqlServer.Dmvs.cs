@@ -17,8 +17,14 @@ public sealed partial class ScriptedSqlServer
         [TdsColumn.Int("Id"), TdsColumn.NVarChar("Name"), TdsColumn.NVarChar("State"), TdsColumn.NVarChar("RecoveryModel"), TdsColumn.NVarChar("DelayedDurability"),
          TdsColumn.Bit("AutoClose"), TdsColumn.Bit("IsSnapshot")];
 
-    /// <summary>Extra rows appended to every counters answer (object, counter, instance, value, type), e.g. an average and its base.</summary>
-    public List<(string Object, string Counter, string Instance, long Value, int Type)> ExtraCounters { get; } = [];
+    /// <summary>Extra rows appended to every counters answer (object, counter, instance, value, type), e.g. an average and its base; null is a NULL cell.</summary>
+    public List<(string? Object, string? Counter, string? Instance, long? Value, int? Type)> ExtraCounters { get; } = [];
+
+    /// <summary>Extra rows appended to every wait stats answer (wait type, tasks, wait ms, max ms, signal ms); null is a NULL cell.</summary>
+    public List<(string? WaitType, long? Tasks, long? WaitMs, long? MaxMs, long? SignalMs)> ExtraWaits { get; } = [];
+
+    /// <summary>Extra rows appended to every log file stats answer (database_id, DB_NAME, file_id, writes, bytes, stall ms); null is a NULL cell.</summary>
+    public List<(int? DatabaseId, string? DatabaseName, int? FileId, long? Writes, long? Bytes, long? StallMs)> ExtraFiles { get; } = [];
 
     /// <summary>nchar(128) as the DMV returns it: blank-padded.</summary>
     private static string Pad(string s) => s.PadRight(128);
@@ -96,7 +102,7 @@ public sealed partial class ScriptedSqlServer
                 }
             }
 
-            rows.AddRange(ExtraCounters.Select(e => new object?[] { Pad(e.Object), Pad(e.Counter), Pad(e.Instance), e.Value, e.Type }));
+            rows.AddRange(ExtraCounters.Select(e => new object?[] { e.Object is null ? null : Pad(e.Object), e.Counter is null ? null : Pad(e.Counter), e.Instance is null ? null : Pad(e.Instance), e.Value, e.Type }));
         }
 
         return Begin(request).ResultSet(CounterColumns, rows);
@@ -221,6 +227,8 @@ public sealed partial class ScriptedSqlServer
                 w.MaxMs = Math.Max(w.MaxMs, w.TasksPerPoll == 0 ? 0 : w.MsPerPoll / w.TasksPerPoll + 1);
                 rows.Add([type, w.Tasks, w.WaitMs, w.MaxMs, w.WaitMs / 10]);
             }
+
+            rows.AddRange(ExtraWaits.Select(e => new object?[] { e.WaitType, e.Tasks, e.WaitMs, e.MaxMs, e.SignalMs }));
         }
 
         return Begin(request).ResultSet(WaitColumns, rows);
@@ -244,6 +252,8 @@ public sealed partial class ScriptedSqlServer
                     rows.Add([db.Id, db.Name, db.LogFileId, db.FileWrites, db.FileBytes, db.FileStallMs]);
                 }
             }
+
+            rows.AddRange(ExtraFiles.Select(e => new object?[] { e.DatabaseId, e.DatabaseName, e.FileId, e.Writes, e.Bytes, e.StallMs }));
         }
 
         return Begin(request).ResultSet(FileColumns, rows);

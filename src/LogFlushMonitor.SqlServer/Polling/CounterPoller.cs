@@ -61,17 +61,11 @@ internal sealed class CounterPoller(
             ? await ReadPhysicalNamesAsync(connection, cancellationToken).ConfigureAwait(false)
             : null;
 
-        // Where instance names are physical names, the lists can only be applied after mapping: none goes to the server.
-        var serverSide = physical is null;
-        var includeAll = !serverSide || filter.IncludeAll;
-        string[] include = serverSide ? filter.Include : [], exclude = serverSide ? filter.Exclude : [];
+        // The lists are applied to the rows below (after mapping, where instance names are physical names): no
+        // parameter, so a list of any length works.
         var rows = (selection.IsDefaultOnly
-            ? await connection.QueryAsync<CounterRow>(
-                DmvSql.PerformanceCounters, new { includeAll, include, exclude, cancellationToken },
-                commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false)
-            : await connection.QueryAsync<CounterRow>(
-                DmvSql.AllDatabaseCounters, new { includeAll, include, exclude, cancellationToken },
-                commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false)).AsList();
+            ? await connection.QueryAsync<CounterRow>(DmvSql.PerformanceCounters, cancellationToken, commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false)
+            : await connection.QueryAsync<CounterRow>(DmvSql.AllDatabaseCounters, cancellationToken, commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false)).AsList();
         var now = context.UtcNow;
         var bases = new Dictionary<(string Instance, string Key), (long Value, bool Exact)>();
         var values = new Dictionary<(string Counter, string Instance), (long Value, int Type, bool Exact)>();

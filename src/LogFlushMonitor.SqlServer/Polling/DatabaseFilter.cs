@@ -2,7 +2,9 @@ namespace LogFlushMonitor.SqlServer.Polling;
 
 /// <summary>
 /// Which databases an instance watches: the include list (empty = all), minus the exclude list, minus the
-/// engine's internal counter instances. The same lists also travel to the server as parameters.
+/// engine's internal counter instances, ignoring case. The one place the lists are applied: they are never sent to the
+/// server (a list expanded into parameters broke past 2,100 names, error 8003, and the server's collation would have
+/// decided the comparison).
 /// </summary>
 internal sealed class DatabaseFilter
 {
@@ -22,20 +24,21 @@ internal sealed class DatabaseFilter
 
     public DatabaseFilter(IEnumerable<string> include, IEnumerable<string> exclude)
     {
-        // Ordinal-ignore-case: a case-sensitive server collation is rare; the server-side filter decides there.
+        // Ordinal-ignore-case, on every server: a case-sensitive server collation is rare, and names that differ only in
+        // case are then both watched or both not.
         _include = new HashSet<string>(include, StringComparer.OrdinalIgnoreCase);
         _exclude = new HashSet<string>(exclude, StringComparer.OrdinalIgnoreCase);
         Include = [.. _include];
         Exclude = [.. _exclude];
     }
 
-    /// <summary>Include list as sent to the server.</summary>
+    /// <summary>The include list, without duplicates.</summary>
     public string[] Include { get; }
 
-    /// <summary>Exclude list as sent to the server.</summary>
+    /// <summary>The exclude list, without duplicates.</summary>
     public string[] Exclude { get; }
 
-    /// <summary>Whether every database is included (parameter <c>@includeAll</c> of the filtered statements).</summary>
+    /// <summary>Whether every database is included.</summary>
     public bool IncludeAll => _include.Count == 0;
 
     /// <summary>Whether a database is watched.</summary>

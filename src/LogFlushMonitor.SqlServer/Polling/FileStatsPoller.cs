@@ -6,7 +6,10 @@ using Microsoft.Extensions.Logging;
 
 namespace LogFlushMonitor.SqlServer.Polling;
 
-/// <summary>Reads sys.dm_io_virtual_file_stats for the log files (sys.master_files.type = 1) of watched databases.</summary>
+/// <summary>
+/// Reads sys.dm_io_virtual_file_stats for the log files (sys.master_files.type = 1) and keeps the watched databases'
+/// (the lists are applied here, not sent: a list of any length works).
+/// </summary>
 internal sealed class FileStatsPoller(PollContext context, DatabaseFilter filter, ILogger logger, bool azure = false)
 {
     private readonly NullCells _nulls = new(context, logger, "sys.dm_io_virtual_file_stats");
@@ -16,9 +19,7 @@ internal sealed class FileStatsPoller(PollContext context, DatabaseFilter filter
     {
         var rows = azure
             ? await connection.QueryAsync<FileRow>(DmvSql.AzureLogFileStats, cancellationToken, commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false)
-            : await connection.QueryAsync<FileRow>(
-                DmvSql.LogFileStats, new { includeAll = filter.IncludeAll, include = filter.Include, exclude = filter.Exclude, cancellationToken },
-                commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false);
+            : await connection.QueryAsync<FileRow>(DmvSql.LogFileStats, cancellationToken, commandTimeout: context.CommandTimeoutSeconds).ConfigureAwait(false);
         var now = context.UtcNow;
         foreach (var r in rows)
         {

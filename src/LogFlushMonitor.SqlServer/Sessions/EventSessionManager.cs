@@ -252,10 +252,11 @@ public sealed class EventSessionManager
         return (state.Defined, state.Running);
     }
 
+    /// <summary>The databases named in <paramref name="names"/> (any number, ignoring case, as the pollers compare), read whole and matched here.</summary>
     private async Task<List<(int DatabaseId, string Name)>> ByName(SqlConnection connection, IEnumerable<string> names, CancellationToken cancellationToken)
     {
-        var list = names.Distinct(StringComparer.OrdinalIgnoreCase).ToList();
-        return list.Count == 0 ? [] : (await connection.QueryAsync<XeCatalogRows.Database>(XeSql.DatabasesByName, new { names = list, cancellationToken }, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false))
-            .Select(d => (d.DatabaseId, d.Name)).ToList();
+        var wanted = names.ToHashSet(StringComparer.OrdinalIgnoreCase);
+        return wanted.Count == 0 ? [] : (await connection.QueryAsync<XeCatalogRows.Database>(XeSql.AllDatabases, cancellationToken, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false))
+            .Where(d => wanted.Contains(d.Name)).Select(d => (d.DatabaseId, d.Name)).ToList();
     }
 }

@@ -30,7 +30,7 @@ internal static class XeCatalogRows
         public string? Description { get; set; }
     }
 
-    /// <summary>A row of <see cref="Sql.XeSql.UserDatabases"/> and <see cref="Sql.XeSql.DatabasesByName"/>.</summary>
+    /// <summary>A row of <see cref="Sql.XeSql.UserDatabases"/> and <see cref="Sql.XeSql.AllDatabases"/>.</summary>
     internal sealed class Database
     {
         public int DatabaseId { get; set; }

@@ -1,8 +1,10 @@
 namespace LogFlushMonitor.SqlServer.Sql;
 
 /// <summary>
-/// The DMV statements the pollers send, one place per statement. Values come in as parameters (Dapper expands
-/// <c>IN @list</c> into one parameter per item), so nothing a user configures is ever spliced into the text.
+/// The DMV statements the pollers send, one place per statement. Nothing a user configures enters them: the database
+/// lists (IncludeDatabases, ExcludeDatabases) and the opt-in counter names are applied by the monitor to the rows, so
+/// a list of any length works (a request carries at most 2,100 parameters: a list expanded into one parameter per
+/// name failed past that with error 8003) and one comparison rule holds on every server and collation.
 /// Only syntax that SQL Server 2014 and later accept (no STRING_SPLIT, no TRIM).
 /// </summary>
 internal static class DmvSql
@@ -11,8 +13,7 @@ internal static class DmvSql
     /// The log counters of the Databases object (named <c>SQLServer:Databases</c> or <c>MSSQL$NAME:Databases</c>: matched
     /// on the part after the colon), asked for by name: a real server has about 47 counters per database and we export
     /// these seven by default (CounterSelection.DefaultCounters, kept equal by a test). nchar columns compare without
-    /// their trailing blanks. Parameters: <c>@includeAll</c> (bit), <c>@include</c>, <c>@exclude</c> (lists of
-    /// database names; <c>_Total</c> always passes the include list).
+    /// their trailing blanks. Every database's rows come back (seven each); the poll keeps the watched ones.
     /// </summary>
     public const string PerformanceCounters = """
         SELECT object_name AS ObjectName, counter_name AS CounterName, instance_name AS InstanceName,
@@ -21,22 +22,17 @@ internal static class DmvSql
         WHERE object_name LIKE N'%:Databases%'
           AND counter_name IN (N'Log Flushes/sec', N'Log Bytes Flushed/sec', N'Log Flush Waits/sec', N'Log Flush Wait Time',
                                N'Percent Log Used', N'Log File(s) Used Size (KB)', N'Log File(s) Size (KB)')
-          AND (@includeAll = 1 OR RTRIM(instance_name) IN @include OR RTRIM(instance_name) = N'_Total')
-          AND RTRIM(instance_name) NOT IN @exclude
         """;
 
     /// <summary>
     /// Every counter of the Databases object, for when Sources:SqlServer:Counters asks for more than the log counters:
-    /// the configured names and patterns are matched here, client-side, so no configured text enters the statement.
-    /// Parameters as for <see cref="PerformanceCounters"/>.
+    /// the configured names and patterns are matched by the poll, so no configured text enters the statement.
     /// </summary>
     public const string AllDatabaseCounters = """
         SELECT object_name AS ObjectName, counter_name AS CounterName, instance_name AS InstanceName,
                cntr_value AS Value, cntr_type AS Type
         FROM sys.dm_os_performance_counters
         WHERE object_name LIKE N'%:Databases%'
-          AND (@includeAll = 1 OR RTRIM(instance_name) IN @include OR RTRIM(instance_name) = N'_Total')
-          AND RTRIM(instance_name) NOT IN @exclude
         """;
 
     /// <summary>
@@ -65,15 +61,13 @@ internal static class DmvSql
         WHERE wait_type IN @waitTypes OR wait_type LIKE N'%LOG[_]RATE[_]GOVERNOR%'
         """;
 
-    /// <summary>I/O of each log file (type 1). Parameters as for <see cref="PerformanceCounters"/>.</summary>
+    /// <summary>I/O of each log file (type 1) of every database; the poll keeps the watched ones.</summary>
     public const string LogFileStats = """
         SELECT vfs.database_id AS DatabaseId, DB_NAME(vfs.database_id) AS DatabaseName, CAST(vfs.file_id AS int) AS FileId,
                vfs.num_of_writes AS NumWrites, vfs.num_of_bytes_written AS BytesWritten, vfs.io_stall_write_ms AS IoStallWriteMs
         FROM sys.dm_io_virtual_file_stats(NULL, NULL) AS vfs
         JOIN sys.master_files AS mf ON mf.database_id = vfs.database_id AND mf.file_id = vfs.file_id
         WHERE mf.type = 1
-          AND (@includeAll = 1 OR DB_NAME(vfs.database_id) IN @include)
-          AND DB_NAME(vfs.database_id) NOT IN @exclude
         """;
 
     /// <summary>Azure SQL Database: waits of this database (sys.dm_os_wait_stats is not the database's there). Parameter: <c>@waitTypes</c>.</summary>

@@ -39,11 +39,13 @@ internal static class XeSql
         WHERE v.name = N'wait_types' AND v.map_value = N'WRITELOG'
         """;
 
-    /// <summary>Databases by name (parameter <c>@names</c>, a list Dapper expands), so no configured name enters DDL.</summary>
-    public const string DatabasesByName = """
+    /// <summary>
+    /// Every database, for resolving IncludeDatabases / ExcludeDatabases to ids in the monitor: no configured name
+    /// enters DDL, and no list becomes parameters (past 2,100 a request fails with error 8003).
+    /// </summary>
+    public const string AllDatabases = """
         SELECT database_id AS DatabaseId, name AS Name
         FROM sys.databases
-        WHERE name IN @names
         """;
 
     /// <summary>User databases and tempdb: what "all databases" means for this monitor.</summary>

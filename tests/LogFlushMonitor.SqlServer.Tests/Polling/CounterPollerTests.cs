@@ -49,25 +49,44 @@ public class CounterPollerTests
     }
 
     [Fact]
-    public async Task Include_and_exclude_lists_travel_as_expanded_parameters_and_are_applied()
+    public async Task Include_and_exclude_lists_are_applied_to_the_rows_and_never_sent()
     {
         await using var server = new ScriptedSqlServer();
         server.AddDatabase("orders");
         await using var h = new PollerHarness(server, o =>
         {
-            o.IncludeDatabases = ["sales", "orders"];
+            o.IncludeDatabases = ["SALES", "orders"];
             o.ExcludeDatabases = ["orders"];
         });
         await h.PollAsync();
 
         Assert.Equal(["_Total", "sales"], h.Sink.Of<CounterSample>().Select(c => c.CounterInstance).Distinct().Order());
-        var request = server.RequestsFor("sys.dm_os_performance_counters").Single();
-        Assert.Equal(false, request.Parameter("includeAll"));
-        Assert.Equal("sales", request.Parameter("include1"));
-        Assert.Equal("orders", request.Parameter("include2"));
-        Assert.Equal("orders", request.Parameter("exclude1"));
-        Assert.Contains("object_name LIKE N'%:Databases%'", request.Text, StringComparison.Ordinal);
-        Assert.DoesNotContain("'sales'", request.Text, StringComparison.Ordinal);
+        Assert.Equal(["sales"], h.Sink.Of<FileStatsSample>().Select(f => f.DatabaseName).Distinct());
+        Assert.All(server.RequestsFor("sys.dm_os_performance_counters").Concat(server.RequestsFor("sys.dm_io_virtual_file_stats")), request =>
+        {
+            Assert.Empty(request.Parameters);
+            Assert.DoesNotContain("sales", request.Text, StringComparison.OrdinalIgnoreCase);
+        });
+    }
+
+    [Fact]
+    public async Task A_list_of_2500_names_works_where_one_parameter_per_name_fails_with_error_8003()
+    {
+        // 2,500 names, as a large estate's include list: SQL Server refuses a request of more than 2,100 parameters.
+        await using var server = new ScriptedSqlServer();
+        var include = Enumerable.Range(0, 2_499).Select(i => $"db_{i:0000}").Append("sales").ToList();
+        var exclude = Enumerable.Range(0, 2_500).Select(i => $"old_{i:0000}").ToList();
+        await using var h = new PollerHarness(server, o =>
+        {
+            o.IncludeDatabases = include;
+            o.ExcludeDatabases = exclude;
+        });
+        await h.PollAsync();
+
+        Assert.True(h.Health.IsUp("prod-1", InstancePoller.Component), string.Join("\n", h.Logger.Lines.Select(l => l.Message)));
+        Assert.Equal(["_Total", "sales"], h.Sink.Of<CounterSample>().Select(c => c.CounterInstance).Distinct().Order());
+        Assert.Equal(["sales"], h.Sink.Of<FileStatsSample>().Select(f => f.DatabaseName).Distinct());
+        Assert.DoesNotContain(h.Logger.Lines, l => l.Message.Contains("8003", StringComparison.Ordinal));
     }
 
     [Fact]

@@ -83,12 +83,11 @@ public sealed partial class ScriptedSqlServer
             return Begin(r).ResultSet([TdsColumn.BigInt("MapKey")], [WriteLogMapKey]);
         }
 
-        if (t.Contains("FROM sys.databases", StringComparison.Ordinal) && (t.Contains("WHERE name IN", StringComparison.Ordinal) || t.Contains("database_id = 2 OR database_id > 4", StringComparison.Ordinal)))
+        if (t.Contains("FROM sys.databases", StringComparison.Ordinal) && t.Contains("database_id AS DatabaseId", StringComparison.Ordinal))
         {
-            var names = r.Parameters.Where(p => p.Key.StartsWith("@names", StringComparison.Ordinal)).Select(p => (string)p.Value!).ToHashSet(StringComparer.OrdinalIgnoreCase);
             lock (_gate)
             {
-                var rows = _databases.Where(d => t.Contains("WHERE name IN", StringComparison.Ordinal) ? names.Contains(d.Name) : d.Id == 2 || d.Id > 4);
+                var rows = _databases.Where(d => !t.Contains("database_id = 2 OR database_id > 4", StringComparison.Ordinal) || d.Id == 2 || d.Id > 4);
                 return Begin(r).ResultSet([TdsColumn.Int("DatabaseId"), TdsColumn.NVarChar("Name")], [.. rows.Select(d => new object?[] { d.Id, d.Name })]);
             }
         }

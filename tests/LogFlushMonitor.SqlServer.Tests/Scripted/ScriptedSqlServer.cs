@@ -324,8 +324,17 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
         text.Contains("sys.dm_io_", StringComparison.OrdinalIgnoreCase) ||
         text.Contains("sys.dm_xe_", StringComparison.OrdinalIgnoreCase);
 
+    /// <summary>The most parameters one request may carry (Microsoft, "Maximum capacity specifications for SQL Server").</summary>
+    public const int MaxParameters = 2100;
+
     private TdsResponse? Faults(TdsRequest request)
     {
+        if (request.Parameters.Count > MaxParameters)
+        {
+            // What SQL Server answers, before running anything: a list expanded into a parameter per item breaks here.
+            return TdsResponse.Failure(8003, $"The incoming request has too many parameters. The server supports a maximum of {MaxParameters} parameters. Reduce the number of parameters and resend the request.", state: 1, severity: 16);
+        }
+
         lock (_gate)
         {
             if (_cuts.Count > 0 && (_cuts.Fragment is null || request.Text.Contains(_cuts.Fragment, StringComparison.OrdinalIgnoreCase)))

@@ -149,8 +149,7 @@ public sealed partial class XeScriptedServer : IAsyncDisposable
 
         if (t.Contains("FROM sys.databases", StringComparison.Ordinal))
         {
-            var names = r.Parameters.Where(p => p.Key.StartsWith("@names", StringComparison.Ordinal)).Select(p => (string)p.Value!).ToHashSet(StringComparer.OrdinalIgnoreCase);
-            var rows = Databases.Where(d => t.Contains("IN (", StringComparison.Ordinal) ? names.Contains(d.Name) : d.Id == 2 || d.Id > 4);
+            var rows = Databases.Where(d => !t.Contains("database_id = 2 OR database_id > 4", StringComparison.Ordinal) || d.Id == 2 || d.Id > 4);
             return TdsResponse.Rows([TdsColumn.Int("DatabaseId"), TdsColumn.NVarChar("Name")], [.. rows.Select(d => new object?[] { d.Id, d.Name })]);
         }
 

@@ -46,7 +46,6 @@ public sealed partial class ScriptedSqlServer
 
     private TdsResponse Counters(TdsRequest request)
     {
-        var (includeAll, include, exclude) = Filters(request);
         var named = NamedCounters(request.Text);
         var rows = new List<object?[]>();
         lock (_gate)
@@ -88,11 +87,6 @@ public sealed partial class ScriptedSqlServer
 
             foreach (var (instance, value) in instances)
             {
-                if (instance != "_Total" && ((!includeAll && !include.Contains(instance)) || exclude.Contains(instance)))
-                {
-                    continue;
-                }
-
                 foreach (var (counter, type, _) in RealCounterShapes.DatabasesCounters)
                 {
                     if (named is null || named.Contains(counter))
@@ -236,7 +230,6 @@ public sealed partial class ScriptedSqlServer
 
     private TdsResponse Files(TdsRequest request)
     {
-        var (includeAll, include, exclude) = Filters(request);
         var rows = new List<object?[]>();
         lock (_gate)
         {
@@ -247,7 +240,7 @@ public sealed partial class ScriptedSqlServer
                 db.FileStallMs += db.FlushWaitMsPerPoll;
                 // Azure SQL Database's statement reads DB_ID()'s files only.
                 var currentOnly = request.Text.Contains("DB_ID()", StringComparison.OrdinalIgnoreCase);
-                if ((includeAll || include.Contains(db.Name)) && !exclude.Contains(db.Name) && (!currentOnly || db.Name == CurrentDatabase))
+                if (!currentOnly || db.Name == CurrentDatabase)
                 {
                     rows.Add([db.Id, db.Name, db.LogFileId, db.FileWrites, db.FileBytes, db.FileStallMs]);
                 }
@@ -300,32 +293,5 @@ public sealed partial class ScriptedSqlServer
             return Begin(request).ResultSet(
                 [TdsColumn.DateTime2("CreateTime"), TdsColumn.BigInt("DroppedEvents"), TdsColumn.BigInt("DroppedBuffers")], rows);
         }
-    }
-
-    /// <summary>Emulates the WHERE clause on Dapper's expanded lists (@include1, @include2..., @exclude1...).</summary>
-    private static (bool IncludeAll, HashSet<string> Include, HashSet<string> Exclude) Filters(TdsRequest request)
-    {
-        // No @includeAll: a statement without filters (Azure SQL Database reads only its own database).
-        var all = !request.Parameters.TryGetValue("@includeAll", out var v) || v is true or 1 or (byte)1;
-        var include = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
-        var exclude = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
-        foreach (var (key, value) in request.Parameters)
-        {
-            if (value is not string s)
-            {
-                continue;
-            }
-
-            if (key.StartsWith("@include", StringComparison.Ordinal) && key != "@includeAll")
-            {
-                include.Add(s);
-            }
-            else if (key.StartsWith("@exclude", StringComparison.Ordinal))
-            {
-                exclude.Add(s);
-            }
-        }
-
-        return (all, include, exclude);
     }
 }

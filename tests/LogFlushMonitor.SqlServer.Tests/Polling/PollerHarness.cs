@@ -17,7 +17,8 @@ internal sealed class PollerHarness : IAsyncDisposable
         Health = new SourceHealth(Time);
         Options = new SqlServerInstanceOptions { Name = "prod-1", ConnectionString = server.ConnectionString() };
         configure?.Invoke(Options);
-        Fleet = new SqlServerSourceOptions { CommandTimeout = TimeSpan.FromSeconds(2) };
+        // Generous: a loaded CI machine (2 cores, parallel test classes) once took over 2 s for one scripted poll.
+        Fleet = new SqlServerSourceOptions { CommandTimeout = TimeSpan.FromSeconds(30) };
         fleet?.Invoke(Fleet);
         Poller = new InstancePoller(Options, server.ConnectionString(), Fleet, Sink, Health, Logger, Time);
     }

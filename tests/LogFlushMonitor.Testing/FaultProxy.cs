@@ -7,18 +7,20 @@ namespace LogFlushMonitor.Testing;
 /// A TCP proxy on the loopback that injects the network faults a real path has and a well-behaved test server never
 /// shows: it can stall (stop forwarding in both directions without closing, as a dead middlebox or a frozen peer does;
 /// the client's socket stays open and silent), stall in the middle of what the server sends (after a given number of
-/// bytes, so a TDS packet is cut in half), or cut every connection with a reset. Every connection made through it is
-/// forwarded byte for byte otherwise.
+/// bytes, so a TDS packet is cut in half), or cut every connection with a reset; all connections at once, or only the
+/// one that received the most from the server (a long-lived stream beside short polls). Every connection made through
+/// it is forwarded byte for byte otherwise.
 /// </summary>
 public sealed class FaultProxy : IAsyncDisposable
 {
     private readonly TcpListener _listener;
     private readonly IPEndPoint _target;
     private readonly CancellationTokenSource _stop = new();
-    private readonly List<(TcpClient Client, TcpClient Server)> _pairs = [];
+    private readonly List<Pair> _pairs = [];
     private readonly Lock _gate = new();
     private readonly Task _accepting;
     private TaskCompletionSource _flowing = NewGate(open: true);
+    private byte[]? _marker;
     private long _stallAfterServerBytes = long.MaxValue;
     private long _serverBytes;
     private long _clientBytes;
@@ -73,6 +75,12 @@ public sealed class FaultProxy : IAsyncDisposable
         Interlocked.Exchange(ref _stallAfterServerBytes, long.MaxValue);
         lock (_gate)
         {
+            foreach (var pair in _pairs)
+            {
+                Interlocked.Exchange(ref pair.StallAfter, long.MaxValue);
+                pair.Flowing.TrySetResult();
+            }
+
             _flowing.TrySetResult();
         }
     }
@@ -80,17 +88,75 @@ public sealed class FaultProxy : IAsyncDisposable
     /// <summary>Resets every connection made so far (the client sees a connection reset); new ones are accepted.</summary>
     public void CutAll()
     {
-        List<(TcpClient Client, TcpClient Server)> pairs;
+        List<Pair> pairs;
         lock (_gate)
         {
             pairs = [.. _pairs];
             _pairs.Clear();
         }
 
-        foreach (var (client, server) in pairs)
+        foreach (var pair in pairs)
         {
-            Reset(client);
-            Reset(server);
+            Reset(pair.Client);
+            Reset(pair.Server);
+        }
+    }
+
+    /// <summary>
+    /// Marks the connection on which the client sends <paramref name="text"/> (as UTF-16, the way a TDS batch carries a
+    /// statement), e.g. the one statement only a live stream sends: <see cref="StallMarked"/> then stalls that one alone.
+    /// Connections made before the call are not searched.
+    /// </summary>
+    public void MarkWhenClientSends(string text) => Volatile.Write(ref _marker, System.Text.Encoding.Unicode.GetBytes(text));
+
+    /// <summary>Whether a connection has been marked (its client sent the marker text).</summary>
+    public bool HasMarked
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _pairs.Any(p => p.Marked && p.Client.Connected);
+            }
+        }
+    }
+
+    /// <summary>
+    /// Stops forwarding on the most recent marked connection, in both directions, after <paramref name="afterServerBytes"/>
+    /// more bytes from the server (0: at once); the others flow on. Returns false when no marked connection is open.
+    /// </summary>
+    public bool StallMarked(long afterServerBytes = 0)
+    {
+        lock (_gate)
+        {
+            var marked = _pairs.LastOrDefault(p => p.Marked && p.Client.Connected);
+            if (marked is null)
+            {
+                return false;
+            }
+
+            Interlocked.Exchange(ref marked.StallAfter, Interlocked.Read(ref marked.ServerBytes) + afterServerBytes);
+            return true;
+        }
+    }
+
+    /// <summary>
+    /// Stops forwarding on the open connection that received the most from the server, in both directions, after
+    /// <paramref name="afterServerBytes"/> more bytes from the server (0: at once); the others flow on. Returns false when
+    /// no connection is open.
+    /// </summary>
+    public bool StallBusiest(long afterServerBytes = 0)
+    {
+        lock (_gate)
+        {
+            var busiest = _pairs.Where(p => p.Client.Connected).MaxBy(p => Interlocked.Read(ref p.ServerBytes));
+            if (busiest is null)
+            {
+                return false;
+            }
+
+            Interlocked.Exchange(ref busiest.StallAfter, Interlocked.Read(ref busiest.ServerBytes) + afterServerBytes);
+            return true;
         }
     }
 
@@ -153,17 +219,18 @@ public sealed class FaultProxy : IAsyncDisposable
             }
 
             Interlocked.Increment(ref _connections);
+            var pair = new Pair(client, server);
             lock (_gate)
             {
-                _pairs.Add((client, server));
+                _pairs.Add(pair);
             }
 
-            _ = PumpAsync(server.GetStream(), client.GetStream(), fromServer: true);
-            _ = PumpAsync(client.GetStream(), server.GetStream(), fromServer: false);
+            _ = PumpAsync(pair, server.GetStream(), client.GetStream(), fromServer: true);
+            _ = PumpAsync(pair, client.GetStream(), server.GetStream(), fromServer: false);
         }
     }
 
-    private async Task PumpAsync(NetworkStream from, NetworkStream to, bool fromServer)
+    private async Task PumpAsync(Pair pair, NetworkStream from, NetworkStream to, bool fromServer)
     {
         var buffer = new byte[16 * 1024];
         try
@@ -181,23 +248,43 @@ public sealed class FaultProxy : IAsyncDisposable
                 while (offset < n)
                 {
                     await WaitFlowingAsync().ConfigureAwait(false);
+                    await pair.Flowing.Task.WaitAsync(_stop.Token).ConfigureAwait(false);
+                    if (!fromServer && Interlocked.Read(ref pair.StallAfter) <= Interlocked.Read(ref pair.ServerBytes))
+                    {
+                        pair.Stall(); // a stalled path carries nothing either way
+                        continue;
+                    }
+
                     var chunk = n - offset;
                     if (fromServer)
                     {
                         // Mid-stream stall: forward only up to the byte where the stall begins, then hold the rest.
-                        var allowed = Interlocked.Read(ref _stallAfterServerBytes) - ServerBytes;
+                        var allowed = Math.Min(Interlocked.Read(ref _stallAfterServerBytes) - ServerBytes, Interlocked.Read(ref pair.StallAfter) - Interlocked.Read(ref pair.ServerBytes));
                         if (allowed <= 0)
                         {
-                            Stall();
+                            if (Interlocked.Read(ref pair.StallAfter) <= Interlocked.Read(ref pair.ServerBytes))
+                            {
+                                pair.Stall();
+                            }
+                            else
+                            {
+                                Stall();
+                            }
+
                             continue;
                         }
 
                         chunk = (int)Math.Min(chunk, allowed);
                         Interlocked.Add(ref _serverBytes, chunk);
+                        Interlocked.Add(ref pair.ServerBytes, chunk);
                     }
                     else
                     {
                         Interlocked.Add(ref _clientBytes, chunk);
+                        if (!pair.Marked && Volatile.Read(ref _marker) is { } marker && buffer.AsSpan(offset, chunk).IndexOf(marker) >= 0)
+                        {
+                            pair.Marked = true;
+                        }
                     }
 
                     await to.WriteAsync(buffer.AsMemory(offset, chunk), _stop.Token).ConfigureAwait(false);
@@ -208,6 +295,33 @@ public sealed class FaultProxy : IAsyncDisposable
         catch (Exception e) when (e is IOException or SocketException or ObjectDisposedException or OperationCanceledException or InvalidOperationException)
         {
             // One side went away (or the proxy stops): the other side learns it from its own socket.
+        }
+    }
+
+    /// <summary>One connection: its two sockets, what the server sent on it, and its own stall.</summary>
+    private sealed class Pair(TcpClient client, TcpClient server)
+    {
+        public TcpClient Client { get; } = client;
+
+        public TcpClient Server { get; } = server;
+
+        public long ServerBytes;
+
+        public long StallAfter = long.MaxValue;
+
+        public volatile bool Marked;
+
+        public TaskCompletionSource Flowing { get; private set; } = NewGate(open: true);
+
+        public void Stall()
+        {
+            lock (this)
+            {
+                if (Flowing.Task.IsCompleted)
+                {
+                    Flowing = NewGate(open: false);
+                }
+            }
         }
     }
 

@@ -27,6 +27,9 @@ public static class SqlErrorKinds
     /// <summary>The server dropped our event stream because we were too slow (25726).</summary>
     public const string StreamTooSlow = "stream_too_slow";
 
+    /// <summary>The live stream went silent while the server kept flushing, or stopped in the middle of a row: ended by the watchdog.</summary>
+    public const string Stalled = "stalled";
+
     /// <summary>The event session is missing or stopped.</summary>
     public const string SessionMissing = "session_missing";
 

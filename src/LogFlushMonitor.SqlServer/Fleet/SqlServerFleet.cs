@@ -3,44 +3,49 @@ using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Polling;
 using Microsoft.Extensions.Logging;
-using LogFlushMonitor.SqlServer.Resilience;
 
 namespace LogFlushMonitor.SqlServer.Fleet;
 
 /// <summary>
-/// Runs the DMV pollers of many instances in one process: each selected instance (see <see cref="Shard"/>) has
-/// its own task, connection and timeouts, so one failing or hanging instance never stalls another. A failed poll
-/// is retried through <see cref="SourceRetryPipeline"/>, the retry shape every SQL Server source shares.
+/// The instances of this replica's shard (<see cref="Shard"/>), each a <see cref="SqlServerInstance"/> with its own
+/// tasks, connections and timeouts: one that fails or hangs never stalls another.
 /// </summary>
 public sealed class SqlServerFleet
 {
+    /// <summary>The component /readyz names for the SQL Server source.</summary>
+    public const string ReadinessComponent = "source:sqlserver";
+
     private readonly SqlServerSourceOptions _options;
-    private readonly IPollSink _sink;
+    private readonly IEventSink _events;
+    private readonly IPollSink _polls;
     private readonly SourceHealth _health;
     private readonly ILogger _logger;
     private readonly TimeProvider _time;
     private readonly Func<string, string?>? _environment;
-    private readonly Dictionary<string, InstancePoller> _pollers = new(StringComparer.Ordinal);
+    private readonly Dictionary<string, SqlServerInstance> _instances = new(StringComparer.Ordinal);
+    private readonly HashSet<string> _running = new(StringComparer.Ordinal);
     private readonly Lock _gate = new();
 
     /// <summary>Creates a fleet; <see cref="SqlServerOptionsValidator"/> must have passed.</summary>
     /// <param name="options">The Sources:SqlServer options.</param>
-    /// <param name="sink">Where every poller delivers (the pipeline's polled side).</param>
+    /// <param name="events">Where the live streams deliver (the pipeline's dropping writer: it never waits).</param>
+    /// <param name="polls">Where polled rows and histogram buckets go (the pipeline's polled side).</param>
     /// <param name="health">Counts successes and errors by kind.</param>
     /// <param name="logger">Lines name the instance, never its connection string.</param>
     /// <param name="time">Clock for intervals, backoff and timestamps.</param>
     /// <param name="environment">Environment lookup for ConnectionStringEnvironmentVariable (tests replace it).</param>
-    public SqlServerFleet(SqlServerSourceOptions options, IPollSink sink, SourceHealth health, ILogger logger, TimeProvider? time = null, Func<string, string?>? environment = null)
+    public SqlServerFleet(SqlServerSourceOptions options, IEventSink events, IPollSink polls, SourceHealth health, ILogger logger, TimeProvider? time = null,
+        Func<string, string?>? environment = null)
     {
         _options = options;
-        _sink = sink;
+        _events = events;
+        _polls = polls;
         _health = health;
         _logger = logger;
         _time = time ?? TimeProvider.System;
         _environment = environment;
         Shard = Shard.Parse(options.Shard);
         Selected = options.Instances.Where(i => Shard.Owns(i.Name)).ToList();
-        Backoff = new ReconnectBackoff(options.ReconnectDelay, options.MaxReconnectDelay);
     }
 
     /// <summary>This replica's shard.</summary>
@@ -49,65 +54,76 @@ public sealed class SqlServerFleet
     /// <summary>The instances this replica watches.</summary>
     public IReadOnlyList<SqlServerInstanceOptions> Selected { get; }
 
-    /// <summary>The reconnect backoff (tests give it a fixed random source).</summary>
-    public ReconnectBackoff Backoff { get; init; }
+    /// <summary>The retry policy's random source for every instance (tests give a fixed one); null = shared random.</summary>
+    public Func<double>? Random { get; init; }
 
-    /// <summary>The poller of an instance once its loop has started, else null.</summary>
-    public InstancePoller? Poller(string instance)
+    /// <summary>An instance once it runs, else null.</summary>
+    public SqlServerInstance? Instance(string name)
     {
         lock (_gate)
         {
-            return _pollers.GetValueOrDefault(instance);
+            return _instances.GetValueOrDefault(name);
         }
     }
 
-    /// <summary>Polls every selected instance until <paramref name="cancellationToken"/> fires.</summary>
-    public Task RunAsync(CancellationToken cancellationToken)
+    /// <summary>The instances whose tasks have not ended yet (a shutdown names those it had to abandon).</summary>
+    public IReadOnlyList<string> Running
     {
-        SqlServerLog.ShardSelected(_logger, Shard.ToString(), Selected.Count, _options.Instances.Count, string.Join(", ", Selected.Select(i => i.Name)));
-        return Task.WhenAll(Selected.Select(i => Task.Run(() => RunInstanceAsync(i, cancellationToken), CancellationToken.None)));
+        get
+        {
+            lock (_gate)
+            {
+                return [.. _running];
+            }
+        }
     }
 
-    private async Task RunInstanceAsync(SqlServerInstanceOptions instance, CancellationToken cancellationToken)
+    /// <summary>Runs every selected instance (its polls and its events) until <paramref name="cancellationToken"/> fires.</summary>
+    public Task RunAsync(CancellationToken cancellationToken) => RunAsync(cancellationToken, static (instance, ct) => instance.RunAsync(ct));
+
+    /// <summary>Runs only the DMV polls of every selected instance (tests of the pollers).</summary>
+    public Task RunPollsAsync(CancellationToken cancellationToken) => RunAsync(cancellationToken, static (instance, ct) => instance.RunPollsAsync(ct));
+
+    private Task RunAsync(CancellationToken cancellationToken, Func<SqlServerInstance, CancellationToken, Task> run)
     {
-        string connectionString;
+        SqlServerLog.ShardSelected(_logger, Shard.ToString(), Selected.Count, _options.Instances.Count, string.Join(", ", Selected.Select(i => i.Name)));
+        return Task.WhenAll(Selected.Select(i => Task.Run(() => RunInstanceAsync(i, run, cancellationToken), CancellationToken.None)));
+    }
+
+    private async Task RunInstanceAsync(SqlServerInstanceOptions options, Func<SqlServerInstance, CancellationToken, Task> run, CancellationToken cancellationToken)
+    {
+        SqlServerInstance instance;
         try
         {
-            connectionString = ConnectionStrings.Resolve(instance, _environment);
+            instance = new SqlServerInstance(options, _options, _events, _polls, _health, _logger, _time, _environment, Random);
         }
         catch (InvalidOperationException e)
         {
             // The message names the setting, never the value. Nothing to retry until the configuration changes.
-            _health.Failed(instance.Name, InstancePoller.Component, SqlErrorKinds.Configuration);
-            SqlServerLog.InstanceInvalid(_logger, instance.Name, e.Message);
+            _health.Failed(options.Name, InstancePoller.Component, SqlErrorKinds.Configuration);
+            SqlServerLog.InstanceInvalid(_logger, options.Name, e.Message);
             return;
         }
 
-        var interval = instance.PollInterval ?? _options.PollInterval;
-        SqlServerLog.InstanceStarted(_logger, instance.Name, interval, ConnectionStrings.Describe(connectionString));
-        await using var poller = new InstancePoller(instance, connectionString, _options, _sink, _health, _logger, _time);
-        lock (_gate)
+        using (instance)
         {
-            _pollers[instance.Name] = poller;
-        }
-
-        var reporter = new SourceFailureReporter(instance.Name, _health, _logger);
-        var pipeline = SourceRetryPipeline.Build(Backoff, _time, reporter, static () => InstancePoller.Component,
-            e => FailureClassifier.Classify(e, poller.LostConnection));
-        try
-        {
-            while (true)
+            lock (_gate)
             {
-                await pipeline.ExecuteAsync(static async (p, ct) => await p.PollOnceAsync(ct).ConfigureAwait(false), poller, cancellationToken).ConfigureAwait(false);
-                reporter.Recovered(InstancePoller.Component);
-                // A delay after each poll, not a periodic timer: after a long outage a timer's missed tick would
-                // fire at once and give the next rate an interval of a few milliseconds.
-                await Task.Delay(interval, _time, cancellationToken).ConfigureAwait(false);
+                _instances[options.Name] = instance;
+                _running.Add(options.Name);
             }
-        }
-        catch (Exception) when (cancellationToken.IsCancellationRequested)
-        {
-            // Stopping: SqlClient reports a cancelled command as a SqlException, not as OperationCanceledException.
+
+            try
+            {
+                await run(instance, cancellationToken).ConfigureAwait(false);
+            }
+            finally
+            {
+                lock (_gate)
+                {
+                    _running.Remove(options.Name);
+                }
+            }
         }
     }
 }

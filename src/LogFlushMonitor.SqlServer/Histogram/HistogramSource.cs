@@ -9,9 +9,6 @@ using LogFlushMonitor.SqlServer.Sql;
 using LogFlushMonitor.SqlServer.Streaming;
 using LogFlushMonitor.XEvent.Xml;
 using Microsoft.Data.SqlClient;
-using Microsoft.Extensions.Logging.Abstractions;
-using Microsoft.Extensions.Logging;
-using Polly;
 
 namespace LogFlushMonitor.SqlServer.Histogram;
 
@@ -23,48 +20,30 @@ public sealed record HistogramTarget(string SessionName, int? DatabaseId, string
 }
 
 /// <summary>
-/// Histogram mode: package0.histogram targets on log_flush_start.write_size, bucketed by the server and polled.
-/// Per database (one small session each, <c>database_id = N</c>) while the watched databases number at most
-/// <see cref="EventSourceSettings.MaxHistogramSessions"/>; otherwise, and on Azure SQL Database, one instance-wide
-/// session reported under the database "(all)". Each poll's increase of each slot is delivered once, as a
-/// <see cref="FlushBucketSample"/> (write size = the slot's value, count = its increase, timestamp = poll time): a
-/// polled row that goes straight to the aggregation, which adds it to the exact distribution and the exported
-/// histogram with its weight.
+/// Histogram mode, a part of <see cref="SqlServerInstance"/> (which owns its connection string, session manager,
+/// failure reporter and retry policy): package0.histogram targets on log_flush_start.write_size, bucketed by the server
+/// and polled every poll interval. Per database (one small session each, <c>database_id = N</c>) while the watched
+/// databases number at most <see cref="SqlServerSourceOptions.MaxHistogramSessions"/>; otherwise, and on Azure SQL
+/// Database, one instance-wide session reported under the database "(all)". Each poll's increase of each slot is
+/// delivered once, as a <see cref="FlushBucketSample"/> (write size = the slot's value, count = its increase,
+/// timestamp = poll time): a polled row that goes straight to the aggregation, which adds it to the exact distribution
+/// and the exported histogram with its weight.
 /// </summary>
 public sealed class HistogramSource
 {
     /// <summary>The SourceHealth component of histogram polls.</summary>
     public const string Component = SourceComponents.Histogram;
 
-    private readonly SqlServerInstanceOptions _instance;
-    private readonly string _connectionString;
+    private readonly SqlServerInstance _owner;
     private readonly IPollSink _sink;
-    private readonly SourceHealth _health;
-    private readonly EventSourceSettings _settings;
-    private readonly TimeProvider _time;
-    private readonly ILogger _logger;
-    private readonly EventSessionManager _sessions;
     private readonly Dictionary<string, HistogramDeltas> _deltas = new(StringComparer.Ordinal);
     private readonly HashSet<string> _used = new(StringComparer.Ordinal);
-    private readonly ResiliencePipeline _retry;
-    private readonly SourceFailureReporter _reporter;
-    private bool _lostConnection;
 
-    /// <summary>Creates the source; <paramref name="sink"/> receives one bucket per slot that grew, per poll.</summary>
-    public HistogramSource(SqlServerInstanceOptions instance, string connectionString, IPollSink sink, SourceHealth health,
-        EventSourceSettings? settings = null, TimeProvider? time = null, ILogger? logger = null)
+    /// <summary>Creates the histogram part of <paramref name="owner"/>; <paramref name="sink"/> receives one bucket per slot that grew, per poll.</summary>
+    internal HistogramSource(SqlServerInstance owner, IPollSink sink)
     {
-        _instance = instance;
-        _connectionString = connectionString;
+        _owner = owner;
         _sink = sink;
-        _health = health;
-        _settings = settings ?? new EventSourceSettings();
-        _time = time ?? TimeProvider.System;
-        _logger = logger ?? NullLogger.Instance;
-        _sessions = new EventSessionManager(instance, _logger) { CommandTimeoutSeconds = _settings.CommandTimeoutSeconds };
-        _reporter = new SourceFailureReporter(instance.Name, health, _logger);
-        _retry = SourceRetryPipeline.Build(new ReconnectBackoff(_settings.ReconnectDelay, _settings.MaxReconnectDelay), _time, _reporter,
-            static () => Component, e => FailureClassifier.Classify(e, _lostConnection));
     }
 
     /// <summary>Whether the last attempt opened its connection (false after a connection attempt failed).</summary>
@@ -94,41 +73,41 @@ public sealed class HistogramSource
         return [new HistogramTarget(sessionName + "_h", null, HistogramTarget.AllDatabases)];
     }
 
-    /// <summary>Polls until cancelled, reconnecting through <see cref="SourceRetryPipeline"/>.</summary>
+    /// <summary>Polls until cancelled, reconnecting through the instance's <see cref="InstanceRetry"/>.</summary>
     public async Task RunAsync(CancellationToken cancellationToken)
     {
         try
         {
-            await _retry.ExecuteAsync(AttemptAsync, cancellationToken).ConfigureAwait(false);
+            await _owner.Retry.ExecuteAsync(AttemptAsync, Component, cancellationToken).ConfigureAwait(false);
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
         }
     }
 
-    private async ValueTask AttemptAsync(CancellationToken cancellationToken)
+    private async ValueTask<bool> AttemptAsync(InstanceRetry.Attempt attempt, CancellationToken cancellationToken)
     {
-        _lostConnection = false;
-        var connection = await SqlConnections.OpenAsync(_connectionString, reachable => Reachable = reachable, cancellationToken).ConfigureAwait(false);
+        var sessions = _owner.Sessions;
+        var connection = await SqlConnections.OpenAsync(_owner.ConnectionString, reachable => Reachable = reachable, cancellationToken).ConfigureAwait(false);
         await using (connection.ConfigureAwait(false))
         {
             try
             {
-                var capabilities = await _sessions.ReadCapabilitiesAsync(connection, cancellationToken).ConfigureAwait(false);
+                var capabilities = await sessions.ReadCapabilitiesAsync(connection, cancellationToken).ConfigureAwait(false);
                 if (!capabilities.HasHistogramTarget || !capabilities.HasFlushStart || !capabilities.FlushStartHasWriteSize)
                 {
                     throw new NotSupportedException("This server's XE catalog lacks package0.histogram or log_flush_start.write_size.");
                 }
 
-                var databases = await _sessions.ResolveDatabasesAsync(connection, cancellationToken).ConfigureAwait(false);
-                var targets = Plan(_sessions.SessionName, databases, _instance.Azure, _settings.MaxHistogramSessions);
-                XeLog.HistogramMode(_logger, _instance.Name, targets.Count, targets[0].DatabaseId is null ? "instance-wide" : "per database");
+                var databases = await sessions.ResolveDatabasesAsync(connection, cancellationToken).ConfigureAwait(false);
+                var targets = Plan(sessions.SessionName, databases, _owner.Options.Azure, _owner.Fleet.MaxHistogramSessions);
+                XeLog.HistogramMode(_owner.Logger, _owner.Name, targets.Count, targets[0].DatabaseId is null ? "instance-wide" : "per database");
                 foreach (var target in targets)
                 {
                     XeSessionName.Validate(target.SessionName);
                     _used.Add(target.SessionName);
-                    var action = await _sessions.EnsureAsync(connection, target.SessionName,
-                        () => _sessions.BuildHistogramSessionDdl(target.SessionName, target.DatabaseId, target.DatabaseId is null ? databases : null, _settings.HistogramSlots),
+                    var action = await sessions.EnsureAsync(connection, target.SessionName,
+                        () => sessions.BuildHistogramSessionDdl(target.SessionName, target.DatabaseId, target.DatabaseId is null ? databases : null, _owner.Fleet.HistogramSlots),
                         cancellationToken).ConfigureAwait(false);
                     if (action != SessionAction.None)
                     {
@@ -144,15 +123,15 @@ public sealed class HistogramSource
                     }
 
                     Polls++;
-                    _health.Succeeded(_instance.Name, Component);
-                    _reporter.Recovered(Component);
-                    await Task.Delay(_settings.HistogramPollInterval, _time, cancellationToken).ConfigureAwait(false);
+                    _owner.Health.Succeeded(_owner.Name, Component);
+                    _owner.Reporter.Recovered(Component);
+                    await Task.Delay(_owner.PollInterval, _owner.Time, cancellationToken).ConfigureAwait(false);
                 }
             }
             catch (Exception) when (!cancellationToken.IsCancellationRequested)
             {
-                // Counted and logged by the retry pipeline's reporter, which needs to know whether the connection went.
-                _lostConnection = connection.State != ConnectionState.Open;
+                // Counted and logged by the retry policy's reporter, which needs to know whether the connection went.
+                attempt.ConnectionLost = connection.State != ConnectionState.Open;
                 throw;
             }
         }
@@ -160,9 +139,9 @@ public sealed class HistogramSource
 
     private async Task PollAsync(SqlConnection connection, HistogramTarget target, CancellationToken cancellationToken)
     {
-        var xml = _instance.Azure
-            ? await connection.QueryFirstOrDefaultAsync<string?>(XeSql.DatabaseHistogramData, new { name = target.SessionName, cancellationToken }, commandTimeout: _settings.CommandTimeoutSeconds).ConfigureAwait(false)
-            : await connection.QueryFirstOrDefaultAsync<string?>(XeSql.ServerHistogramData, new { name = target.SessionName, cancellationToken }, commandTimeout: _settings.CommandTimeoutSeconds).ConfigureAwait(false);
+        var xml = _owner.Options.Azure
+            ? await connection.QueryFirstOrDefaultAsync<string?>(XeSql.DatabaseHistogramData, new { name = target.SessionName, cancellationToken }, commandTimeout: _owner.CommandTimeoutSeconds).ConfigureAwait(false)
+            : await connection.QueryFirstOrDefaultAsync<string?>(XeSql.ServerHistogramData, new { name = target.SessionName, cancellationToken }, commandTimeout: _owner.CommandTimeoutSeconds).ConfigureAwait(false);
         if (xml is null)
         {
             // Not running (a DBA stopped or dropped it): fail the attempt so the reconnect re-creates it.
@@ -173,13 +152,13 @@ public sealed class HistogramSource
         if (content.Truncated)
         {
             TruncatedReadings++;
-            XeLog.HistogramTruncated(_logger, _instance.Name, target.SessionName);
+            XeLog.HistogramTruncated(_owner.Logger, _owner.Name, target.SessionName);
         }
 
-        var now = _time.GetUtcNow().UtcDateTime;
+        var now = _owner.Time.GetUtcNow().UtcDateTime;
         var dbId = target.DatabaseId ?? 0;
         FlushesDelivered += Deltas(target.SessionName).Apply(content, (value, increase) =>
-            _sink.OnFlushBucket(new FlushBucketSample(_instance.Name, now, dbId, target.DatabaseName, (uint)Math.Clamp(value, 0, uint.MaxValue), increase)));
+            _sink.OnFlushBucket(new FlushBucketSample(_owner.Name, now, dbId, target.DatabaseName, (uint)Math.Clamp(value, 0, uint.MaxValue), increase)));
     }
 
     private HistogramDeltas Deltas(string session)

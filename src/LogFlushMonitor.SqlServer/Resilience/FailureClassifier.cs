@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Net.Sockets;
 using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Sessions;
+using LogFlushMonitor.SqlServer.Streaming;
 using LogFlushMonitor.XEvent;
 using Microsoft.Data.SqlClient;
 
@@ -63,6 +64,7 @@ public static class FailureClassifier
         {
             SqlException s => Classify(s),
             SessionMissingException => new(SqlErrorKinds.SessionMissing, FailureClass.Transient, 0),
+            StreamStalledException => new(SqlErrorKinds.Stalled, FailureClass.Transient, 0),
             ProtocolException => new(SqlErrorKinds.Protocol, FailureClass.Persistent, 0),
             TimeoutException => new(SqlErrorKinds.Timeout, FailureClass.Transient, 0),
             SocketException so => new(IsUnreachable(so) ? SqlErrorKinds.Unreachable : SqlErrorKinds.Disconnected, FailureClass.Transient, 0),

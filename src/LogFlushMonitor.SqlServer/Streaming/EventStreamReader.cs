@@ -49,6 +49,8 @@ public sealed class EventStreamReader : IDisposable
     private XEventSampleMapper? _mapper;
     private XEventUnits? _units;
     private byte[] _buffer;
+    private long _lastProgressTicks;
+    private bool _inRow;
     private long _previousMapperFlushes;
     private long _previousMapperWaits;
     private long _previousMapperLost;
@@ -75,7 +77,19 @@ public sealed class EventStreamReader : IDisposable
     public Action? OnStreamOpened { get; init; }
 
     /// <summary>How long a stream request may wait for the server's first answer before the stream counts as open (10 s).</summary>
-    public TimeSpan OpenedAfter { get; init; } = TimeSpan.FromSeconds(10);
+    public TimeSpan OpenedAfter { get; set; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>The clock of <see cref="LastProgressUtc"/> (the instance's).</summary>
+    public TimeProvider Time { get; init; } = TimeProvider.System;
+
+    /// <summary>
+    /// When the current connection's read last made progress: the request was sent, or bytes of a row arrived. The
+    /// watchdog compares it with what the server says it did meanwhile.
+    /// </summary>
+    public DateTimeOffset LastProgressUtc => new(Interlocked.Read(ref _lastProgressTicks), TimeSpan.Zero);
+
+    /// <summary>Whether the read is in the middle of a row (its data is arriving): a server sends a row's packets back to back.</summary>
+    public bool InRow => Volatile.Read(ref _inRow);
 
     /// <summary>Rows (buffers) read so far, over all connections.</summary>
     public long BuffersRead { get; private set; }
@@ -157,6 +171,7 @@ public sealed class EventStreamReader : IDisposable
             BeginConnection(new XEventUnits(), sessionRestarted: true);
         }
 
+        Progress();
         using var command = new SqlCommand(XeSql.ReadEventStream, connection) { CommandTimeout = 0 };
         command.Parameters.Add("@name", SqlDbType.NVarChar, 128).Value = sessionName;
         using var registration = cancellationToken.Register(static c => ((SqlCommand)c!).Cancel(), command);
@@ -185,9 +200,12 @@ public sealed class EventStreamReader : IDisposable
             {
                 while (reader.Read())
                 {
+                    Progress();
+                    Volatile.Write(ref _inRow, true);
                     // SequentialAccess: the columns are read in order, type first.
                     var type = reader.IsDBNull(0) ? -1 : reader.GetInt32(0);
                     var length = ReadData(reader);
+                    Volatile.Write(ref _inRow, false);
                     BuffersRead++;
                     BytesRead += length;
                     OnRow(type, length);
@@ -198,6 +216,7 @@ public sealed class EventStreamReader : IDisposable
             }
             finally
             {
+                Volatile.Write(ref _inRow, false);
                 if (!finished)
                 {
                     // Disposing a reader drains the rest of its result: on an endless stream only an attention ends that.
@@ -257,9 +276,12 @@ public sealed class EventStreamReader : IDisposable
                 return length;
             }
 
+            Progress();
             length += n;
         }
     }
+
+    private void Progress() => Interlocked.Exchange(ref _lastProgressTicks, Time.GetUtcNow().UtcTicks);
 
     private void Grow()
     {

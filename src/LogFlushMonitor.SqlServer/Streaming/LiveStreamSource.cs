@@ -4,19 +4,19 @@ using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Sessions;
-using Microsoft.Extensions.Logging;
-using Microsoft.Extensions.Logging.Abstractions;
-using Polly;
+using Microsoft.Data.SqlClient;
 
 namespace LogFlushMonitor.SqlServer.Streaming;
 
 /// <summary>
-/// Streams one instance's events until cancelled: connect, check capabilities, make sure the session exists and
-/// runs (a DBA may have dropped or stopped it), read the live stream; on failure reconnect through
-/// <see cref="SourceRetryPipeline"/> (capped, jittered backoff on the injected <see cref="TimeProvider"/>). A connection that delivered buffers before it broke
-/// is retried at once after <see cref="EventSourceSettings.ReconnectDelay"/>, so the backoff grows only while
-/// nothing works. Error 25726 (too slow) is always backed off and counted: in Auto mode enough of them within the
-/// window end the stream so the caller can fall back to histogram mode.
+/// The live stream of one instance (a part of <see cref="SqlServerInstance"/>, which owns its connection string,
+/// session manager, failure reporter and retry policy): connect, check capabilities, make sure the session exists and
+/// runs (a DBA may have dropped or stopped it), read the stream; a failed attempt is retried through the instance's
+/// <see cref="InstanceRetry"/>. A connection that delivered buffers and then broke ends the attempt without a failure
+/// for the policy: the next connection is made after <see cref="SqlServerSourceOptions.ReconnectDelay"/>, and the
+/// backoff grows only while nothing works. Error 25726 (too slow) is always backed off and counted: in Auto mode enough
+/// of them within the window end the stream so the instance can fall back to histogram mode. The instance's
+/// <see cref="StreamWatchdog"/> ends a connection that went silent while the server kept flushing.
 /// </summary>
 public sealed class LiveStreamSource : IDisposable
 {
@@ -26,69 +26,38 @@ public sealed class LiveStreamSource : IDisposable
     /// <summary>The SourceHealth component of session checks and DDL.</summary>
     public const string SessionComponent = SourceComponents.Session;
 
-    private readonly SqlServerInstanceOptions _instance;
-    private readonly string _connectionString;
-    private readonly SourceHealth _health;
-    private readonly EventSourceSettings _settings;
-    private readonly TimeProvider _time;
-    private readonly ILogger _logger;
-    private readonly EventSessionManager _sessions;
+    private readonly SqlServerInstance _owner;
     private readonly Queue<DateTimeOffset> _tooSlow = new();
-    private readonly ResiliencePipeline _retry;
-    private readonly SourceFailureReporter _reporter;
-    private readonly IPollSink? _names;
-    private string _failedComponent = SessionComponent;
-    private bool _lostConnection;
+    private readonly IPollSink _names;
+    private SqlConnection? _current;
 
     /// <summary>
-    /// Creates the source; <paramref name="sink"/> must never wait (the pipeline's dropping writer). When
-    /// <paramref name="names"/> is given, each connection hands it the names of the databases the session covers before
-    /// the first buffer is read, so events keyed by database_id are named from the first one (a series renamed later
-    /// would leave its first counts under "id:N").
+    /// Creates the stream of <paramref name="owner"/>; <paramref name="sink"/> must never wait (the pipeline's dropping
+    /// writer). Each connection hands <paramref name="names"/> the names of the databases the session covers before the
+    /// first buffer is read, so events keyed by database_id are named from the first one.
     /// </summary>
-    public LiveStreamSource(SqlServerInstanceOptions instance, string connectionString, IEventSink sink, SourceHealth health,
-        EventSourceSettings? settings = null, TimeProvider? time = null, ILogger? logger = null, IPollSink? names = null)
+    internal LiveStreamSource(SqlServerInstance owner, IEventSink sink, IPollSink names)
     {
-        _instance = instance;
+        _owner = owner;
         _names = names;
-        _connectionString = connectionString;
-        _health = health;
-        _settings = settings ?? new EventSourceSettings();
-        _time = time ?? TimeProvider.System;
-        _logger = logger ?? NullLogger.Instance;
-        _sessions = new EventSessionManager(instance, _logger) { CommandTimeoutSeconds = _settings.CommandTimeoutSeconds };
-        _reporter = new SourceFailureReporter(instance.Name, health, _logger);
-        Reader = new EventStreamReader(instance.Name, sink, health, _logger)
+        Reader = new EventStreamReader(owner.Name, sink, owner.Health, owner.Logger)
         {
-            MaxBufferBytes = _settings.MaxBufferBytes,
-            OpenedAfter = _settings.StreamOpenedAfter,
-            OnStreamOpened = () => _reporter.Recovered(StreamComponent),
+            MaxBufferBytes = owner.Fleet.MaxStreamBufferBytes,
+            OnStreamOpened = () => owner.Reporter.Recovered(StreamComponent),
         };
-        Backoff = new ReconnectBackoff(_settings.ReconnectDelay, _settings.MaxReconnectDelay);
-        _retry = SourceRetryPipeline.Build(Backoff, _time, _reporter, () => _failedComponent, e => FailureClassifier.Classify(e, _lostConnection), delay =>
-        {
-            Reconnects++;
-            LastReconnectDelay = delay;
-        });
     }
-
-    /// <summary>The backoff between failed attempts.</summary>
-    public ReconnectBackoff Backoff { get; }
 
     /// <summary>Whether the last attempt opened its connection (false after a connection attempt failed).</summary>
     public bool Reachable { get; private set; }
 
-    /// <summary>Whether this source made sure its session existed and ran at least once (so it may have to stop it).</summary>
+    /// <summary>Whether this stream made sure its session existed and ran at least once (so it may have to stop it).</summary>
     public bool SessionEnsured { get; private set; }
 
-    /// <summary>The reader (counters of buffers, events, losses).</summary>
+    /// <summary>The reader (counters of buffers, events, losses, progress).</summary>
     public EventStreamReader Reader { get; }
 
-    /// <summary>The session manager this source uses.</summary>
-    public EventSessionManager Sessions => _sessions;
-
     /// <summary>Reconnections after a failure (each waited a backoff delay).</summary>
-    public long Reconnects { get; private set; }
+    public long Reconnects => Volatile.Read(ref _reconnects);
 
     /// <summary>The backoff delay chosen before the latest reconnection.</summary>
     public TimeSpan LastReconnectDelay { get; private set; }
@@ -96,101 +65,138 @@ public sealed class LiveStreamSource : IDisposable
     /// <summary>Disconnections for slowness (25726) so far.</summary>
     public long TooSlowDisconnects { get; private set; }
 
+    /// <summary>Whether a connection is reading the stream now.</summary>
+    public bool Connected => Volatile.Read(ref _current) is not null;
+
+    /// <summary>The connection reading the stream now, if any.</summary>
+    internal SqlConnection? CurrentConnection => Volatile.Read(ref _current);
+
+    private long _reconnects;
+
     /// <summary>
     /// Streams until cancelled (returns false) or, in Auto mode, until the server disconnected us as too slow
-    /// <see cref="EventSourceSettings.FallbackErrorCount"/> times within the window (returns true: fall back).
+    /// <see cref="SqlServerSourceOptions.FallbackErrorCount"/> times within the window (returns true: fall back).
     /// </summary>
     public async Task<bool> RunAsync(CancellationToken cancellationToken)
     {
-        while (true)
+        _owner.Watchdog.Start();
+        try
         {
-            Outcome outcome;
-            try
+            while (true)
             {
-                outcome = await _retry.ExecuteAsync(AttemptAsync, cancellationToken).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
-            {
-                return false;
-            }
-
-            switch (outcome)
-            {
-                case Outcome.Cancelled:
+                var outcome = await _owner.Retry.ExecuteAsync((attempt, ct) => AttemptAsync(attempt, ct), SessionComponent, cancellationToken, Retrying).ConfigureAwait(false);
+                if (outcome == Outcome.Cancelled)
+                {
                     return false;
-                case Outcome.FallBack:
-                    return true;
-                default:
-                    try
-                    {
-                        await Task.Delay(_settings.ReconnectDelay, _time, cancellationToken).ConfigureAwait(false);
-                    }
-                    catch (OperationCanceledException)
-                    {
-                        return false;
-                    }
+                }
 
-                    break;
+                if (outcome == Outcome.FallBack)
+                {
+                    return true;
+                }
+
+                // The connection worked and ended: a new one after the first delay, the backoff starting afresh.
+                await Task.Delay(_owner.Fleet.ReconnectDelay, _owner.Time, cancellationToken).ConfigureAwait(false);
             }
         }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            return false;
+        }
+    }
+
+    /// <summary>
+    /// Ends the connection now reading (the watchdog found it silent while the server flushed): its read fails and the
+    /// stream reconnects. Returns false when no connection was reading.
+    /// </summary>
+    internal bool Abort()
+    {
+        if (Interlocked.Exchange(ref _current, null) is not { } connection)
+        {
+            return false;
+        }
+
+        // A read blocked on a silent socket is not woken by an attention (it never crosses a stalled path): closing the
+        // connection from here makes the blocked read fail at once.
+        SqlConnection.ClearPool(connection);
+        connection.Dispose();
+        return true;
     }
 
     /// <inheritdoc />
     public void Dispose() => Reader.Dispose();
 
-    private async ValueTask<Outcome> AttemptAsync(CancellationToken cancellationToken)
+    private async ValueTask<Outcome> AttemptAsync(InstanceRetry.Attempt attempt, CancellationToken cancellationToken)
     {
-        _failedComponent = SessionComponent;
-        _lostConnection = false;
+        attempt.Component = SessionComponent;
+        var sessions = _owner.Sessions;
         var buffersBefore = Reader.BuffersRead;
-        var connection = await SqlConnections.OpenAsync(_connectionString, reachable => Reachable = reachable, cancellationToken).ConfigureAwait(false);
+        var connection = await SqlConnections.OpenAsync(_owner.ConnectionString, reachable => Reachable = reachable, cancellationToken).ConfigureAwait(false);
         await using (connection.ConfigureAwait(false))
         {
             try
             {
-                var capabilities = await _sessions.ReadCapabilitiesAsync(connection, cancellationToken).ConfigureAwait(false);
-                var databases = await _sessions.ResolveDatabasesAsync(connection, cancellationToken).ConfigureAwait(false);
+                var capabilities = await sessions.ReadCapabilitiesAsync(connection, cancellationToken).ConfigureAwait(false);
+                var databases = await sessions.ResolveDatabasesAsync(connection, cancellationToken).ConfigureAwait(false);
                 PassOnNames(databases);
-                var action = await _sessions.EnsureAsync(connection, _sessions.SessionName, () => _sessions.BuildStreamSessionDdl(capabilities, databases), cancellationToken).ConfigureAwait(false);
+                var action = await sessions.EnsureAsync(connection, sessions.SessionName, () => sessions.BuildStreamSessionDdl(capabilities, databases), cancellationToken).ConfigureAwait(false);
                 SessionEnsured = true;
-                _health.Succeeded(_instance.Name, SessionComponent);
-                _reporter.Recovered(SessionComponent);
-                _failedComponent = StreamComponent;
+                _owner.Health.Succeeded(_owner.Name, SessionComponent);
+                _owner.Reporter.Recovered(SessionComponent);
+                attempt.Component = StreamComponent;
                 Reader.BeginConnection(capabilities.Units, sessionRestarted: action != SessionAction.None);
-                XeLog.StreamConnected(_logger, _instance.Name, _sessions.SessionName, Reader.Connections);
+                XeLog.StreamConnected(_owner.Logger, _owner.Name, sessions.SessionName, Reader.Connections);
 
                 // The read blocks between buffers for as long as the stream lives: give it its own thread.
-                var end = await Task.Factory.StartNew(() => Reader.Read(connection, _sessions.SessionName, cancellationToken),
-                    CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default).ConfigureAwait(false);
+                Volatile.Write(ref _current, connection);
+                StreamEnd end;
+                try
+                {
+                    end = await Task.Factory.StartNew(() => Reader.Read(connection, sessions.SessionName, cancellationToken),
+                        CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default).ConfigureAwait(false);
+                }
+                finally
+                {
+                    Interlocked.CompareExchange(ref _current, null, connection);
+                }
+
                 if (end == StreamEnd.Cancelled || cancellationToken.IsCancellationRequested)
                 {
                     return Outcome.Cancelled;
                 }
 
-                XeLog.StreamEnded(_logger, _instance.Name);
+                if (_owner.Watchdog.Fired(connection))
+                {
+                    throw new StreamStalledException(_owner.Watchdog.Reason);
+                }
+
+                XeLog.StreamEnded(_owner.Logger, _owner.Name);
                 var ended = new SessionMissingException("The server ended the live stream (the session was stopped or dropped).");
                 if (Reader.BuffersRead > buffersBefore)
                 {
-                    ReportLost(ended);
+                    ReportLost(ended, lost: false);
                     return Outcome.Lost;
                 }
 
                 throw ended; // nothing arrived: back off before trying again
             }
-            catch (Exception e) when (e is not SessionMissingException && !cancellationToken.IsCancellationRequested)
+            catch (Exception caught) when (caught is not SessionMissingException && !cancellationToken.IsCancellationRequested)
             {
-                _lostConnection = connection.State != ConnectionState.Open;
-                var failure = FailureClassifier.Classify(e, _lostConnection);
+                // A read the watchdog ended fails with whatever SqlClient raises for a closed connection: say what happened.
+                var e = _owner.Watchdog.Fired(connection) && caught is not StreamStalledException ? new StreamStalledException(_owner.Watchdog.Reason, caught) : caught;
+                var lost = connection.State != ConnectionState.Open;
+                attempt.ConnectionLost = lost;
+                var failure = FailureClassifier.Classify(e, lost);
                 if (failure.Kind == SqlErrorKinds.StreamTooSlow)
                 {
                     TooSlowDisconnects++;
                     if (ShouldFallBack())
                     {
-                        _reporter.Failed(StreamComponent, e, failure, _tooSlow.Count, TimeSpan.Zero);
+                        _owner.Reporter.Failed(StreamComponent, e, failure, _tooSlow.Count, TimeSpan.Zero);
                         return Outcome.FallBack;
                     }
 
-                    throw; // back off: reconnecting at once would only be dropped again
+                    throw; // back off: reconnecting at once would only be dropped again (25726 is never a stall)
                 }
 
                 // A connection that delivered buffers and then broke is retried at once, but only for a transient
@@ -199,50 +205,58 @@ public sealed class LiveStreamSource : IDisposable
                 // "retried at the backoff cap").
                 if (Reader.BuffersRead > buffersBefore && failure.Class != FailureClass.Persistent)
                 {
-                    ReportLost(e);
+                    ReportLost(e, lost);
                     return Outcome.Lost;
                 }
 
-                throw;
+                if (ReferenceEquals(e, caught))
+                {
+                    throw;
+                }
+
+                throw e;
             }
         }
     }
 
     /// <summary>A connection that delivered buffers broke: reconnected after the first delay, the backoff starting afresh.</summary>
-    private void ReportLost(Exception e)
+    private void ReportLost(Exception e, bool lost)
     {
-        _reporter.Failed(_failedComponent, e, FailureClassifier.Classify(e, _lostConnection), 1, _settings.ReconnectDelay);
+        _owner.Reporter.Failed(StreamComponent, e, FailureClassifier.Classify(e, lost), 1, _owner.Fleet.ReconnectDelay);
     }
 
     private void PassOnNames(DatabaseSelection databases)
     {
-        if (_names is null)
-        {
-            return;
-        }
-
-        var now = _time.GetUtcNow().UtcDateTime;
+        var now = _owner.Time.GetUtcNow().UtcDateTime;
         foreach (var (id, name) in databases.Names)
         {
-            _names.OnDatabaseName(new DatabaseNameSample(_instance.Name, now, id, name));
+            _names.OnDatabaseName(new DatabaseNameSample(_owner.Name, now, id, name));
         }
+    }
+
+    /// <summary>Counts a reconnection the retry policy is about to wait for.</summary>
+    private void Retrying(TimeSpan delay)
+    {
+        LastReconnectDelay = delay;
+        Interlocked.Increment(ref _reconnects);
     }
 
     private bool ShouldFallBack()
     {
-        var now = _time.GetUtcNow();
+        var now = _owner.Time.GetUtcNow();
+        var window = _owner.Fleet.FallbackWindow;
         _tooSlow.Enqueue(now);
-        while (_tooSlow.Count > 0 && now - _tooSlow.Peek() > _settings.FallbackWindow)
+        while (_tooSlow.Count > 0 && now - _tooSlow.Peek() > window)
         {
             _tooSlow.Dequeue();
         }
 
-        if (_instance.Mode != CollectionMode.Auto || _tooSlow.Count < _settings.FallbackErrorCount)
+        if (_owner.Options.Mode != CollectionMode.Auto || _tooSlow.Count < _owner.Fleet.FallbackErrorCount)
         {
             return false;
         }
 
-        XeLog.FellBack(_logger, _instance.Name, _tooSlow.Count, _settings.FallbackWindow);
+        XeLog.FellBack(_owner.Logger, _owner.Name, _tooSlow.Count, window);
         return true;
     }
 

@@ -41,6 +41,9 @@ internal static partial class XeLog
     [LoggerMessage(5115, LogLevel.Warning, "Instance {Instance}: the server disconnected the stream as too slow (25726) {Count} times within {Window}; falling back to histogram mode")]
     public static partial void FellBack(ILogger logger, string instance, int count, TimeSpan window);
 
+    [LoggerMessage(5118, LogLevel.Warning, "Instance {Instance}: the live stream stalled ({Reason}): closing the connection to read the stream again (sqlserver.monitor.errors, error.type=stalled)")]
+    public static partial void StreamStalled(ILogger logger, string instance, string reason);
+
     [LoggerMessage(5120, LogLevel.Warning, "Instance {Instance}: histogram target of session {Session} is truncated (more distinct write sizes than slots); counts are incomplete")]
     public static partial void HistogramTruncated(ILogger logger, string instance, string session);
 

@@ -3,7 +3,7 @@ using System.Runtime.InteropServices;
 using LogFlushMonitor.SqlServer;
 using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Fleet;
-using LogFlushMonitor.SqlServer.Workload;
+using LogFlushMonitor.Workload;
 
 namespace LogFlushMonitor.Commands;
 

@@ -1,5 +1,5 @@
 using System.Globalization;
-using LogFlushMonitor.SqlServer.Workload;
+using LogFlushMonitor.Workload;
 
 namespace LogFlushMonitor.Commands;
 

@@ -100,6 +100,8 @@ public static class MonitorHost
             sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Pipeline.ChannelCapacity));
         services.AddSingleton<TelemetryService>();
         services.AddSingleton<SourceShutdown>();
+        services.AddSingleton<ISourceShutdown>(sp => sp.GetRequiredService<SourceShutdown>());
+        services.AddSingleton<ISourceReadiness>(sp => sp.GetRequiredService<Readiness>());
 
         // Start order = registration order; stop order is the reverse: sources stop first, the pipeline
         // drains, and telemetry exports the last values.
@@ -109,7 +111,7 @@ public static class MonitorHost
         services.AddHostedService<PipelineService>();
         services.AddHostedService<SimulationSourceService>();
         services.AddHostedService<ReplaySourceService>();
-        services.AddSqlServerSource();
+        services.AddSqlServerSource(builder.Configuration);
         services.AddHostedService<SummaryService>();
         configureServices?.Invoke(services);
         return builder.Build();

@@ -15,7 +15,7 @@ namespace LogFlushMonitor.Hosting;
 /// <see cref="SourceHealth"/>: an instance has delivered once any of its components succeeded, and is down when a
 /// component fails and none has succeeded within the grace period.
 /// </remarks>
-public sealed class Readiness(SourceHealth health, TimeProvider time, TimeSpan gracePeriod)
+public sealed class Readiness(SourceHealth health, TimeProvider time, TimeSpan gracePeriod) : ISourceReadiness
 {
     private readonly ConcurrentDictionary<string, Component> _components = new(StringComparer.Ordinal);
     private volatile bool _started;

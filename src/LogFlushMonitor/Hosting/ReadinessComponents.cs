@@ -13,5 +13,5 @@ internal static class ReadinessComponents
     public const string ReplaySource = "source:replay";
 
     /// <summary>The SQL Server instances (Sources:SqlServer).</summary>
-    public const string SqlServerSource = "source:sqlserver";
+    public const string SqlServerSource = LogFlushMonitor.SqlServer.Fleet.SqlServerFleet.ReadinessComponent;
 }

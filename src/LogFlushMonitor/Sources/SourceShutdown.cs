@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.SqlServer;
 using Microsoft.Extensions.Options;
 
@@ -12,7 +13,7 @@ namespace LogFlushMonitor.Sources;
 /// and one that has not ended by then is named in the log and abandoned: the rest of the shutdown (pipeline drain,
 /// last export) goes on and the exit code stays 0.
 /// </summary>
-internal sealed partial class SourceShutdown
+internal sealed partial class SourceShutdown : ISourceShutdown
 {
     private readonly TimeProvider _time;
     private readonly ILogger<SourceShutdown> _logger;

@@ -3,7 +3,6 @@ using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Fleet;
 using LogFlushMonitor.SqlServer.Polling;
-using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 using Microsoft.Extensions.Logging;
 
@@ -12,6 +11,9 @@ namespace LogFlushMonitor.SqlServer.Tests.Fleet;
 public class FleetTests
 {
     private const string Secret = "Zebra-S3cret-9931!";
+
+    /// <summary>These tests run only the polls: no event reaches this sink.</summary>
+    private static readonly RecordingSink NoEvents = new();
 
     [Fact]
     public async Task A_login_failure_is_retried_only_at_the_backoff_cap_logged_once_and_never_logs_the_password()
@@ -26,12 +28,12 @@ public class FleetTests
             Instances = [new SqlServerInstanceOptions { Name = "prod-1", ConnectionStringEnvironmentVariable = "LFM_PROD1" }],
         };
         var env = new Dictionary<string, string?> { ["LFM_PROD1"] = server.ConnectionString(password: Secret) };
-        var fleet = new SqlServerFleet(options, new RecordingSink(), health, logger, time, n => env.GetValueOrDefault(n))
+        var fleet = new SqlServerFleet(options, NoEvents, new RecordingSink(), health, logger, time, n => env.GetValueOrDefault(n))
         {
-            Backoff = new ReconnectBackoff(TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(30), () => 0.5),
+            Random = () => 0.5,
         };
         using var stop = new CancellationTokenSource();
-        var run = fleet.RunAsync(stop.Token);
+        var run = fleet.RunPollsAsync(stop.Token);
 
         var logins = new List<DateTimeOffset>();
         var seen = 0;
@@ -81,9 +83,9 @@ public class FleetTests
                 new SqlServerInstanceOptions { Name = "healthy", ConnectionString = healthy.ConnectionString() },
             ],
         };
-        var fleet = new SqlServerFleet(options, sink, health, new CapturingLogger(), time);
+        var fleet = new SqlServerFleet(options, sink, sink, health, new CapturingLogger(), time);
         using var stop = new CancellationTokenSource();
-        var run = fleet.RunAsync(stop.Token);
+        var run = fleet.RunPollsAsync(stop.Token);
 
         // Five polls of the healthy instance, 15 virtual seconds apart, while the hung one is stuck in its first query.
         int HealthyPolls() => sink.Of<PollCompleted>().Count(p => p.Instance == "healthy" && p.Kind == PollKind.Counters);
@@ -116,9 +118,9 @@ public class FleetTests
                 new SqlServerInstanceOptions { Name = "ok", ConnectionString = server.ConnectionString() },
             ],
         };
-        var fleet = new SqlServerFleet(options, sink, health, logger, environment: _ => null);
+        var fleet = new SqlServerFleet(options, sink, sink, health, logger, environment: _ => null);
         using var stop = new CancellationTokenSource();
-        var run = fleet.RunAsync(stop.Token);
+        var run = fleet.RunPollsAsync(stop.Token);
         await server.Server.WaitForRequestAsync(r => r.Text.Contains("dropped_event_count", StringComparison.Ordinal), TimeSpan.FromSeconds(10));
         await stop.CancelAsync();
         await run.WaitAsync(TimeSpan.FromSeconds(10));

@@ -3,7 +3,6 @@ using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Fleet;
 using LogFlushMonitor.SqlServer.Polling;
-using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 
 namespace LogFlushMonitor.SqlServer.Tests.Fleet;
@@ -18,11 +17,12 @@ public class RecoveryTests
         var options = new SqlServerSourceOptions
         {
             PollInterval = TimeSpan.FromSeconds(15),
+            MaxReconnectDelay = TimeSpan.FromSeconds(30),
             Instances = [new SqlServerInstanceOptions { Name = "prod-1", ConnectionString = server.ConnectionString() }],
         };
-        var fleet = new SqlServerFleet(options, sink, health, logger, time)
+        var fleet = new SqlServerFleet(options, sink, sink, health, logger, time)
         {
-            Backoff = new ReconnectBackoff(TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(30), () => 0),
+            Random = () => 0,
         };
         return (fleet, sink, health, logger);
     }
@@ -34,7 +34,7 @@ public class RecoveryTests
         await using var server = new ScriptedSqlServer { RejectLogins = true };
         var (fleet, sink, health, logger) = Start(server, time);
         using var stop = new CancellationTokenSource();
-        var run = fleet.RunAsync(stop.Token);
+        var run = fleet.RunPollsAsync(stop.Token);
 
         Assert.True(await time.AdvanceUntilAsync(() => server.Server.Logins.Count >= 3, TimeSpan.FromMilliseconds(500), TimeSpan.FromMinutes(2)));
         Assert.False(health.IsUp("prod-1", InstancePoller.Component));
@@ -58,7 +58,7 @@ public class RecoveryTests
         server.CutNext(1, "sys.dm_os_wait_stats");
         var (fleet, sink, health, logger) = Start(server, time);
         using var stop = new CancellationTokenSource();
-        var run = fleet.RunAsync(stop.Token);
+        var run = fleet.RunPollsAsync(stop.Token);
 
         Assert.True(await time.AdvanceUntilAsync(() => sink.Of<PollCompleted>().Any(p => p.Kind == PollKind.WaitStats), TimeSpan.FromMilliseconds(250), TimeSpan.FromMinutes(1)));
         await stop.CancelAsync();

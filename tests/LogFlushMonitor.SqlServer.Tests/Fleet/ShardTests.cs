@@ -41,7 +41,7 @@ public class ShardTests
             Shard = "2/3",
             Instances = [.. Enumerable.Range(0, 30).Select(i => new SqlServerInstanceOptions { Name = $"i{i}", ConnectionString = "Server=x" })],
         };
-        var fleet = new SqlServerFleet(options, new RecordingSink(), new Core.Health.SourceHealth(), new Scripted.CapturingLogger());
+        var fleet = new SqlServerFleet(options, new RecordingSink(), new RecordingSink(), new Core.Health.SourceHealth(), new Scripted.CapturingLogger());
 
         Assert.Equal(options.Instances.Where(i => Shard.Hash(i.Name) % 3 == 1).Select(i => i.Name), fleet.Selected.Select(i => i.Name));
     }

@@ -1,5 +1,4 @@
 using LogFlushMonitor.SqlServer.Fleet;
-using LogFlushMonitor.SqlServer.Streaming;
 
 namespace LogFlushMonitor.SqlServer.Tests.Fleet;
 
@@ -78,23 +77,24 @@ public class ValidatorTests
     }
 
     [Fact]
-    public void Every_event_source_setting_comes_from_the_options()
+    public void An_instance_takes_every_setting_from_the_options_and_its_own_poll_interval_wins()
     {
         var options = new SqlServerSourceOptions
         {
-            PollInterval = TimeSpan.FromSeconds(7), CommandTimeout = TimeSpan.FromSeconds(9), ConnectTimeout = TimeSpan.FromSeconds(3),
-            ReconnectDelay = TimeSpan.FromSeconds(2), MaxReconnectDelay = TimeSpan.FromSeconds(40), FallbackErrorCount = 5,
-            FallbackWindow = TimeSpan.FromMinutes(3), HistogramSlots = 512, MaxHistogramSessions = 2, MaxStreamBufferBytes = 2 << 20,
-            ShutdownTimeout = TimeSpan.FromSeconds(4),
+            PollInterval = TimeSpan.FromSeconds(7), CommandTimeout = TimeSpan.FromSeconds(8.2), ReconnectDelay = TimeSpan.FromSeconds(2),
+            MaxReconnectDelay = TimeSpan.FromSeconds(40), MaxStreamBufferBytes = 2 << 20,
         };
-        var instance = Instance("a");
+        var settings = Instance("a");
+        settings.ConnectionString = "Server=x";
+        var sink = new RecordingSink();
 
-        var s = EventSourceSettings.For(options, instance);
+        using var instance = new SqlServerInstance(settings, options, sink, sink, new Core.Health.SourceHealth());
 
-        Assert.Equal((TimeSpan.FromSeconds(2), TimeSpan.FromSeconds(40), 5, TimeSpan.FromMinutes(3)), (s.ReconnectDelay, s.MaxReconnectDelay, s.FallbackErrorCount, s.FallbackWindow));
-        Assert.Equal((TimeSpan.FromSeconds(7), 512, 2, 2 << 20), (s.HistogramPollInterval, s.HistogramSlots, s.MaxHistogramSessions, s.MaxBufferBytes));
-        Assert.Equal((9, TimeSpan.FromSeconds(3), TimeSpan.FromSeconds(4)), (s.CommandTimeoutSeconds, s.ConnectTimeout, s.ShutdownTimeout));
-        instance.PollInterval = TimeSpan.FromSeconds(11);
-        Assert.Equal(TimeSpan.FromSeconds(11), EventSourceSettings.For(options, instance).HistogramPollInterval); // the instance's own interval paces its histogram reads
+        Assert.Equal(TimeSpan.FromSeconds(7), instance.PollInterval);
+        Assert.Equal(9, instance.CommandTimeoutSeconds); // SqlClient takes whole seconds: never shorter than configured
+        Assert.Equal((TimeSpan.FromSeconds(2), TimeSpan.FromSeconds(40)), (instance.Retry.BaseDelay, instance.Retry.MaxDelay));
+        Assert.Equal(2 << 20, instance.Stream.Reader.MaxBufferBytes);
+        settings.PollInterval = TimeSpan.FromSeconds(11);
+        Assert.Equal(TimeSpan.FromSeconds(11), instance.PollInterval); // the instance's own interval paces its polls and histogram reads
     }
 }

@@ -6,7 +6,6 @@ using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Histogram;
 using LogFlushMonitor.SqlServer.Sessions;
-using LogFlushMonitor.SqlServer.Streaming;
 using LogFlushMonitor.SqlServer.Tests.Sessions;
 using LogFlushMonitor.SqlServer.Tests.Streaming;
 using LogFlushMonitor.XEvent.Xml;
@@ -15,13 +14,6 @@ namespace LogFlushMonitor.SqlServer.Tests.Histogram;
 
 public sealed class HistogramTests
 {
-    private static readonly EventSourceSettings Fast = new()
-    {
-        ReconnectDelay = TimeSpan.FromMilliseconds(20),
-        MaxReconnectDelay = TimeSpan.FromMilliseconds(200),
-        HistogramPollInterval = TimeSpan.FromMilliseconds(30),
-    };
-
     internal static string Xml(bool truncated, params (long Value, long Count)[] slots)
     {
         var sb = new StringBuilder();
@@ -110,7 +102,8 @@ public sealed class HistogramTests
         var pipeline = new SamplePipeline(aggregator);
         var health = new SourceHealth();
         var options = new SqlServerInstanceOptions { Name = "prod1", SessionName = "lfm_test", Mode = CollectionMode.Histogram, IncludeDatabases = ["sales"] };
-        var source = new HistogramSource(options, server.ConnectionString(), pipeline.Polls, health, Fast);
+        using var instance = TestInstance.Create(options, server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, health);
+        var source = instance.Histogram;
         using var cts = new CancellationTokenSource();
         var consume = pipeline.RunAsync(cts.Token);
         var run = source.RunAsync(cts.Token);
@@ -143,7 +136,8 @@ public sealed class HistogramTests
         server.HistogramXml = name => server.Session(name).Running ? Xml(false, (512, Interlocked.Read(ref count))) : null;
         var sink = new RecordingSink();
         var options = new SqlServerInstanceOptions { Name = "prod1", SessionName = "lfm_test", Mode = CollectionMode.Histogram, IncludeDatabases = ["sales"] };
-        var source = new HistogramSource(options, server.ConnectionString(), sink, new SourceHealth(), Fast);
+        using var instance = TestInstance.Create(options, server.ConnectionString(), sink, sink, new SourceHealth());
+        var source = instance.Histogram;
         using var cts = new CancellationTokenSource();
         var run = source.RunAsync(cts.Token);
         Interlocked.Exchange(ref count, 4);

@@ -3,6 +3,7 @@ using System.Text.RegularExpressions;
 using LogFlushMonitor.SqlServer.Sessions;
 using LogFlushMonitor.SqlServer.Setup;
 using LogFlushMonitor.SqlServer.Sql;
+using LogFlushMonitor.Workload;
 using Microsoft.SqlServer.TransactSql.ScriptDom;
 
 namespace LogFlushMonitor.SqlServer.Tests.Sql;
@@ -246,8 +247,10 @@ public sealed partial class TSqlParseTests
     private static IEnumerable<TSqlStatement> Statements(TSqlFragment fragment) =>
         fragment is TSqlScript script ? script.Batches.SelectMany(b => b.Statements) : [];
 
+    /// <summary>The static classes of the SQL Server source's Sql/ folder, and the workload's statements (a project of its own).</summary>
     private static IEnumerable<Type> SqlTypes() =>
-        typeof(SqlIdentifier).Assembly.GetTypes().Where(t => t.Namespace == typeof(SqlIdentifier).Namespace && t is { IsClass: true, IsAbstract: true, IsSealed: true });
+        typeof(SqlIdentifier).Assembly.GetTypes().Where(t => t.Namespace == typeof(SqlIdentifier).Namespace && t is { IsClass: true, IsAbstract: true, IsSealed: true })
+            .Append(typeof(WorkloadSql));
 
     private static bool InFolder(string file, string folder) =>
         file.Split(Path.DirectorySeparatorChar).Contains(folder, StringComparer.Ordinal);

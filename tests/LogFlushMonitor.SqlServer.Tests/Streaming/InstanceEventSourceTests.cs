@@ -5,7 +5,6 @@ using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.SqlServer.Connections;
-using LogFlushMonitor.SqlServer.Streaming;
 using LogFlushMonitor.SqlServer.Tests.Histogram;
 using LogFlushMonitor.SqlServer.Tests.Sessions;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
@@ -28,13 +27,6 @@ public sealed class ProcessHeapCollection
 [Collection(ProcessHeapCollection.Name)]
 public sealed class InstanceEventSourceTests(ITestOutputHelper output)
 {
-    private static readonly EventSourceSettings Fast = new()
-    {
-        ReconnectDelay = TimeSpan.FromMilliseconds(20),
-        MaxReconnectDelay = TimeSpan.FromMilliseconds(200),
-        HistogramPollInterval = TimeSpan.FromMilliseconds(30),
-    };
-
     [Fact]
     public async Task An_Auto_instance_disconnected_as_too_slow_three_times_falls_back_to_histogram_mode_and_says_so()
     {
@@ -46,12 +38,12 @@ public sealed class InstanceEventSourceTests(ITestOutputHelper output)
         var health = new SourceHealth();
         var options = new SqlServerInstanceOptions { Name = "prod1", SessionName = "lfm_test", IncludeDatabases = ["sales"] };
         var log = new CapturingLogger();
-        var source = new InstanceEventSource(options, server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, health, Fast, logger: log);
+        using var source = TestInstance.Create(options, server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, health, logger: log);
         using var cts = new CancellationTokenSource();
         var consume = pipeline.RunAsync(cts.Token);
-        var run = source.RunAsync(cts.Token);
+        var run = source.RunEventsAsync(cts.Token);
 
-        await StreamRows.Eventually(() => source.Histogram is { Polls: > 0 }, "histogram polls");
+        await StreamRows.Eventually(() => source.Histogram.Polls > 0, "histogram polls");
         Assert.Equal("histogram", health.Mode("prod1"));
         Assert.Equal((true, false), server.Session("lfm_test")); // the unread stream session is stopped
         Assert.Equal((true, true), server.Session("lfm_test_h5"));
@@ -59,11 +51,11 @@ public sealed class InstanceEventSourceTests(ITestOutputHelper output)
         await run.WaitAsync(TimeSpan.FromSeconds(15));
         await consume;
 
-        Assert.Equal(3, source.Stream!.TooSlowDisconnects);
+        Assert.Equal(3, source.Stream.TooSlowDisconnects);
         Assert.Equal(3, server.StreamRequests);
         Assert.Equal(3, health.Errors("prod1", "stream", SqlErrorKinds.StreamTooSlow));
         Assert.Equal((true, false), server.Session("lfm_test_h5")); // stopped at shutdown, left for the next start
-        Assert.Equal(4, source.Histogram!.FlushesDelivered);
+        Assert.Equal(4, source.Histogram.FlushesDelivered);
         var fellBack = Assert.Single(log.Lines, l => l.EventId == 5115);
         Assert.Equal(LogLevel.Warning, fellBack.Level);
         Assert.Contains("prod1", fellBack.Message, StringComparison.Ordinal);
@@ -78,7 +70,8 @@ public sealed class InstanceEventSourceTests(ITestOutputHelper output)
         var health = new SourceHealth();
         using var cts = new CancellationTokenSource();
         var pipeline = new SamplePipeline(new LogFlushAggregator());
-        var run = new InstanceEventSource(options, server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, health, Fast).RunAsync(cts.Token);
+        using var instance = TestInstance.Create(options, server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, health);
+        var run = instance.RunEventsAsync(cts.Token);
         await StreamRows.Eventually(() => server.StreamRequests == 1, "the stream");
         Assert.Equal("stream", health.Mode("prod1"));
 
@@ -102,7 +95,8 @@ public sealed class InstanceEventSourceTests(ITestOutputHelper output)
 
         var sink = new RecordingSink { Keep = false };
         var options = new SqlServerInstanceOptions { Name = "prod1", SessionName = "lfm_test", Mode = CollectionMode.Stream };
-        using var source = new LiveStreamSource(options, server.ConnectionString(), sink, new SourceHealth(), Fast);
+        using var instance = TestInstance.Create(options, server.ConnectionString(), sink, sink, new SourceHealth());
+        var source = instance.Stream;
         using var cts = new CancellationTokenSource();
         var clock = Stopwatch.StartNew();
         var run = source.RunAsync(cts.Token);
@@ -136,7 +130,8 @@ public sealed class InstanceEventSourceTests(ITestOutputHelper output)
         server.StreamScript = n => n == 0 ? XeScriptedServer.Stream(stream.Reader) : null;
         var sink = new RecordingSink { Keep = false };
         var options = new SqlServerInstanceOptions { Name = "prod1", SessionName = "lfm_test", Mode = CollectionMode.Stream };
-        using var source = new LiveStreamSource(options, server.ConnectionString(), sink, new SourceHealth(), Fast);
+        using var instance = TestInstance.Create(options, server.ConnectionString(), sink, sink, new SourceHealth());
+        var source = instance.Stream;
         using var cts = new CancellationTokenSource();
         var run = source.RunAsync(cts.Token);
         await StreamRows.Eventually(() => source.Reader.BuffersRead == rows.Count - 1, "metadata");

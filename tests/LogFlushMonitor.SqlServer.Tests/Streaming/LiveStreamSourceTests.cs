@@ -5,7 +5,6 @@ using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Core.XEvents;
 using LogFlushMonitor.SqlServer.Connections;
-using LogFlushMonitor.SqlServer.Streaming;
 using LogFlushMonitor.SqlServer.Tests.Sessions;
 using LogFlushMonitor.TdsTestServer;
 using LogFlushMonitor.XEvent.Binary;
@@ -15,8 +14,6 @@ namespace LogFlushMonitor.SqlServer.Tests.Streaming;
 
 public sealed class LiveStreamSourceTests
 {
-    private static readonly EventSourceSettings Fast = new() { ReconnectDelay = TimeSpan.FromMilliseconds(20), MaxReconnectDelay = TimeSpan.FromMilliseconds(200) };
-
     private static SqlServerInstanceOptions Options(CollectionMode mode = CollectionMode.Auto) =>
         new() { Name = "prod1", SessionName = "lfm_test", Mode = mode, IncludeDatabases = ["sales"] };
 
@@ -34,7 +31,8 @@ public sealed class LiveStreamSourceTests
         var aggregator = new LogFlushAggregator();
         var pipeline = new SamplePipeline(aggregator);
         var health = new SourceHealth();
-        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline.DroppingWriter, health, Fast);
+        using var instance = TestInstance.Create(Options(), server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, health);
+        var source = instance.Stream;
         using var cts = new CancellationTokenSource();
         var consume = pipeline.RunAsync(cts.Token);
         var run = source.RunAsync(cts.Token);
@@ -83,7 +81,8 @@ public sealed class LiveStreamSourceTests
         var aggregator = new LogFlushAggregator();
         var pipeline = new SamplePipeline(aggregator);
         var health = new SourceHealth();
-        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline.DroppingWriter, health, Fast);
+        using var instance = TestInstance.Create(Options(), server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, health);
+        var source = instance.Stream;
         using var cts = new CancellationTokenSource();
         var consume = pipeline.RunAsync(cts.Token);
         var run = source.RunAsync(cts.Token);
@@ -115,7 +114,8 @@ public sealed class LiveStreamSourceTests
         };
         var aggregator = new LogFlushAggregator();
         var pipeline = new SamplePipeline(aggregator);
-        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline.DroppingWriter, new SourceHealth(), Fast);
+        using var instance = TestInstance.Create(Options(), server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, new SourceHealth());
+        var source = instance.Stream;
         using var cts = new CancellationTokenSource();
         var consume = pipeline.RunAsync(cts.Token);
         var run = source.RunAsync(cts.Token);
@@ -143,7 +143,8 @@ public sealed class LiveStreamSourceTests
         var rows = StreamRows.Flushes(1, 1000);
         server.StreamScript = _ => XeScriptedServer.Stream(rows);
         var pipeline = new SamplePipeline(new LogFlushAggregator(), capacity: 16); // nobody consumes
-        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline.DroppingWriter, new SourceHealth(), Fast);
+        using var instance = TestInstance.Create(Options(), server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, new SourceHealth());
+        var source = instance.Stream;
         using var cts = new CancellationTokenSource();
         var run = source.RunAsync(cts.Token);
 
@@ -174,7 +175,8 @@ public sealed class LiveStreamSourceTests
         };
         var health = new SourceHealth();
         var pipeline = new SamplePipeline(new LogFlushAggregator());
-        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline.DroppingWriter, health, Fast);
+        using var instance = TestInstance.Create(Options(), server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, health);
+        var source = instance.Stream;
 
         var fellBack = await source.RunAsync(CancellationToken.None).WaitAsync(TimeSpan.FromSeconds(20));
 
@@ -190,7 +192,9 @@ public sealed class LiveStreamSourceTests
     {
         await using var server = new XeScriptedServer();
         server.StreamScript = _ => TdsResponse.Failure(25726, "too many outstanding events");
-        using var source = new LiveStreamSource(Options(CollectionMode.Stream), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()).DroppingWriter, new SourceHealth(), Fast);
+        var pipe = new SamplePipeline(new LogFlushAggregator());
+        using var instance = TestInstance.Create(Options(CollectionMode.Stream), server.ConnectionString(), pipe.DroppingWriter, pipe.Polls, new SourceHealth());
+        var source = instance.Stream;
         using var cts = new CancellationTokenSource();
         var run = source.RunAsync(cts.Token);
 
@@ -207,8 +211,10 @@ public sealed class LiveStreamSourceTests
         server.StreamScript = _ => TdsResponse.Failure(40613, "Database is not currently available."); // transient: backs off from the base
         var time = new ManualTimeProvider();
         var cap = TimeSpan.FromSeconds(10);
-        var settings = new EventSourceSettings { ReconnectDelay = TimeSpan.FromSeconds(1), MaxReconnectDelay = cap };
-        using var source = new LiveStreamSource(Options(CollectionMode.Stream), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()).DroppingWriter, new SourceHealth(), settings, time);
+        var fleet = new SqlServerSourceOptions { ReconnectDelay = TimeSpan.FromSeconds(1), MaxReconnectDelay = cap };
+        var pipeline = new SamplePipeline(new LogFlushAggregator());
+        using var instance = TestInstance.Create(Options(CollectionMode.Stream), server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, new SourceHealth(), fleet, time);
+        var source = instance.Stream;
         using var cts = new CancellationTokenSource();
         var run = source.RunAsync(cts.Token);
 
@@ -237,7 +243,9 @@ public sealed class LiveStreamSourceTests
             await server.StreamRows.Writer.WriteAsync([type, data]);
         }
 
-        using var source = new LiveStreamSource(Options(), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()).DroppingWriter, new SourceHealth(), Fast);
+        var pipe = new SamplePipeline(new LogFlushAggregator());
+        using var instance = TestInstance.Create(Options(), server.ConnectionString(), pipe.DroppingWriter, pipe.Polls, new SourceHealth());
+        var source = instance.Stream;
         using var cts = new CancellationTokenSource();
         var run = source.RunAsync(cts.Token);
         await StreamRows.Eventually(() => source.Reader.Flushes == 10 && server.StreamWaits > 0, "the first events, then a stream with nothing more to send");
@@ -266,7 +274,9 @@ public sealed class LiveStreamSourceTests
 
             return null;
         };
-        using var source = new LiveStreamSource(Options(), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()).DroppingWriter, new SourceHealth(), Fast);
+        var pipe = new SamplePipeline(new LogFlushAggregator());
+        using var instance = TestInstance.Create(Options(), server.ConnectionString(), pipe.DroppingWriter, pipe.Polls, new SourceHealth());
+        var source = instance.Stream;
         using var cts = new CancellationTokenSource();
         var run = source.RunAsync(cts.Token);
 
@@ -291,8 +301,10 @@ public sealed class LiveStreamSourceTests
             : null; // then the default stream: open, and no event ever comes
         var health = new SourceHealth();
         var logger = new LogFlushMonitor.SqlServer.Tests.Scripted.CapturingLogger();
-        using var source = new LiveStreamSource(Options(), server.ConnectionString(), new SamplePipeline(new LogFlushAggregator()).DroppingWriter, health,
-            Fast with { StreamOpenedAfter = TimeSpan.FromMilliseconds(300) }, logger: logger);
+        var pipe = new SamplePipeline(new LogFlushAggregator());
+        using var instance = TestInstance.Create(Options(), server.ConnectionString(), pipe.DroppingWriter, pipe.Polls, health, logger: logger);
+        var source = instance.Stream;
+        source.Reader.OpenedAfter = TimeSpan.FromMilliseconds(300);
         using var cts = new CancellationTokenSource();
         var run = source.RunAsync(cts.Token);
 
@@ -327,7 +339,8 @@ public sealed class LiveStreamSourceTests
         var pipeline = new SamplePipeline(aggregator);
         var health = new SourceHealth();
         var logger = new LogFlushMonitor.SqlServer.Tests.Scripted.CapturingLogger();
-        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline.DroppingWriter, health, Fast, logger: logger);
+        using var instance = TestInstance.Create(Options(), server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, health, logger: logger);
+        var source = instance.Stream;
         using var cts = new CancellationTokenSource();
         var consume = pipeline.RunAsync(cts.Token);
         var run = source.RunAsync(cts.Token);

@@ -2,7 +2,6 @@ using Dapper;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Pipeline;
-using LogFlushMonitor.SqlServer.Streaming;
 using LogFlushMonitor.SqlServer.Tests.RealServer;
 using Microsoft.Data.SqlClient;
 
@@ -36,9 +35,9 @@ public sealed class RealSqlServerTests(RealSqlServerFixture server)
             };
             using var cts = new CancellationTokenSource();
             var consume = pipeline.RunAsync(cts.Token);
-            var source = new InstanceEventSource(options, connectionString, pipeline.DroppingWriter, pipeline.Polls, health, new EventSourceSettings());
-            var run = source.RunAsync(cts.Token);
-            await StreamRows.Eventually(() => health.IsUp("real", "stream") || source.Stream?.Reader.Connections > 0, "the stream to connect", 60);
+            using var source = TestInstance.Create(options, connectionString, pipeline.DroppingWriter, pipeline.Polls, health, new SqlServerSourceOptions());
+            var run = source.RunEventsAsync(cts.Token);
+            await StreamRows.Eventually(() => health.IsUp("real", "stream") || source.Stream.Reader.Connections > 0, "the stream to connect", 60);
             await Task.Delay(2000); // the session dispatches its first buffers
 
             await using var work = new SqlConnection(connectionString);
@@ -60,7 +59,7 @@ public sealed class RealSqlServerTests(RealSqlServerFixture server)
 
             // The server's own count of flushes agrees with the events received, within what was lost on the way.
             var received = afterSmall.Count - before.Count;
-            var lost = source.Stream!.Reader.SequenceLost;
+            var lost = source.Stream.Reader.SequenceLost;
             Assert.True(Math.Abs(counterIncrease - received) <= lost + Math.Max(50, counterIncrease / 20),
                 $"Log Flushes/sec rose by {counterIncrease}, {received} log_flush_start events arrived, {lost} were lost");
             var small = afterSmall.Count - before.Count;
@@ -107,15 +106,15 @@ public sealed class RealSqlServerTests(RealSqlServerFixture server)
         var options = new SqlServerInstanceOptions { Name = "real", SessionName = "lfm_restart_" + suffix, Mode = CollectionMode.Stream, DropSessionOnStop = true, MaxDispatchLatencySeconds = 1 };
         using var cts = new CancellationTokenSource();
         var consume = pipeline.RunAsync(cts.Token);
-        var source = new InstanceEventSource(options, connectionString, pipeline.DroppingWriter, pipeline.Polls, health,
-            new EventSourceSettings { ReconnectDelay = TimeSpan.FromSeconds(1), MaxReconnectDelay = TimeSpan.FromSeconds(5) });
-        var run = source.RunAsync(cts.Token);
-        await StreamRows.Eventually(() => source.Stream?.Reader.Connections > 0, "the stream to connect", 60);
+        using var source = TestInstance.Create(options, connectionString, pipeline.DroppingWriter, pipeline.Polls, health,
+            new SqlServerSourceOptions { ReconnectDelay = TimeSpan.FromSeconds(1), MaxReconnectDelay = TimeSpan.FromSeconds(5) });
+        var run = source.RunEventsAsync(cts.Token);
+        await StreamRows.Eventually(() => source.Stream.Reader.Connections > 0, "the stream to connect", 60);
 
         await server.RestartAsync();
 
-        await StreamRows.Eventually(() => source.Stream?.Reader.Connections >= 2, "the stream to reconnect after the restart", 180);
-        var flushesBefore = source.Stream!.Reader.Flushes;
+        await StreamRows.Eventually(() => source.Stream.Reader.Connections >= 2, "the stream to reconnect after the restart", 180);
+        var flushesBefore = source.Stream.Reader.Flushes;
         await using (var work = new SqlConnection(connectionString))
         {
             await work.OpenAsync();
@@ -123,7 +122,7 @@ public sealed class RealSqlServerTests(RealSqlServerFixture server)
             await work.ExecuteAsync("EXEC sys.sp_flush_log;");
         }
 
-        await StreamRows.Eventually(() => source.Stream!.Reader.Flushes > flushesBefore, "log flush events after the restart", 60);
+        await StreamRows.Eventually(() => source.Stream.Reader.Flushes > flushesBefore, "log flush events after the restart", 60);
         Assert.True(health.IsUp("real", "stream"));
         await cts.CancelAsync();
         await run.WaitAsync(TimeSpan.FromSeconds(30));

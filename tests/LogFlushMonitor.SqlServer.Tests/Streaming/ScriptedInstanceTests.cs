@@ -2,7 +2,6 @@ using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.SqlServer.Connections;
-using LogFlushMonitor.SqlServer.Streaming;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 
 namespace LogFlushMonitor.SqlServer.Tests.Streaming;
@@ -10,8 +9,6 @@ namespace LogFlushMonitor.SqlServer.Tests.Streaming;
 /// <summary>The event source against the shared <see cref="ScriptedSqlServer"/> (its faults apply to XE statements too).</summary>
 public sealed class ScriptedInstanceTests
 {
-    private static readonly EventSourceSettings Fast = new() { ReconnectDelay = TimeSpan.FromMilliseconds(20), MaxReconnectDelay = TimeSpan.FromMilliseconds(200) };
-
     [Fact]
     public async Task A_lost_permission_is_reported_as_such_and_the_stream_resumes_once_granted()
     {
@@ -22,14 +19,14 @@ public sealed class ScriptedInstanceTests
         var options = new SqlServerInstanceOptions { Name = "prod1", SessionName = "lfm_test", Mode = CollectionMode.Stream, IncludeDatabases = ["sales"] };
         using var cts = new CancellationTokenSource();
         var consume = pipeline.RunAsync(cts.Token);
-        var source = new InstanceEventSource(options, server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, health, Fast);
-        var run = source.RunAsync(cts.Token);
+        using var source = TestInstance.Create(options, server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, health);
+        var run = source.RunEventsAsync(cts.Token);
         foreach (var (type, data) in StreamRows.Flushes(1, 100))
         {
             await server.EventStream.Writer.WriteAsync([type, data]);
         }
 
-        await StreamRows.Eventually(() => source.Stream?.Reader.Flushes == 100, "the first flushes");
+        await StreamRows.Eventually(() => source.Stream.Reader.Flushes == 100, "the first flushes");
         Assert.Equal((true, true), server.EventSession("lfm_test"));
         Assert.Contains(server.RequestsFor("CREATE EVENT SESSION"), r => r.Text.Contains("[wait_type] = (190)", StringComparison.Ordinal));
 
@@ -44,14 +41,14 @@ public sealed class ScriptedInstanceTests
             await server.EventStream.Writer.WriteAsync([type, data]);
         }
 
-        await StreamRows.Eventually(() => source.Stream?.Reader.Flushes == 200, "the flushes after the grant");
+        await StreamRows.Eventually(() => source.Stream.Reader.Flushes == 200, "the flushes after the grant");
         await pipeline.WaitForDrainAsync(TimeSpan.FromSeconds(10));
         await cts.CancelAsync();
         await run.WaitAsync(TimeSpan.FromSeconds(15));
         await consume;
 
         Assert.True(health.IsUp("prod1", "stream"));
-        Assert.Equal(0, source.Stream!.Reader.SequenceLost);
+        Assert.Equal(0, source.Stream.Reader.SequenceLost);
         Assert.Equal(200, aggregator.Snapshot().Single(d => d.DatabaseId == 5).WriteSizes.Count);
         Assert.Equal((true, false), server.EventSession("lfm_test")); // stopped at shutdown
     }

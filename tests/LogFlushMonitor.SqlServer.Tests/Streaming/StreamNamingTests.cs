@@ -4,7 +4,6 @@ using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Pipeline;
-using LogFlushMonitor.SqlServer.Streaming;
 using LogFlushMonitor.SqlServer.Tests.Sessions;
 using Microsoft.Extensions.DependencyInjection;
 
@@ -23,8 +22,6 @@ public sealed class MeterCollection
 [Collection(MeterCollection.Name)]
 public sealed class StreamNamingTests
 {
-    private static readonly EventSourceSettings Fast = new() { ReconnectDelay = TimeSpan.FromMilliseconds(20), MaxReconnectDelay = TimeSpan.FromMilliseconds(200) };
-
     private static SqlServerInstanceOptions Options() =>
         new() { Name = "prod1", SessionName = "lfm_test", Mode = CollectionMode.Stream, IncludeDatabases = ["sales"] };
 
@@ -62,7 +59,8 @@ public sealed class StreamNamingTests
         });
         listener.Start();
         var pipeline = new SamplePipeline(new LogFlushAggregator(new EventHistograms(factory)));
-        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline.DroppingWriter, new SourceHealth(), Fast, names: pipeline.Polls);
+        using var instance = TestInstance.Create(Options(), server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, new SourceHealth());
+        var source = instance.Stream;
         using var cts = new CancellationTokenSource();
         var consume = pipeline.RunAsync(cts.Token);
         var run = source.RunAsync(cts.Token);

@@ -1,5 +1,5 @@
 using LogFlushMonitor.SqlServer.Tests.Scripted;
-using LogFlushMonitor.SqlServer.Workload;
+using LogFlushMonitor.Workload;
 using LogFlushMonitor.TdsTestServer;
 
 namespace LogFlushMonitor.SqlServer.Tests.Workload;

@@ -1,5 +1,5 @@
 using LogFlushMonitor.Commands;
-using LogFlushMonitor.SqlServer.Workload;
+using LogFlushMonitor.Workload;
 
 namespace LogFlushMonitor.Tests.Commands;
 

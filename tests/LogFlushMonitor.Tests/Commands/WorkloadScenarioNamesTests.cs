@@ -1,6 +1,6 @@
 using System.Text.RegularExpressions;
 using LogFlushMonitor.Simulation;
-using LogFlushMonitor.SqlServer.Workload;
+using LogFlushMonitor.Workload;
 using LogFlushMonitor.Tests.Deploy;
 
 namespace LogFlushMonitor.Tests.Commands;

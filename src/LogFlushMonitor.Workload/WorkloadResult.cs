@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.SqlServer.Workload;
+namespace LogFlushMonitor.Workload;
 
 /// <summary>How a scenario or a run ended.</summary>
 public enum WorkloadOutcome

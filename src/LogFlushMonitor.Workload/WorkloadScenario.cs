@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.SqlServer.Workload;
+namespace LogFlushMonitor.Workload;
 
 /// <summary>
 /// The transaction shapes <c>logflushmonitor workload</c> drives a real server through; each leaves its own mark on

@@ -1,8 +1,7 @@
 using Dapper;
-using LogFlushMonitor.SqlServer.Sql;
 using Microsoft.Data.SqlClient;
 
-namespace LogFlushMonitor.SqlServer.Workload;
+namespace LogFlushMonitor.Workload;
 
 /// <summary>
 /// Drives a real SQL Server through the flush shapes of <see cref="WorkloadScenario"/>: creates its database (marked

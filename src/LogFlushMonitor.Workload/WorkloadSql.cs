@@ -1,4 +1,6 @@
-namespace LogFlushMonitor.SqlServer.Sql;
+using LogFlushMonitor.SqlServer.Sql;
+
+namespace LogFlushMonitor.Workload;
 
 /// <summary>
 /// The statements of <c>logflushmonitor workload</c>, one place per statement. Values are parameters; the database

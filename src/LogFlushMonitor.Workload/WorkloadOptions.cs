@@ -1,6 +1,6 @@
 using LogFlushMonitor.SqlServer.Sql;
 
-namespace LogFlushMonitor.SqlServer.Workload;
+namespace LogFlushMonitor.Workload;
 
 /// <summary>What a <see cref="WorkloadRunner"/> run does: where, which scenarios, how long, how many sessions.</summary>
 public sealed record WorkloadOptions

@@ -1,14 +1,14 @@
 using System.Data;
-using LogFlushMonitor.SqlServer.Sql;
 using Microsoft.Data.SqlClient;
 
-namespace LogFlushMonitor.SqlServer.Workload;
+namespace LogFlushMonitor.Workload;
 
 /// <summary>
 /// One connection running one scenario's transactions in a loop until <c>stop</c> (the duration ended or the
 /// rows ran out: the open transaction is committed) or <c>abort</c> (Ctrl+C or another session failed: the open
-/// transaction is rolled back). A transient error is counted, the transaction rolled back and retried, on a new
-/// connection if the old one broke; a run of failures longer than the connect attempts ends the run.
+/// transaction is rolled back). A transient error is counted, the transaction rolled back and retried (Polly's
+/// backoff, <see cref="WorkloadConnector.TransactionRetry"/>), on a new connection if the old one broke; a run of
+/// failures longer than the connect attempts ends the run.
 /// </summary>
 internal sealed class WorkloadSession(
     WorkloadScenario scenario, int rowsPerTransaction, int session, WorkloadConnector connector, WorkloadCounters counters, WorkloadOptions options)
@@ -23,42 +23,42 @@ internal sealed class WorkloadSession(
     public async Task RunAsync(CancellationToken stop, CancellationToken abort)
     {
         var failures = 0;
+        var retry = connector.TransactionRetry(e =>
+        {
+            failures++;
+            counters.Error();
+            // A deadlock or lock timeout leaves the connection usable; anything else may have broken it.
+            return _connection is null || _connection.State != ConnectionState.Open || e is not SqlException { Number: 1205 or 1222 }
+                ? new ValueTask(DropConnectionAsync())
+                : ValueTask.CompletedTask;
+        });
         try
         {
-            while (!stop.IsCancellationRequested)
+            var more = true;
+            while (more && !stop.IsCancellationRequested)
             {
-                if (_connection is null)
-                {
-                    _connection = await connector.OpenAsync(connector.DatabaseConnectionString, abort).ConfigureAwait(false);
-                    if (failures > 0)
-                    {
-                        counters.Reconnected();
-                    }
-                }
-
                 try
                 {
-                    if (!await TransactionAsync(_connection, stop, abort).ConfigureAwait(false))
-                    {
-                        return; // the scenario's rows are all taken
-                    }
+                    more = await retry.ExecuteAsync(
+                        async ct =>
+                        {
+                            if (_connection is null)
+                            {
+                                _connection = await connector.OpenAsync(connector.DatabaseConnectionString, ct).ConfigureAwait(false);
+                                if (failures > 0)
+                                {
+                                    counters.Reconnected();
+                                }
+                            }
 
-                    failures = 0;
+                            return await TransactionAsync(_connection, stop, ct).ConfigureAwait(false);
+                        },
+                        abort).ConfigureAwait(false);
+                    failures = 0; // "in a row": a transaction that went through ends the run of failures
                 }
                 catch (Exception e) when (!abort.IsCancellationRequested && WorkloadErrors.IsTransient(e))
                 {
-                    counters.Error();
-                    if (_connection is null || _connection.State != ConnectionState.Open || e is not SqlException { Number: 1205 or 1222 })
-                    {
-                        await DropConnectionAsync().ConfigureAwait(false);
-                    }
-
-                    if (++failures >= options.ConnectAttempts)
-                    {
-                        throw new WorkloadException($"session {session}: {failures} transient errors in a row, the last: {WorkloadErrors.Describe(e)}");
-                    }
-
-                    await Task.Delay(connector.Delay(failures - 1), options.Time, abort).ConfigureAwait(false);
+                    throw new WorkloadException($"session {session}: {failures} transient errors in a row, the last: {WorkloadErrors.Describe(e)}");
                 }
                 catch (Exception e) when (!abort.IsCancellationRequested && e is SqlException or InvalidOperationException)
                 {

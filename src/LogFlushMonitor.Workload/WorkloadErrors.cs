@@ -2,7 +2,7 @@ using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Polling;
 using Microsoft.Data.SqlClient;
 
-namespace LogFlushMonitor.SqlServer.Workload;
+namespace LogFlushMonitor.Workload;
 
 /// <summary>A problem that ends the run: retrying cannot fix it, or the server stayed unreachable. The message never holds a connection string.</summary>
 public sealed class WorkloadException(string message, bool isUsage = false) : Exception(message)

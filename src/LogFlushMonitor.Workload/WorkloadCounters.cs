@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.SqlServer.Workload;
+namespace LogFlushMonitor.Workload;
 
 /// <summary>
 /// The counts one scenario's sessions share, and the rows still to commit when the scenario has a row limit (each

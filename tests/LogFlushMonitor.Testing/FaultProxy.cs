@@ -103,6 +103,29 @@ public sealed class FaultProxy : IAsyncDisposable
     }
 
     /// <summary>
+    /// Resets the connections stalled by <see cref="StallMarked"/> or <see cref="StallBusiest"/> (both sides), as a server
+    /// finally gives up a dead path; the others flow on. A test server whose handler of the dead connection still
+    /// takes rows from a shared source would otherwise keep taking them. Returns how many were reset.
+    /// </summary>
+    public int CutStalled()
+    {
+        List<Pair> stalled;
+        lock (_gate)
+        {
+            stalled = [.. _pairs.Where(p => Interlocked.Read(ref p.StallAfter) <= Interlocked.Read(ref p.ServerBytes))];
+            _pairs.RemoveAll(stalled.Contains);
+        }
+
+        foreach (var pair in stalled)
+        {
+            Reset(pair.Server);
+            Reset(pair.Client);
+        }
+
+        return stalled.Count;
+    }
+
+    /// <summary>
     /// Marks the connection on which the client sends <paramref name="text"/> (as UTF-16, the way a TDS batch carries a
     /// statement), e.g. the one statement only a live stream sends: <see cref="StallMarked"/> then stalls that one alone.
     /// Connections made before the call are not searched.

@@ -20,6 +20,9 @@ public enum StreamEnd
 
     /// <summary>The server ended the result set (the session was stopped or dropped).</summary>
     Ended,
+
+    /// <summary>The read was given up (<see cref="EventStreamReader.Abandon"/>) and woke later: what it read was dropped.</summary>
+    Abandoned,
 }
 
 /// <summary>
@@ -48,7 +51,9 @@ public sealed class EventStreamReader : IDisposable
     private readonly XEventBufferDecoder _decoder;
     private XEventSampleMapper? _mapper;
     private XEventUnits? _units;
+    private readonly Lock _gate = new();
     private byte[] _buffer;
+    private int _generation;
     private long _lastProgressTicks;
     private bool _inRow;
     private long _previousMapperFlushes;
@@ -171,7 +176,8 @@ public sealed class EventStreamReader : IDisposable
             BeginConnection(new XEventUnits(), sessionRestarted: true);
         }
 
-        Progress();
+        var generation = Volatile.Read(ref _generation);
+        Progress(generation);
         using var command = new SqlCommand(XeSql.ReadEventStream, connection) { CommandTimeout = 0 };
         command.Parameters.Add("@name", SqlDbType.NVarChar, 128).Value = sessionName;
         using var registration = cancellationToken.Register(static c => ((SqlCommand)c!).Cancel(), command);
@@ -200,15 +206,36 @@ public sealed class EventStreamReader : IDisposable
             {
                 while (reader.Read())
                 {
-                    Progress();
-                    Volatile.Write(ref _inRow, true);
+                    byte[] buffer;
+                    lock (_gate)
+                    {
+                        if (generation != _generation)
+                        {
+                            return StreamEnd.Abandoned;
+                        }
+
+                        Progress(generation);
+                        _inRow = true;
+                        buffer = _buffer;
+                    }
+
                     // SequentialAccess: the columns are read in order, type first.
                     var type = reader.IsDBNull(0) ? -1 : reader.GetInt32(0);
-                    var length = ReadData(reader);
-                    Volatile.Write(ref _inRow, false);
-                    BuffersRead++;
-                    BytesRead += length;
-                    OnRow(type, length);
+                    var length = ReadData(reader, buffer, generation);
+                    lock (_gate)
+                    {
+                        // A read given up while this row arrived delivers nothing: the next connection owns the decoder.
+                        if (generation != _generation)
+                        {
+                            return StreamEnd.Abandoned;
+                        }
+
+                        _inRow = false;
+                        BuffersRead++;
+                        BytesRead += length;
+                        OnRow(type, length);
+                    }
+
                     _health?.Succeeded(_instance, SourceComponents.Stream);
                 }
 
@@ -216,7 +243,14 @@ public sealed class EventStreamReader : IDisposable
             }
             finally
             {
-                Volatile.Write(ref _inRow, false);
+                lock (_gate)
+                {
+                    if (generation == _generation)
+                    {
+                        _inRow = false;
+                    }
+                }
+
                 if (!finished)
                 {
                     // Disposing a reader drains the rest of its result: on an endless stream only an attention ends that.
@@ -254,8 +288,26 @@ public sealed class EventStreamReader : IDisposable
         }
     }
 
-    /// <summary>Copies the row's data column into the pooled buffer, growing it as needed; returns the length.</summary>
-    private int ReadData(SqlDataReader reader)
+    /// <summary>
+    /// Gives up the read now blocked (its path stalled and nothing wakes it): the next connection gets a buffer of its
+    /// own, and the old read, should it ever wake, delivers nothing and ends with <see cref="StreamEnd.Abandoned"/>.
+    /// The old buffer stays with the old read (never returned to the pool while it may still write into it).
+    /// </summary>
+    public void Abandon()
+    {
+        lock (_gate)
+        {
+            _generation++;
+            _inRow = false;
+            _buffer = ArrayPool<byte>.Shared.Rent(_buffer.Length);
+        }
+    }
+
+    /// <summary>
+    /// Copies the row's data column into <paramref name="buffer"/> (this read's), growing it as needed; returns the
+    /// length. The row's bytes end up in <see cref="_buffer"/> unless the read was given up meanwhile.
+    /// </summary>
+    private int ReadData(SqlDataReader reader, byte[] buffer, int generation)
     {
         if (reader.IsDBNull(1))
         {
@@ -265,35 +317,52 @@ public sealed class EventStreamReader : IDisposable
         var length = 0;
         while (true)
         {
-            if (length == _buffer.Length)
+            if (length == buffer.Length)
             {
-                Grow();
+                buffer = Grow(buffer, generation);
             }
 
-            var n = (int)reader.GetBytes(1, length, _buffer, length, _buffer.Length - length);
+            var n = (int)reader.GetBytes(1, length, buffer, length, buffer.Length - length);
             if (n <= 0)
             {
                 return length;
             }
 
-            Progress();
+            Progress(generation);
             length += n;
         }
     }
 
-    private void Progress() => Interlocked.Exchange(ref _lastProgressTicks, Time.GetUtcNow().UtcTicks);
-
-    private void Grow()
+    /// <summary>Notes that the read made progress, unless it was given up (a late wake-up must not make a new stall look alive).</summary>
+    private void Progress(int generation)
     {
-        if (_buffer.Length >= MaxBufferBytes)
+        if (generation == Volatile.Read(ref _generation))
+        {
+            Interlocked.Exchange(ref _lastProgressTicks, Time.GetUtcNow().UtcTicks);
+        }
+    }
+
+    private byte[] Grow(byte[] buffer, int generation)
+    {
+        if (buffer.Length >= MaxBufferBytes)
         {
             throw new InvalidDataException($"A live-stream buffer is larger than MaxBufferBytes ({MaxBufferBytes} bytes).");
         }
 
-        var bigger = ArrayPool<byte>.Shared.Rent((int)Math.Min((long)_buffer.Length * 2, MaxBufferBytes));
-        _buffer.AsSpan().CopyTo(bigger);
-        ArrayPool<byte>.Shared.Return(_buffer);
-        _buffer = bigger;
+        var bigger = ArrayPool<byte>.Shared.Rent((int)Math.Min((long)buffer.Length * 2, MaxBufferBytes));
+        buffer.AsSpan().CopyTo(bigger);
+        lock (_gate)
+        {
+            if (generation != _generation)
+            {
+                throw new OperationCanceledException("The live-stream read was given up (stalled).");
+            }
+
+            ArrayPool<byte>.Shared.Return(buffer);
+            _buffer = bigger;
+        }
+
+        return bigger;
     }
 
     /// <summary>Decodes one row by its type (<see cref="XEventBufferDecoder.DecodeRow"/>); nothing a row holds fails the stream.</summary>

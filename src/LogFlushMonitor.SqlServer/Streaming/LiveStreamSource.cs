@@ -29,7 +29,8 @@ public sealed class LiveStreamSource : IDisposable
     private readonly SqlServerInstance _owner;
     private readonly Queue<DateTimeOffset> _tooSlow = new();
     private readonly IPollSink _names;
-    private SqlConnection? _current;
+    private Reading? _current;
+    private long _abandoned;
 
     /// <summary>
     /// Creates the stream of <paramref name="owner"/>; <paramref name="sink"/> must never wait (the pipeline's dropping
@@ -69,7 +70,10 @@ public sealed class LiveStreamSource : IDisposable
     public bool Connected => Volatile.Read(ref _current) is not null;
 
     /// <summary>The connection reading the stream now, if any.</summary>
-    internal SqlConnection? CurrentConnection => Volatile.Read(ref _current);
+    internal SqlConnection? CurrentConnection => Volatile.Read(ref _current)?.Connection;
+
+    /// <summary>Stalled reads given up so far (each leaves a thread blocked until the operating system ends its socket).</summary>
+    public long Abandoned => Interlocked.Read(ref _abandoned);
 
     private long _reconnects;
 
@@ -106,21 +110,25 @@ public sealed class LiveStreamSource : IDisposable
     }
 
     /// <summary>
-    /// Ends the connection now reading (the watchdog found it silent while the server flushed): its read fails and the
-    /// stream reconnects. Returns false when no connection was reading.
+    /// Gives up the connection now reading (the watchdog found it stalled): the stream reconnects at once. Returns false
+    /// when no connection was reading.
     /// </summary>
+    /// <remarks>
+    /// A read blocked on a path that stopped forwarding cannot be woken: SqlClient's <c>SqlCommand.Cancel</c> sends an
+    /// attention that never crosses the stalled path, and <c>SqlConnection.Dispose</c> blocks until the read returns
+    /// (measured against a stalled proxy: both still blocked after 5 s). So the read is abandoned, not ended: its thread
+    /// stays blocked until the operating system ends the socket (TCP keep-alive on a dead path), the reader hands the
+    /// next connection fresh state so a late wake-up of the old read can deliver nothing, and the old connection is
+    /// disposed on that thread once its read returns.
+    /// </remarks>
     internal bool Abort()
     {
-        if (Interlocked.Exchange(ref _current, null) is not { } connection)
+        if (Interlocked.Exchange(ref _current, null) is not { } reading)
         {
             return false;
         }
 
-        // A read blocked on a silent socket is not woken by an attention (it never crosses a stalled path): closing the
-        // connection from here makes the blocked read fail at once.
-        SqlConnection.ClearPool(connection);
-        connection.Dispose();
-        return true;
+        return reading.Stalled.TrySetResult();
     }
 
     /// <inheritdoc />
@@ -132,7 +140,8 @@ public sealed class LiveStreamSource : IDisposable
         var sessions = _owner.Sessions;
         var buffersBefore = Reader.BuffersRead;
         var connection = await SqlConnections.OpenAsync(_owner.ConnectionString, reachable => Reachable = reachable, cancellationToken).ConfigureAwait(false);
-        await using (connection.ConfigureAwait(false))
+        var abandoned = false;
+        try
         {
             try
             {
@@ -148,16 +157,25 @@ public sealed class LiveStreamSource : IDisposable
                 XeLog.StreamConnected(_owner.Logger, _owner.Name, sessions.SessionName, Reader.Connections);
 
                 // The read blocks between buffers for as long as the stream lives: give it its own thread.
-                Volatile.Write(ref _current, connection);
+                var reading = new Reading(connection);
+                Volatile.Write(ref _current, reading);
                 StreamEnd end;
                 try
                 {
-                    end = await Task.Factory.StartNew(() => Reader.Read(connection, sessions.SessionName, cancellationToken),
-                        CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default).ConfigureAwait(false);
+                    var read = Task.Factory.StartNew(() => Reader.Read(connection, sessions.SessionName, cancellationToken),
+                        CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+                    if (await Task.WhenAny(read, reading.Stalled.Task).ConfigureAwait(false) != read)
+                    {
+                        abandoned = true;
+                        Abandon(read, connection);
+                        throw new StreamStalledException(_owner.Watchdog.Reason);
+                    }
+
+                    end = await read.ConfigureAwait(false);
                 }
                 finally
                 {
-                    Interlocked.CompareExchange(ref _current, null, connection);
+                    Interlocked.CompareExchange(ref _current, null, reading);
                 }
 
                 if (end == StreamEnd.Cancelled || cancellationToken.IsCancellationRequested)
@@ -184,7 +202,7 @@ public sealed class LiveStreamSource : IDisposable
             {
                 // A read the watchdog ended fails with whatever SqlClient raises for a closed connection: say what happened.
                 var e = _owner.Watchdog.Fired(connection) && caught is not StreamStalledException ? new StreamStalledException(_owner.Watchdog.Reason, caught) : caught;
-                var lost = connection.State != ConnectionState.Open;
+                var lost = abandoned || connection.State != ConnectionState.Open;
                 attempt.ConnectionLost = lost;
                 var failure = FailureClassifier.Classify(e, lost);
                 if (failure.Kind == SqlErrorKinds.StreamTooSlow)
@@ -217,6 +235,38 @@ public sealed class LiveStreamSource : IDisposable
                 throw e;
             }
         }
+        finally
+        {
+            if (!abandoned)
+            {
+                await connection.DisposeAsync().ConfigureAwait(false);
+            }
+        }
+    }
+
+    /// <summary>
+    /// Leaves a stalled read behind (see <see cref="Abort"/>): the reader stops serving it, and its connection is
+    /// disposed by the read's own thread once the operating system ends the socket.
+    /// </summary>
+    private void Abandon(Task<StreamEnd> read, SqlConnection connection)
+    {
+        Reader.Abandon();
+        Interlocked.Increment(ref _abandoned);
+        _ = read.ContinueWith(
+            static (t, c) =>
+            {
+                _ = t.Exception; // observed: a dead socket's error is expected, and no longer anyone's to report
+                ((SqlConnection)c!).Dispose();
+            },
+            connection, CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+    }
+
+    /// <summary>The connection now reading, and the signal that gives it up.</summary>
+    private sealed class Reading(SqlConnection connection)
+    {
+        public SqlConnection Connection { get; } = connection;
+
+        public TaskCompletionSource Stalled { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
     }
 
     /// <summary>A connection that delivered buffers broke: reconnected after the first delay, the backoff starting afresh.</summary>

@@ -84,8 +84,7 @@ public class ValidatorTests
             PollInterval = TimeSpan.FromSeconds(7), CommandTimeout = TimeSpan.FromSeconds(8.2), ReconnectDelay = TimeSpan.FromSeconds(2),
             MaxReconnectDelay = TimeSpan.FromSeconds(40), MaxStreamBufferBytes = 2 << 20,
         };
-        var settings = Instance("a");
-        settings.ConnectionString = "Server=x";
+        var settings = new SqlServerInstanceOptions { Name = "a", ConnectionString = "Server=x" };
         var sink = new RecordingSink();
 
         using var instance = new SqlServerInstance(settings, options, sink, sink, new Core.Health.SourceHealth());

@@ -4,7 +4,7 @@ dotnet test's console logger hides skip reasons at its default verbosity; Direct
 project write TestResults/last-run.trx. Only files newer than the marker given (made before the run) count.
 Usage: python3 .ci/skipped.py MARKER [--require REGEX]
 With --require, a skipped test whose name matches REGEX fails the script (exit 1): a CI job that provides what those
-tests need (a real SQL Server, Windows with PerfMon) must not pass because they skipped.
+tests need (a real SQL Server, Windows with PowerShell) must not pass because they skipped.
 """
 import glob
 import os

@@ -36,8 +36,7 @@ public static class PerfCounterType
 
     /// <summary>
     /// PERF_COUNTER_COUNTER: cumulative like <see cref="BulkCount"/>, on 32 bits (Microsoft, "WMI Performance Counter
-    /// Types"). The DMV reports it for some counters and PerfMon's RateOfCountsPerSecond32 is the same type: both paths
-    /// deliver it as is and Core treats it as <see cref="BulkCount"/>.
+    /// Types"). The DMV reports it for some counters; Core treats it as <see cref="BulkCount"/>.
     /// </summary>
     public const int Counter = 272696320;
 

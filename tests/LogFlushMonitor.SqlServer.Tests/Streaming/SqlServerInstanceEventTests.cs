@@ -25,7 +25,7 @@ public sealed class ProcessHeapCollection
 }
 
 [Collection(ProcessHeapCollection.Name)]
-public sealed class InstanceEventSourceTests(ITestOutputHelper output)
+public sealed class SqlServerInstanceEventTests(ITestOutputHelper output)
 {
     [Fact]
     public async Task An_Auto_instance_disconnected_as_too_slow_three_times_falls_back_to_histogram_mode_and_says_so()

@@ -61,7 +61,7 @@ internal static class CheckProbes
             MaxDispatchLatencySeconds = 1, IncludeDatabases = instance.IncludeDatabases, ExcludeDatabases = instance.ExcludeDatabases,
         };
         var sessions = new EventSessionManager(options) { CommandTimeoutSeconds = timeout };
-        var step = $"CREATE EVENT SESSION {XeSessionName.Quote(name)} (temporary, histogram target) and its start";
+        var step = $"creating and starting the temporary event session {XeSessionName.Quote(name)} (histogram target)";
         var created = false;
         try
         {

@@ -1,4 +1,3 @@
-using System.Diagnostics.Metrics;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.PerfMon;
@@ -52,8 +51,7 @@ public class PerfMonAggregationTests
             var legacy = aggregator.Snapshot().Single(d => d.Database == "legacy");
             Assert.Equal(300, legacy.CounterFlushesTotal);
             Assert.Equal(20, legacy.CounterFlushesPerSecond!.Value, 6);
-            var exported = new List<Measurement<long>>();
-            aggregator.ReadLong(AggregationReading.LogFlushes, exported);
+            var exported = aggregator.ReadLong("sqlserver.log.flushes");
             Assert.Contains(exported, m => m.Value == 300 && m.Tags.ToArray().Contains(new("sqlserver.database.name", "legacy")));
         }
     }

@@ -61,7 +61,7 @@ public sealed class StreamNamingTests
             }
         });
         listener.Start();
-        var pipeline = new SamplePipeline(new LogFlushAggregator(new EventHistograms(factory)));
+        var pipeline = new SamplePipeline(new LogFlushAggregator(new LogFlushMetrics(factory, new SourceHealth())));
         using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline.DroppingWriter, new SourceHealth(), Fast, names: pipeline.Polls);
         using var cts = new CancellationTokenSource();
         var consume = pipeline.RunAsync(cts.Token);

@@ -9,6 +9,10 @@ public sealed partial class LogFlushAggregator
     private static readonly MetricDefinition[] ReadFamilies =
         [.. MetricCatalog.All.Where(f => f.Source is CounterSource or OtherCountersSource or WaitStatsSource or FileStatsSource or AggregationSource)];
 
+    private static readonly MetricDefinition WriteSizes = MetricCatalog.All.Single(f => f.Source is EventSource { Measure: EventMeasure.FlushWriteSize });
+    private static readonly MetricDefinition FlushDurations = MetricCatalog.All.Single(f => f.Source is EventSource { Measure: EventMeasure.FlushDuration });
+    private static readonly MetricDefinition WaitDurations = MetricCatalog.All.Single(f => f.Source is EventSource { Measure: EventMeasure.WaitDuration });
+
     /// <summary>Reads of the aggregation for collects since it was created (tests: one per collect).</summary>
     internal long Reads { get; private set; }
 
@@ -25,6 +29,8 @@ public sealed partial class LogFlushAggregator
                 {
                     ReadFamily(inst, family, into);
                 }
+
+                CountEventSeries(inst, into);
             }
         }
     }
@@ -117,6 +123,28 @@ public sealed partial class LogFlushAggregator
             default:
                 throw new InvalidOperationException($"{family.Name}: the aggregation has no state for {family.Source}.");
         }
+    }
+
+    /// <summary>
+    /// Under the lock: the series of the per-event histograms, one per database (and wait type) that has a value, as the
+    /// SDK holds them (for the series limit, <see cref="LogFlushMetrics.SeriesLimit"/>).
+    /// </summary>
+    private static void CountEventSeries(InstanceState inst, MeasurementBuffers into)
+    {
+        int sizes = 0, durations = 0, waits = 0;
+        foreach (var db in inst.Databases)
+        {
+            sizes += db.Sizes.Count > 0 ? 1 : 0;
+            durations += db.FlushDurations.Count > 0 ? 1 : 0;
+            foreach (var w in db.Waits.Values)
+            {
+                waits += w.Durations.Count > 0 ? 1 : 0;
+            }
+        }
+
+        into.NoteSeries(WriteSizes, sizes);
+        into.NoteSeries(FlushDurations, durations);
+        into.NoteSeries(WaitDurations, waits);
     }
 
     private static void Add(MeasurementBuffers into, MetricDefinition family, long integer, double fraction, KeyValuePair<string, object?>[] tags)

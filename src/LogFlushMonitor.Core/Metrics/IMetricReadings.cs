@@ -22,6 +22,7 @@ public sealed class MeasurementBuffers
 {
     private readonly FamilyMeasurements<long>?[] _long;
     private readonly FamilyMeasurements<double>?[] _double;
+    private readonly int[] _series;
 
     /// <summary>Empty lists for every observable family (a reader of its own: tests, tools).</summary>
     public MeasurementBuffers()
@@ -34,6 +35,7 @@ public sealed class MeasurementBuffers
         var families = MetricCatalog.All;
         _long = new FamilyMeasurements<long>?[families.Count];
         _double = new FamilyMeasurements<double>?[families.Count];
+        _series = new int[families.Count];
         foreach (var family in families)
         {
             if (family.Kind == MetricKind.Histogram)
@@ -68,6 +70,20 @@ public sealed class MeasurementBuffers
         return (_double[family.Index] ?? throw new ArgumentException($"{family.Name} is not a fractional observable family.", nameof(family))).Items;
     }
 
+    /// <summary>
+    /// Notes <paramref name="count"/> more series of a per-event family (a histogram: its series are recorded per event,
+    /// so the aggregation counts the tag sets it has recorded under rather than listing measurements).
+    /// </summary>
+    public void NoteSeries(MetricDefinition family, int count)
+    {
+        ArgumentNullException.ThrowIfNull(family);
+        _series[family.Index] += count;
+    }
+
+    /// <summary>The series a family has in this collect: its measurements, or for a histogram the series noted.</summary>
+    internal int SeriesOf(MetricDefinition family) =>
+        _long[family.Index]?.Items.Count ?? _double[family.Index]?.Items.Count ?? _series[family.Index];
+
     internal FamilyMeasurements<T> Of<T>(MetricDefinition family)
         where T : struct =>
         (typeof(T) == typeof(long) ? _long[family.Index] as FamilyMeasurements<T> : _double[family.Index] as FamilyMeasurements<T>)
@@ -85,5 +101,7 @@ public sealed class MeasurementBuffers
         {
             d?.Items.Clear();
         }
+
+        Array.Clear(_series);
     }
 }

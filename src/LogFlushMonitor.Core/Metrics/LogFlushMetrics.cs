@@ -35,6 +35,12 @@ public sealed class LogFlushMetrics
     private bool _filled;
     private IMetricReadings? _readings;
 
+    // Series per family, highest seen in a collect (a cumulative stream keeps every series it has seen), and the families
+    // whose overflow was announced (once each).
+    private readonly int[] _series = new int[MetricCatalog.All.Count];
+    private readonly bool[] _announced = new bool[MetricCatalog.All.Count];
+    private List<SeriesOverflow>? _toAnnounce;
+
     /// <summary>Creates every instrument of <see cref="MetricCatalog.All"/> on the Meter <paramref name="meterFactory"/> makes (owned and disposed by the factory).</summary>
     public LogFlushMetrics(IMeterFactory meterFactory, SourceHealth health, ExportHealth? exports = null)
     {
@@ -93,6 +99,23 @@ public sealed class LogFlushMetrics
         Volatile.Write(ref _readings, readings);
     }
 
+    /// <summary>
+    /// The series limit (cardinality limit) the host's OpenTelemetry view sets on each instrument of this Meter, 0 when none
+    /// is known. Series beyond it are not exported one by one: the SDK folds them into one series labelled
+    /// <c>otel_metric_overflow="true"</c>. This owner counts them per family (sqlserver.monitor.series.overflow) and raises
+    /// <see cref="Overflowed"/> once per family.
+    /// </summary>
+    public int SeriesLimit { get; set; }
+
+    /// <summary>Raised once per family, the first time its series exceed what <see cref="SeriesLimit"/> keeps; outside any lock.</summary>
+    public event Action<SeriesOverflow>? Overflowed;
+
+    /// <summary>
+    /// The series of a family the SDK keeps one by one under a cardinality limit of <paramref name="limit"/>: all of them, the
+    /// overflow series comes on top (OpenTelemetry .NET 1.20; SeriesOverflowTests checks it against the real SDK).
+    /// </summary>
+    public static int SeriesKept(int limit) => limit <= 0 ? int.MaxValue : limit;
+
     /// <summary>Whether any per-event histogram has an enabled listener: with none, the aggregation records nothing.</summary>
     public bool RecordsEvents => _flushWriteSize?.Enabled == true || _flushDuration?.Enabled == true || _waitDuration?.Enabled == true;
 
@@ -143,6 +166,7 @@ public sealed class LogFlushMetrics
         HealthSource { Fact: HealthFact.ExportFailures } => [.. _exports.FailureCounts().Select(f => new Measurement<long>(f.Count,
             new(MetricAttributes.Exporter, f.Exporter), new(MetricAttributes.ErrorType, f.Reason)))],
         HealthSource { Fact: HealthFact.AttributesTruncated } => [new Measurement<long>(MetricAttributes.Truncated)],
+        HealthSource { Fact: HealthFact.SeriesOverflow } => Overflows(),
         HealthSource h => throw new InvalidOperationException($"{family.Name}: {h.Fact} is not an integer-valued health fact."),
         _ => FromAggregation<long>(family),
     };
@@ -155,6 +179,17 @@ public sealed class LogFlushMetrics
         _ => FromAggregation<double>(family),
     };
 
+    /// <summary>Per family over the limit: the series beyond what the SDK keeps, highest since start.</summary>
+    private Measurement<long>[] Overflows()
+    {
+        var kept = SeriesKept(SeriesLimit);
+        lock (_collectGate)
+        {
+            return [.. MetricCatalog.All.Where(f => _series[f.Index] > kept)
+                .Select(f => new Measurement<long>(_series[f.Index] - kept, new KeyValuePair<string, object?>(MetricAttributes.MetricName, f.Name)))];
+        }
+    }
+
     private static KeyValuePair<string, object?>[] ComponentTags(string instance, string component) =>
         [new(MetricAttributes.Instance, instance), new(MetricAttributes.Component, component)];
 
@@ -162,6 +197,8 @@ public sealed class LogFlushMetrics
     private FamilyMeasurements<T> FromAggregation<T>(MetricDefinition family)
         where T : struct
     {
+        List<SeriesOverflow>? announce;
+        FamilyMeasurements<T> list;
         lock (_collectGate)
         {
             if (!_filled || _served[family.Index])
@@ -171,8 +208,20 @@ public sealed class LogFlushMetrics
 
             _served[family.Index] = true;
             _outstanding++;
-            return _buffers.Of<T>(family);
+            list = _buffers.Of<T>(family);
+            announce = _toAnnounce;
+            _toAnnounce = null;
         }
+
+        if (announce is not null)
+        {
+            foreach (var overflow in announce)
+            {
+                Overflowed?.Invoke(overflow);
+            }
+        }
+
+        return list;
     }
 
     /// <summary>Under the collect lock: every family's list refilled from the aggregation (one lock of the aggregation).</summary>
@@ -192,6 +241,28 @@ public sealed class LogFlushMetrics
         Array.Clear(_served);
         Volatile.Read(ref _readings)?.Read(_buffers);
         _filled = true;
+        NoteSeries();
+    }
+
+    /// <summary>Under the collect lock: each family's series of this collect, and the families newly over the limit.</summary>
+    private void NoteSeries()
+    {
+        var kept = SeriesKept(SeriesLimit);
+        foreach (var family in MetricCatalog.All)
+        {
+            if (family.Source is HealthSource)
+            {
+                continue; // a few per instance and component: far below any limit the host accepts (100 or more)
+            }
+
+            var series = Math.Max(_series[family.Index], _buffers.SeriesOf(family));
+            _series[family.Index] = series;
+            if (series > kept && !_announced[family.Index])
+            {
+                _announced[family.Index] = true;
+                (_toAnnounce ??= []).Add(new SeriesOverflow(family.Name, series, SeriesLimit, series - kept));
+            }
+        }
     }
 
     private MeasurementBuffers NewBuffers()
@@ -212,3 +283,10 @@ public sealed class LogFlushMetrics
         }
     }
 }
+
+/// <summary>A metric whose series exceed the series limit (<see cref="LogFlushMetrics.Overflowed"/>).</summary>
+/// <param name="Metric">The family's OpenTelemetry name.</param>
+/// <param name="Series">Its series when the overflow was noticed.</param>
+/// <param name="Limit">The series limit (Exporters:CardinalityLimit).</param>
+/// <param name="Folded">Series beyond what the limit keeps, folded into the overflow series.</param>
+public readonly record struct SeriesOverflow(string Metric, int Series, int Limit, int Folded);

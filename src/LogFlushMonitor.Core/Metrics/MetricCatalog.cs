@@ -280,6 +280,14 @@ public static class MetricCatalog
             Meaning = $"attribute values cut to {MaxValueLength} characters because they were longer (each time a name becomes an attribute of a new series)",
             PromQL = "`sqlserver_monitor_attributes_truncated_total > 0`: a source hands names no SQL Server has",
         },
+        new()
+        {
+            Name = "sqlserver.monitor.series.overflow", Unit = "{series}", Kind = MetricKind.Gauge, IsInteger = true, Attributes = [MetricName], Section = MetricSection.Monitor,
+            Source = new HealthSource(HealthFact.SeriesOverflow),
+            Description = "Series of a metric (metric.name) beyond the series limit (Exporters:CardinalityLimit): they are folded into one series labelled otel_metric_overflow=\"true\" and their databases cannot be told apart.",
+            Meaning = "series of the metric named by `metric.name` beyond the series limit (`Exporters:CardinalityLimit`), highest since start: the SDK folds them into one series labelled `otel_metric_overflow=\"true\"`, so those databases are not visible one by one. Each metric that overflows is also logged once with the limit and the setting to change. Absent while nothing overflows",
+            PromQL = "`max by (instance, metric_name) (sqlserver_monitor_series_overflow) > 0` (alert `LogFlushMonitorSeriesOverflow`)",
+        },
     ]);
 
     /// <summary>The family named <paramref name="name"/>.</summary>

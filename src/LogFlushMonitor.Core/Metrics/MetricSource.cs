@@ -175,4 +175,7 @@ public enum HealthFact
 
     /// <summary>Attribute values cut to their maximum length.</summary>
     AttributesTruncated,
+
+    /// <summary>Per metric: series beyond the series limit, folded by the SDK into its overflow series.</summary>
+    SeriesOverflow,
 }

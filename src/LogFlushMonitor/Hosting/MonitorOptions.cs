@@ -85,7 +85,8 @@ public sealed class ExportersOptions
 
     /// <summary>
     /// Series kept per metric (the SDK's cardinality limit; beyond it new series are folded into an overflow
-    /// series). Needs at least instances x (databases + 1) x wait types; each series slot costs about 100 bytes per metric.
+    /// series, counted in sqlserver.monitor.series.overflow and logged). Needs at least the watched databases of all
+    /// instances plus one per instance (times the opted-in counters of one type for sqlserver.performance.*).
     /// </summary>
     public int CardinalityLimit { get; set; } = 2000;
 }

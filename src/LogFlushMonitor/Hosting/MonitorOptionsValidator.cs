@@ -108,7 +108,7 @@ public sealed partial class MonitorOptionsValidator(IReadOnlyCollection<string> 
 
         if (e.CardinalityLimit is < 100 or > 1_000_000)
         {
-            Fail("Exporters:CardinalityLimit", $"is {e.CardinalityLimit}", "Use 100 to 1000000: at least instances x (databases + 1) x wait types");
+            Fail("Exporters:CardinalityLimit", $"is {e.CardinalityLimit}", "Use 100 to 1000000: at least the watched databases of all instances plus one per instance (times the opted-in counters of one type)");
         }
 
         if (!e.Prometheus.Enabled && !e.Otlp.Enabled)

@@ -40,8 +40,10 @@ internal sealed partial class TelemetryService(
 
     public async Task StartAsync(CancellationToken cancellationToken)
     {
-        _ = metrics; // the Meter exists before the provider subscribes to it
         var o = options.Value;
+        // The Meter exists before the provider subscribes to it; it counts what the view's limit folds away.
+        metrics.SeriesLimit = o.Exporters.CardinalityLimit;
+        metrics.Overflowed += overflow => LogSeriesOverflow(logger, overflow.Metric, overflow.Series, overflow.Limit, overflow.Folded);
         var builder = Sdk.CreateMeterProviderBuilder()
             .SetResourceBuilder(Resource(o))
             .AddMeter(LogFlushMetrics.MeterName)
@@ -246,6 +248,9 @@ internal sealed partial class TelemetryService(
 
     [LoggerMessage(EventId = 105, Level = LogLevel.Warning, Message = "{Problem}")]
     private static partial void LogOtlpVariable(ILogger logger, string problem);
+
+    [LoggerMessage(EventId = 106, Level = LogLevel.Warning, Message = "{Metric} has {Series} series, more than the {Limit} that Exporters:CardinalityLimit keeps: {Folded} of them are folded into one series labelled otel_metric_overflow=\"true\" (counted in sqlserver.monitor.series.overflow). Set Exporters:CardinalityLimit to at least {Series} plus headroom, or watch fewer databases or counters per replica (--shard)")]
+    private static partial void LogSeriesOverflow(ILogger logger, string metric, int series, int limit, int folded);
 
     [LoggerMessage(EventId = 102, Level = LogLevel.Warning, Message = "The last metric export did not finish within 5 s at shutdown, or the collector refused it (failures are counted in sqlserver.monitor.export.failures)")]
     private static partial void LogFlushFailed(ILogger logger);

@@ -30,6 +30,16 @@ public static class MetricCatalog
     /// </summary>
     public static readonly IReadOnlyList<double> DurationBuckets = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1];
 
+    /// <summary>
+    /// The write size's exponential scale: 16 buckets per doubling, so 512 B (2^9) and every power of two up to the 32 KB
+    /// are bucket bounds and a 60 KB flush (61,440 B) falls in (60,097, 62,757], 4.4 % wide; 512 B to 64 KB takes 112 of
+    /// the SDK's 160 buckets.
+    /// </summary>
+    public const int WriteSizeScale = 4;
+
+    /// <summary>The durations' exponential scale: 8 buckets per doubling (9 % wide), so 100 µs to 2 s (14.3 doublings) fits 160 buckets.</summary>
+    public const int DurationScale = 3;
+
     /// <summary>Every family, in the order the instruments are created and exported.</summary>
     public static IReadOnlyList<MetricDefinition> All { get; } = Number(
     [
@@ -37,7 +47,7 @@ public static class MetricCatalog
         new()
         {
             Name = "sqlserver.log.flush.write_size", Unit = "By", Kind = MetricKind.Histogram, IsInteger = true, Attributes = InstDb,
-            Source = new EventSource(EventMeasure.FlushWriteSize), Buckets = WriteSizeBuckets, Section = MetricSection.Events,
+            Source = new EventSource(EventMeasure.FlushWriteSize), Buckets = WriteSizeBuckets, ExponentialMaxScale = WriteSizeScale, Section = MetricSection.Events,
             Description = "Size of each log flush (log_flush_start write_size): 512 B flushes mean one flush per small commit, 60 KB ones a full log buffer.",
             Meaning = "size of each log flush (`log_flush_start.write_size`). 512 B flushes: one per small commit; 60 KB: a full log buffer",
             PromQL = "share of single-sector flushes: `sum by (sqlserver_database_name) (rate(sqlserver_log_flush_write_size_bytes_bucket{le=\"512\"}[5m])) / sum by (sqlserver_database_name) (rate(sqlserver_log_flush_write_size_bytes_count[5m]))`; flushes/s: `rate(sqlserver_log_flush_write_size_bytes_count[1m])`; median size: `histogram_quantile(0.5, sum by (le, sqlserver_database_name) (rate(sqlserver_log_flush_write_size_bytes_bucket[5m])))`",
@@ -45,7 +55,7 @@ public static class MetricCatalog
         new()
         {
             Name = "sqlserver.log.flush.duration", Unit = "s", Kind = MetricKind.Histogram, IsInteger = false, Attributes = InstDb,
-            Source = new EventSource(EventMeasure.FlushDuration), Buckets = DurationBuckets, Section = MetricSection.Events,
+            Source = new EventSource(EventMeasure.FlushDuration), Buckets = DurationBuckets, ExponentialMaxScale = DurationScale, Section = MetricSection.Events,
             Description = "Duration of each log flush (log_flush_complete duration).",
             Meaning = "duration of each flush: the time from its `log_flush_start` to its `log_flush_complete` (paired on `database_id` and `log_block_id`, 100 ns resolution); only a complete whose start was not seen uses the event's `duration` field (milliseconds unless the pairs or the catalog say otherwise; docs/sqlserver.md, \"Flush latency: the pair\")",
             PromQL = "p95: `histogram_quantile(0.95, sum by (le, sqlserver_database_name) (rate(sqlserver_log_flush_duration_seconds_bucket[5m])))`",
@@ -53,7 +63,7 @@ public static class MetricCatalog
         new()
         {
             Name = "sqlserver.database.wait.duration", Unit = "s", Kind = MetricKind.Histogram, IsInteger = false, Attributes = InstDbWait,
-            Source = new EventSource(EventMeasure.WaitDuration), Buckets = DurationBuckets, Section = MetricSection.Events,
+            Source = new EventSource(EventMeasure.WaitDuration), Buckets = DurationBuckets, ExponentialMaxScale = DurationScale, Section = MetricSection.Events,
             Description = "Duration of each completed wait attributed to a database by wait events (WRITELOG: a commit waiting for its log flush).",
             Meaning = "each completed wait attributed to a database by wait events (`wait_completed` / `wait_info` end); WRITELOG is a commit waiting for its flush",
             PromQL = "WRITELOG p95 per database: `histogram_quantile(0.95, sum by (le, sqlserver_database_name) (rate(sqlserver_database_wait_duration_seconds_bucket{wait_type=\"WRITELOG\"}[5m])))`",

@@ -30,6 +30,12 @@ public sealed class MetricDefinition
     /// <summary>A histogram's bucket bounds (instrument advice), else null.</summary>
     public IReadOnlyList<double>? Buckets { get; init; }
 
+    /// <summary>
+    /// A histogram's base-2 exponential scale when exported as an exponential histogram (OTLP; bucket bounds are
+    /// 2^(i / 2^scale)): the highest the SDK may use, chosen so the buckets that matter stay readable; else null.
+    /// </summary>
+    public int? ExponentialMaxScale { get; init; }
+
     /// <summary>Where docs/metrics.md lists it.</summary>
     public required MetricSection Section { get; init; }
 

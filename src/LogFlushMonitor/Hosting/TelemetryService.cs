@@ -51,7 +51,7 @@ internal sealed partial class TelemetryService(
             // the runtime's "System.Runtime" meter; docs/metrics.md lists each series).
             .AddRuntimeInstrumentation()
             .AddMeter(RuntimeGauges.MeterName)
-            .AddView(instrument => StreamConfiguration(instrument, o.Exporters.CardinalityLimit));
+            .AddView(instrument => StreamConfiguration(instrument, o.Exporters.CardinalityLimit, o.Exporters.Otlp.Enabled && o.Exporters.Otlp.HistogramAggregation == OtlpOptions.Exponential));
 
         if (o.Exporters.Prometheus.Enabled)
         {
@@ -179,9 +179,10 @@ internal sealed partial class TelemetryService(
     /// One view for every instrument (the SDK makes a stream per matching view, so there is only one): our instruments
     /// get the configured cardinality limit (a view replaces the instrument's advice, so histograms carry their
     /// advised bucket bounds over explicitly); the runtime's get <see cref="RuntimeCardinalityLimit"/>, minus the ones
-    /// <see cref="RuntimeGauges"/> replaces.
+    /// <see cref="RuntimeGauges"/> replaces. With <paramref name="exponential"/> our histograms are base-2 exponential ones
+    /// at their catalog scale (Exporters:Otlp:HistogramAggregation).
     /// </summary>
-    internal static MetricStreamConfiguration? StreamConfiguration(System.Diagnostics.Metrics.Instrument instrument, int cardinalityLimit)
+    internal static MetricStreamConfiguration? StreamConfiguration(System.Diagnostics.Metrics.Instrument instrument, int cardinalityLimit, bool exponential = false)
     {
         if (instrument.Meter.Name != LogFlushMetrics.MeterName)
         {
@@ -189,6 +190,11 @@ internal sealed partial class TelemetryService(
                 ?? (instrument.Meter.Name is "System.Runtime" or RuntimeGauges.MeterName
                     ? new MetricStreamConfiguration { CardinalityLimit = RuntimeCardinalityLimit }
                     : null);
+        }
+
+        if (exponential && MetricCatalog.All.FirstOrDefault(f => f.Name == instrument.Name) is { ExponentialMaxScale: { } scale })
+        {
+            return new Base2ExponentialBucketHistogramConfiguration { MaxScale = scale, CardinalityLimit = cardinalityLimit };
         }
 
         double[]? bounds = instrument switch

@@ -111,17 +111,23 @@ public sealed class MetricsOwnerTests
         }
 
         h.Aggregator.Apply(batch); // every database and wait type known, the thread's buffer grown
-        var before = GC.GetAllocatedBytesForCurrentThread();
-        for (var round = 0; round < 20; round++)
+
+        // Five windows of 10 batches: an allocation per event shows in every window (one byte per event is 10 KB), a
+        // one-off of the runtime's (a full run of the suite once showed 6 KB in one window of 20 batches) in one only.
+        var windows = new long[5];
+        for (var w = 0; w < windows.Length; w++)
         {
-            h.Aggregator.Apply(batch);
+            var before = GC.GetAllocatedBytesForCurrentThread();
+            for (var round = 0; round < 10; round++)
+            {
+                h.Aggregator.Apply(batch);
+            }
+
+            windows[w] = GC.GetAllocatedBytesForCurrentThread() - before;
         }
 
-        var allocated = GC.GetAllocatedBytesForCurrentThread() - before;
-        Assert.Equal(21 * 1024, Assert.Single(h.Collect(), p => p.Name == "sqlserver.monitor.events").Value);
-
-        // 20,480 events recorded into the real SDK: one byte per event would show as 20 KB.
-        Assert.True(allocated < 1024, $"{allocated} bytes for 20,480 events");
+        Assert.Equal(51 * 1024, Assert.Single(h.Collect(), p => p.Name == "sqlserver.monitor.events").Value);
+        Assert.True(windows.Min() < 1024, $"bytes per window of 10,240 events recorded into the real SDK: {string.Join(", ", windows)}");
     }
 
     [Fact]

@@ -81,12 +81,13 @@ internal static class RunCommand
         }
         catch (ConfigurationException e)
         {
-            await WriteInvalidConfigurationAsync(e.Errors, e.Warnings, error).ConfigureAwait(false);
+            await ConfigurationLoader.WriteAsync(e, error).ConfigureAwait(false);
             return ExitCodes.Configuration;
         }
-        catch (Exception e) when (e is InvalidDataException or FormatException or IOException)
+        catch (InvalidDataException e)
         {
-            await error.WriteLineAsync($"Configuration could not be read: {LogEscaping.Escape(e.Message)}").ConfigureAwait(false);
+            // The Serilog section, read when the logger is built.
+            await error.WriteLineAsync($"Invalid configuration: {LogEscaping.Escape(e.Message)}").ConfigureAwait(false);
             return ExitCodes.Configuration;
         }
 
@@ -100,7 +101,7 @@ internal static class RunCommand
             }
             catch (OptionsValidationException e)
             {
-                await WriteInvalidConfigurationAsync(e.Failures.ToList(), [], error).ConfigureAwait(false);
+                await ConfigurationLoader.WriteAsync(new ConfigurationException([.. e.Failures], []), error).ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
             catch (InvalidOperationException e) when (e.InnerException is OptionsValidationException or FormatException)
@@ -122,22 +123,6 @@ internal static class RunCommand
                 await error.WriteLineAsync($"Could not start: {LogEscaping.Escape(e.Message.TrimEnd('.'))}. Is another process listening there? Change Http:Urls (--urls).").ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
-        }
-    }
-
-    /// <summary>"Invalid configuration:" and one line per problem, then what was ignored: no stack trace.</summary>
-    internal static async Task WriteInvalidConfigurationAsync(IReadOnlyList<string> errors, IReadOnlyList<string> warnings, TextWriter? output = null)
-    {
-        output ??= Console.Error;
-        await output.WriteLineAsync("Invalid configuration:").ConfigureAwait(false);
-        foreach (var error in errors)
-        {
-            await output.WriteLineAsync("  - " + error).ConfigureAwait(false);
-        }
-
-        foreach (var warning in warnings)
-        {
-            await output.WriteLineAsync("Warning: " + warning).ConfigureAwait(false);
         }
     }
 }

@@ -1,3 +1,4 @@
+using LogFlushMonitor.Configuration;
 using Microsoft.Extensions.Configuration;
 
 namespace LogFlushMonitor.Hosting;
@@ -29,7 +30,7 @@ internal static class ConfigurationCheck
         return Inspect(configuration.GetSection(path), path, node);
     }
 
-    private static Result Inspect(IConfiguration configuration, string path, ConfigurationNode node)
+    private static Result Inspect(IConfiguration configuration, string path, SettingNode node)
     {
         var errors = new List<string>();
         var warnings = new List<string>();
@@ -86,7 +87,7 @@ internal static class ConfigurationCheck
                 + $"Make it readable by the service's user only: chmod o-r '{key.Value}' (e.g. 0600, or 0640 with a group).";
     }
 
-    private static void Walk(IConfigurationSection section, ConfigurationNode node, string path, List<string> errors, List<string> warnings)
+    private static void Walk(IConfigurationSection section, SettingNode node, string path, List<string> errors, List<string> warnings)
     {
         if (node.IsValue)
         {
@@ -157,7 +158,7 @@ internal static class ConfigurationCheck
     /// without its text. The one place that decides whether a configured value may be shown: a connection string, a
     /// password or an OTLP header never is, and neither is a value under a key we do not know.
     /// </summary>
-    internal static string Quote(string value, ConfigurationNode? node) =>
+    internal static string Quote(string value, SettingNode? node) =>
         node is { IsValue: true, Secret: false }
             ? "'" + LogEscaping.Escape(value.Length <= MaxQuoted ? value : value[..MaxQuoted] + "...") + "'"
             : $"a value of {value.Length} characters (not shown: it may hold a secret)";
@@ -166,13 +167,13 @@ internal static class ConfigurationCheck
     private const int MaxQuoted = 200;
 
     /// <summary>A known key as the schema spells it (an environment variable gives it in capitals).</summary>
-    private static string Canonical(ConfigurationNode section, string key) =>
+    private static string Canonical(SettingNode section, string key) =>
         section.Children!.Keys.FirstOrDefault(k => k.Equals(key, StringComparison.OrdinalIgnoreCase)) ?? key;
 
     private static bool IsIndex(string key) => key.Length > 0 && key.All(char.IsAsciiDigit);
 
     /// <summary>The numbered form of a list's first element in each configuration source.</summary>
-    private static string ListFix(string list, ConfigurationNode element, string key)
+    private static string ListFix(string list, SettingNode element, string key)
     {
         var leaf = list.Split(':')[^1];
         var example = key.Length > 0 ? $"{list}:0:{key}" : $"{list}:0";
@@ -186,5 +187,5 @@ internal static class ConfigurationCheck
     private static string WhereSet(string path) => $"configuration key {path}, environment variable {EnvironmentVariable(path)}";
 
     private static string EnvironmentVariable(string path) =>
-        MonitorHost.EnvironmentPrefix + path.Replace(":", "__", StringComparison.Ordinal).ToUpperInvariant();
+        SettingKeys.EnvironmentVariable(path);
 }

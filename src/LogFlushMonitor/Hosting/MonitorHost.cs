@@ -2,9 +2,7 @@ using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Pipeline;
-using LogFlushMonitor.Simulation;
 using LogFlushMonitor.Sources;
-using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Options;
 using Serilog.Extensions.Logging;
 
@@ -13,62 +11,38 @@ namespace LogFlushMonitor.Hosting;
 /// <summary>Builds the worker host behind <c>logflushmonitor run</c>.</summary>
 public static class MonitorHost
 {
-    /// <summary>Prefix of environment variables read as configuration (LOGFLUSHMONITOR__Http__Urls).</summary>
-    public const string EnvironmentPrefix = "LOGFLUSHMONITOR__";
-
-    /// <summary>The configuration sources every command reads, lowest precedence first.</summary>
-    public static IConfigurationBuilder AddConfigurationSources(IConfigurationBuilder configuration, string environmentName, string[] configArgs) =>
-        configuration
-            .AddJsonFile(Path.Combine(AppContext.BaseDirectory, "appsettings.json"), optional: true)
-            .AddJsonFile(Path.Combine(AppContext.BaseDirectory, $"appsettings.{environmentName}.json"), optional: true)
-            .AddJsonFile(Path.Combine(Environment.CurrentDirectory, "appsettings.json"), optional: true)
-            .AddJsonFile(Path.Combine(Environment.CurrentDirectory, $"appsettings.{environmentName}.json"), optional: true)
-            .AddEnvironmentVariables(EnvironmentPrefix)
-            .AddCommandLine(configArgs);
-
     /// <summary>
-    /// Builds the host. Configuration, lowest precedence first: appsettings.json beside the executable and
-    /// in the working directory, appsettings.{Environment}.json, environment variables, <paramref name="configArgs"/>
-    /// (<c>--Section:Key=value</c>), then <paramref name="overrides"/> (from command-line options such as --simulate).
+    /// Builds the host. Configuration comes from <see cref="ConfigurationLoader"/> (<paramref name="configArgs"/> are
+    /// <c>--Section:Key=value</c>, <paramref name="overrides"/> the command's own options such as --simulate) and is
+    /// checked whole before anything is built: a problem throws <see cref="ConfigurationException"/>.
+    /// <paramref name="environment"/> reads environment variables for the OTLP exporter's settings (the process's by
+    /// default; tests give their own).
     /// </summary>
-    public static IHost Build(string[] configArgs, IReadOnlyDictionary<string, string?> overrides, Action<IServiceCollection>? configureServices = null)
+    public static IHost Build(string[] configArgs, IReadOnlyDictionary<string, string?> overrides, Action<IServiceCollection>? configureServices = null, Func<string, string?>? environment = null)
     {
         var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings
         {
             DisableDefaults = true,
             ContentRootPath = AppContext.BaseDirectory,
-            EnvironmentName = Environment.GetEnvironmentVariable("DOTNET_ENVIRONMENT") ?? Environments.Production,
+            EnvironmentName = ConfigurationLoader.EnvironmentName,
         });
-        AddConfigurationSources(builder.Configuration, builder.Environment.EnvironmentName, configArgs).AddInMemoryCollection(overrides);
-
-        // Strict binding: every value must convert before anything binds (the binder would throw, or drop a list
-        // element); unknown keys are logged as soon as the log exists.
-        var check = ConfigurationCheck.Inspect(builder.Configuration);
-        if (check.Errors.Count > 0)
-        {
-            throw new ConfigurationException(check.Errors, check.Warnings);
-        }
-
-        // The logger is built before the options are validated: what would make it (or a service) throw is checked now.
-        var logOptions = builder.Configuration.GetSection("Log").Get<LogOptions>() ?? new LogOptions();
-        if (MonitorOptionsValidator.LogProblems(logOptions) is { Count: > 0 } logProblems)
-        {
-            throw new ConfigurationException(logProblems, check.Warnings);
-        }
+        ConfigurationLoader.AddSources(builder.Configuration, configArgs, overrides);
+        var loaded = ConfigurationLoader.Load(builder.Configuration, ConfigurationScope.Service, environment);
+        var logOptions = loaded.Options.Log;
 
         builder.Logging.ClearProviders();
         var logFailures = new LogFileFailures(logOptions.File);
         builder.Services.AddSingleton(logFailures);
         var logProvider = new SerilogLoggerProvider(Logging.Create(builder.Configuration, logOptions, logFailures), dispose: true);
         builder.Logging.AddProvider(new StartupFailureLogFilter(logProvider));
-        ConfigurationWarnings.Log(logProvider.CreateLogger(typeof(ConfigurationCheck).FullName!), check.Warnings);
+        ConfigurationWarnings.Log(logProvider.CreateLogger(typeof(ConfigurationCheck).FullName!), loaded.Warnings);
         logProvider.CreateLogger(typeof(MallocTuning).FullName!).LogDebug("{Malloc}", MallocTuning.Describe(MallocTuning.Apply(Environment.GetEnvironmentVariable)));
         AddWindowsService(builder);
 
         var services = builder.Services;
-        services.AddOptions<MonitorOptions>().Bind(builder.Configuration).ValidateOnStart();
-        services.AddSingleton(OtlpEnvironment.Process);
-        services.AddSingleton<IValidateOptions<MonitorOptions>>(sp => new MonitorOptionsValidator(SimulationScenarios.Names, sp.GetRequiredService<OtlpEnvironment>().Read));
+        // Bound and validated once, above: every service reads the same instance.
+        services.AddSingleton(Options.Create(loaded.Options));
+        services.AddSingleton(environment is null ? OtlpEnvironment.Process : new OtlpEnvironment(environment));
         services.Configure<HostOptions>(h =>
         {
             h.ShutdownTimeout = TimeSpan.FromSeconds(15);

@@ -1,25 +1,36 @@
+using LogFlushMonitor.Configuration;
+using Microsoft.Extensions.Options;
+
 namespace LogFlushMonitor.Hosting;
 
 /// <summary>
 /// The service's configuration, bound from the configuration root: appsettings.json, then environment
 /// variables <c>LOGFLUSHMONITOR__Section__Key</c>, then the command line (<c>--Section:Key=value</c>).
-/// docs/configuration.md lists every key.
+/// docs/configuration.md lists every key (a test compares its table with the generated schema). Defaults are written
+/// once, here; ranges and choices as attributes (<see cref="SettingRuleAttribute"/>), checked by the generated
+/// validator; <see cref="MonitorOptionsValidator"/> adds the rules between settings.
 /// </summary>
-public sealed class MonitorOptions
+[SettingsSection]
+public sealed partial class MonitorOptions
 {
     /// <summary>Where samples come from.</summary>
+    [ValidateObjectMembers]
     public SourcesOptions Sources { get; set; } = new();
 
     /// <summary>Where metrics go.</summary>
+    [ValidateObjectMembers]
     public ExportersOptions Exporters { get; set; } = new();
 
     /// <summary>The HTTP listener for /metrics, /healthz and /readyz.</summary>
+    [ValidateObjectMembers]
     public HttpOptions Http { get; set; } = new();
 
     /// <summary>Logging.</summary>
+    [ValidateObjectMembers]
     public LogOptions Log { get; set; } = new();
 
     /// <summary>The event pipeline.</summary>
+    [ValidateObjectMembers]
     public PipelineOptions Pipeline { get; set; } = new();
 
     /// <summary>The service.name used when neither ServiceName nor OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES gives one.</summary>
@@ -33,41 +44,51 @@ public sealed class MonitorOptions
 }
 
 /// <summary>The sources to run; at least one must be configured.</summary>
-public sealed class SourcesOptions
+[SettingsSection]
+public sealed partial class SourcesOptions
 {
     /// <summary>A simulated workload.</summary>
+    [ValidateObjectMembers]
     public SimulateSourceOptions Simulate { get; set; } = new();
 
     /// <summary>Replay of a recorded or simulated NDJSON file.</summary>
+    [ValidateObjectMembers]
     public ReplaySourceOptions Replay { get; set; } = new();
 
-    /// <summary>Live SQL Server instances (validated by the SQL Server source itself).</summary>
+    /// <summary>Live SQL Server instances (validated by the SQL Server source's own validator, SqlServerOptionsValidator).</summary>
+#pragma warning disable SYSLIB1212 // deliberately not [ValidateObjectMembers]: SqlServerOptionsValidator checks these attributes, with its rules between settings
     public SqlServer.SqlServerSourceOptions SqlServer { get; set; } = new();
+#pragma warning restore SYSLIB1212
 }
 
 /// <summary>Sources:Simulate.</summary>
-public sealed class SimulateSourceOptions
+[SettingsSection]
+public sealed partial class SimulateSourceOptions
 {
     /// <summary>Scenario name (see <c>logflushmonitor simulate --help</c>); empty means off.</summary>
     public string? Scenario { get; set; }
 
     /// <summary>Speed factor: 1 is real time.</summary>
+    [SettingRange(0.001, 1000, Hint = "1 = real time")]
     public double Speed { get; set; } = 1;
 
     /// <summary>Seed of the simulation's random numbers.</summary>
     public int Seed { get; set; } = 1;
 
     /// <summary>How long to simulate; empty means until stopped.</summary>
+    [SettingRange("00:00:00.001", "3650.00:00:00", Hint = "such as 00:05:00, or leave it empty to run until stopped; the simulated clock must stay a date")]
     public TimeSpan? Duration { get; set; }
 }
 
 /// <summary>Sources:Replay.</summary>
-public sealed class ReplaySourceOptions
+[SettingsSection]
+public sealed partial class ReplaySourceOptions
 {
     /// <summary>NDJSON file to replay; empty means off.</summary>
     public string? Path { get; set; }
 
     /// <summary>Speed factor: 1 replays at recorded pace, 0 as fast as possible.</summary>
+    [SettingRange(0.001, 1000000, AllowZero = true, Hint = "0 = as fast as possible, 1 = the recorded pace")]
     public double Speed { get; set; } = 1;
 
     /// <summary>Shift recorded timestamps so the replay starts now.</summary>
@@ -75,23 +96,27 @@ public sealed class ReplaySourceOptions
 }
 
 /// <summary>Exporters.</summary>
-public sealed class ExportersOptions
+[SettingsSection]
+public sealed partial class ExportersOptions
 {
     /// <summary>The Prometheus scrape endpoint.</summary>
     public PrometheusOptions Prometheus { get; set; } = new();
 
     /// <summary>OTLP push export.</summary>
+    [ValidateObjectMembers]
     public OtlpOptions Otlp { get; set; } = new();
 
     /// <summary>
     /// Series kept per metric (the SDK's cardinality limit; beyond it new series are folded into an overflow
     /// series). Needs at least instances x (databases + 1) x wait types; each series slot costs about 100 bytes per metric.
     /// </summary>
+    [SettingRange(100, 1000000, Hint = "at least instances x (databases + 1) x wait types")]
     public int CardinalityLimit { get; set; } = 2000;
 }
 
 /// <summary>Exporters:Prometheus.</summary>
-public sealed class PrometheusOptions
+[SettingsSection]
+public sealed partial class PrometheusOptions
 {
     /// <summary>Serve /metrics.</summary>
     public bool Enabled { get; set; } = true;
@@ -107,7 +132,8 @@ public sealed class PrometheusOptions
 }
 
 /// <summary>Exporters:Otlp.</summary>
-public sealed class OtlpOptions
+[SettingsSection]
+public sealed partial class OtlpOptions
 {
     /// <summary>Push metrics over OTLP.</summary>
     public bool Enabled { get; set; }
@@ -116,20 +142,26 @@ public sealed class OtlpOptions
     public string? Endpoint { get; set; }
 
     /// <summary><c>grpc</c> or <c>http/protobuf</c>; when empty, OTEL_EXPORTER_OTLP_PROTOCOL, then grpc.</summary>
+    [SettingChoice("grpc", "http/protobuf", AllowEmpty = true, Hint = "or leave it empty for OTEL_EXPORTER_OTLP_PROTOCOL")]
     public string? Protocol { get; set; }
 
     /// <summary>Export interval.</summary>
+    // The exporter takes it in whole milliseconds as an int.
+    [SettingRange("00:00:01", "1.00:00:00")]
     public TimeSpan Interval { get; set; } = TimeSpan.FromSeconds(15);
 
     /// <summary>Export timeout; when empty, OTEL_EXPORTER_OTLP_TIMEOUT (milliseconds), then 10 s.</summary>
+    [SettingRange("00:00:00.001", "00:10:00", Hint = "such as 00:00:10, or leave it empty for OTEL_EXPORTER_OTLP_TIMEOUT")]
     public TimeSpan? Timeout { get; set; }
 
     /// <summary>Extra headers, <c>key=value</c> pairs separated by commas (e.g. an API key); when empty, OTEL_EXPORTER_OTLP_HEADERS.</summary>
+    [Secret]
     public string? Headers { get; set; }
 }
 
 /// <summary>Http.</summary>
-public sealed class HttpOptions
+[SettingsSection]
+public sealed partial class HttpOptions
 {
     /// <summary>Serve /metrics (when enabled), /healthz and /readyz.</summary>
     public bool Enabled { get; set; } = true;
@@ -138,31 +170,39 @@ public sealed class HttpOptions
     public string Urls { get; set; } = "http://127.0.0.1:9464";
 
     /// <summary>How long a source instance may be down before /readyz answers 503 (docs/operations.md).</summary>
+    [SettingRange("00:00:00", "1.00:00:00")]
     public TimeSpan ReadinessGracePeriod { get; set; } = TimeSpan.FromMinutes(2);
 }
 
 /// <summary>Log.</summary>
-public sealed class LogOptions
+[SettingsSection]
+public sealed partial class LogOptions
 {
     /// <summary>Minimum level: Verbose, Debug, Information, Warning, Error, Fatal.</summary>
+    [SettingChoice("Verbose", "Debug", "Information", "Warning", "Error", "Fatal", IgnoreCase = true)]
     public string Level { get; set; } = "Information";
 
     /// <summary><c>text</c> or <c>json</c> (one JSON object per line, for log shippers).</summary>
+    [SettingChoice("text", "json")]
     public string Format { get; set; } = "text";
 
     /// <summary>Also write to this file, rolled daily; empty means console only.</summary>
     public string? File { get; set; }
 
     /// <summary>Daily files kept.</summary>
+    [SettingRange(1, 3650, Hint = "daily files")]
     public int RetainedFiles { get; set; } = 7;
 
     /// <summary>How often a per-database summary is logged; 0 turns it off.</summary>
+    [SettingRange("00:00:01", "1.00:00:00", AllowZero = true, Hint = "0 turns summaries off")]
     public TimeSpan SummaryInterval { get; set; } = TimeSpan.FromSeconds(60);
 }
 
 /// <summary>Pipeline.</summary>
-public sealed class PipelineOptions
+[SettingsSection]
+public sealed partial class PipelineOptions
 {
     /// <summary>Events the bounded channel holds before dropping (and counting) new ones.</summary>
+    [SettingRange(1024, 16777216)]
     public int ChannelCapacity { get; set; } = 65536;
 }

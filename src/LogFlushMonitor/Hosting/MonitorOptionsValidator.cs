@@ -1,11 +1,13 @@
-using System.Globalization;
+using LogFlushMonitor.Configuration;
 using Microsoft.Extensions.Options;
 
 namespace LogFlushMonitor.Hosting;
 
 /// <summary>
-/// Validates <see cref="MonitorOptions"/> at start. Each message names the setting (as a configuration key
-/// and as an environment variable) and says how to fix it.
+/// Validates <see cref="MonitorOptions"/> (all but Sources:SqlServer, which SqlServerOptionsValidator owns): the rules
+/// written as attributes on the options, checked by the generated <see cref="MonitorOptionsRules"/>, then the rules
+/// attributes cannot say: between settings, against the file system and the environment. Each message names the
+/// setting (as a configuration key and as an environment variable) and says how to fix it.
 /// </summary>
 /// <param name="scenarioNames">The simulator's scenarios.</param>
 /// <param name="environment">Reads an environment variable (the process's by default; tests give their own).</param>
@@ -14,9 +16,14 @@ public sealed partial class MonitorOptionsValidator(IReadOnlyCollection<string> 
     /// <inheritdoc />
     public ValidateOptionsResult Validate(string? name, MonitorOptions options)
     {
+        ArgumentNullException.ThrowIfNull(options);
         var errors = new List<string>();
-        void Fail(string key, string problem, string fix) =>
-            errors.Add($"{key} {problem}. {fix} (configuration key {key}, environment variable LOGFLUSHMONITOR__{key.Replace(":", "__", StringComparison.Ordinal).ToUpperInvariant()}).");
+        if (new MonitorOptionsRules().Validate(SettingKeys.Root, options) is { Failed: true, Failures: { } failures })
+        {
+            errors.AddRange(failures);
+        }
+
+        void Fail(string key, string problem, string fix) => errors.Add($"{key} {problem}. {fix} ({SettingKeys.Where(key)}).");
 
         var s = options.Sources;
         var simulate = !string.IsNullOrWhiteSpace(s.Simulate.Scenario);
@@ -30,27 +37,12 @@ public sealed partial class MonitorOptionsValidator(IReadOnlyCollection<string> 
 
         if (simulate && !scenarioNames.Contains(s.Simulate.Scenario!))
         {
-            Fail("Sources:Simulate:Scenario", $"is '{s.Simulate.Scenario}', which is not a scenario", $"Use one of: {string.Join(", ", scenarioNames)}");
-        }
-
-        if (s.Simulate.Speed is < 0.001 or > 1000 || double.IsNaN(s.Simulate.Speed))
-        {
-            Fail("Sources:Simulate:Speed", $"is {s.Simulate.Speed.ToString(CultureInfo.InvariantCulture)}", "Use a factor from 0.001 to 1000 (1 = real time)");
-        }
-
-        if (s.Simulate.Duration is { } d && (d <= TimeSpan.Zero || d > MaxSimulatedDuration))
-        {
-            Fail("Sources:Simulate:Duration", $"is {d}", $"Use a positive duration up to {MaxSimulatedDuration.Days} days such as 00:05:00, or leave it empty to run until stopped");
+            Fail("Sources:Simulate:Scenario", $"is '{LogEscaping.Escape(s.Simulate.Scenario!)}', which is not a scenario", $"Use one of: {string.Join(", ", scenarioNames)}");
         }
 
         if (replay && !File.Exists(s.Replay.Path))
         {
-            Fail("Sources:Replay:Path", $"names '{s.Replay.Path}', which does not exist", "Give the path of an NDJSON file written by `logflushmonitor simulate --out`");
-        }
-
-        if (s.Replay.Speed is < 0 or > 1_000_000 || (s.Replay.Speed > 0 && s.Replay.Speed < 0.001) || double.IsNaN(s.Replay.Speed))
-        {
-            Fail("Sources:Replay:Speed", $"is {s.Replay.Speed.ToString(CultureInfo.InvariantCulture)}", "Use 0 for as fast as possible or a factor from 0.001 to 1000000 (1 = recorded pace)");
+            Fail("Sources:Replay:Path", $"names '{LogEscaping.Escape(s.Replay.Path!)}', which does not exist", "Give the path of an NDJSON file written by `logflushmonitor simulate --out`");
         }
 
         var e = options.Exporters;
@@ -74,11 +66,6 @@ public sealed partial class MonitorOptionsValidator(IReadOnlyCollection<string> 
                 Fail("Exporters:Otlp:Endpoint", endpointProblem, "Set the collector's address, e.g. http://otel-collector:4317 for grpc or http://otel-collector:4318 for http/protobuf");
             }
 
-            if (!string.IsNullOrWhiteSpace(e.Otlp.Protocol) && e.Otlp.Protocol is not ("grpc" or "http/protobuf"))
-            {
-                Fail("Exporters:Otlp:Protocol", $"is '{LogEscaping.Escape(e.Otlp.Protocol)}'", "Use grpc or http/protobuf");
-            }
-
             // The OTEL_EXPORTER_OTLP_* variables the exporter reads by itself where these settings are empty.
             errors.AddRange(OtlpEnvironmentCheck.Inspect(e.Otlp, environment ?? Environment.GetEnvironmentVariable).Errors);
 
@@ -89,26 +76,10 @@ public sealed partial class MonitorOptionsValidator(IReadOnlyCollection<string> 
                 errors.AddRange(tlsProblems);
             }
 
-            // The exporter takes both in whole milliseconds as an int.
-            if (e.Otlp.Interval < TimeSpan.FromSeconds(1) || e.Otlp.Interval > TimeSpan.FromDays(1))
-            {
-                Fail("Exporters:Otlp:Interval", $"is {e.Otlp.Interval}", "Use 00:00:01 to 1.00:00:00");
-            }
-
-            if (e.Otlp.Timeout is { } timeout && (timeout < TimeSpan.FromMilliseconds(1) || timeout > TimeSpan.FromMinutes(10)))
-            {
-                Fail("Exporters:Otlp:Timeout", $"is {timeout}", "Use a timeout from 00:00:00.001 to 00:10:00 such as 00:00:10, or leave it empty for OTEL_EXPORTER_OTLP_TIMEOUT");
-            }
-
             if (e.Otlp.Headers is { Length: > 0 } h && OtlpEnvironmentCheck.HeadersProblem(h) is { } headersProblem)
             {
                 Fail("Exporters:Otlp:Headers", headersProblem, "Write it as key1=value1,key2=value2");
             }
-        }
-
-        if (e.CardinalityLimit is < 100 or > 1_000_000)
-        {
-            Fail("Exporters:CardinalityLimit", $"is {e.CardinalityLimit}", "Use 100 to 1000000: at least instances x (databases + 1) x wait types");
         }
 
         if (!e.Prometheus.Enabled && !e.Otlp.Enabled)
@@ -122,11 +93,6 @@ public sealed partial class MonitorOptionsValidator(IReadOnlyCollection<string> 
             Fail("Http:Urls", "is empty", "Give the listener's URL, e.g. http://127.0.0.1:9464 (--urls), or http://0.0.0.0:9464 to listen on every interface");
         }
 
-        if (options.Http.ReadinessGracePeriod < TimeSpan.Zero || options.Http.ReadinessGracePeriod > TimeSpan.FromDays(1))
-        {
-            Fail("Http:ReadinessGracePeriod", $"is {options.Http.ReadinessGracePeriod}", "Use 00:00:00 to 1.00:00:00 (default 00:02:00)");
-        }
-
         if (options.Http.Enabled)
         {
             foreach (var url in options.Http.Urls.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries))
@@ -138,55 +104,12 @@ public sealed partial class MonitorOptionsValidator(IReadOnlyCollection<string> 
             }
         }
 
-        errors.AddRange(LogProblems(options.Log));
         if (!string.IsNullOrWhiteSpace(options.Log.File) && LogFileProblem(options.Log.File) is { } logFileProblem)
         {
             Fail("Log:File", $"names '{LogEscaping.Escape(options.Log.File)}', {logFileProblem}", "Give a file in a directory the service's user can write, or leave Log:File empty to log to the console only");
         }
 
-        if (options.Pipeline.ChannelCapacity is < 1024 or > 16_777_216)
-        {
-            Fail("Pipeline:ChannelCapacity", $"is {options.Pipeline.ChannelCapacity}", "Use a value from 1024 to 16777216");
-        }
-
         return errors.Count == 0 ? ValidateOptionsResult.Success : ValidateOptionsResult.Fail(errors);
-    }
-
-    /// <summary>The longest simulated run (the simulated clock must stay a representable date).</summary>
-    internal static readonly TimeSpan MaxSimulatedDuration = TimeSpan.FromDays(3650);
-
-    /// <summary>
-    /// Problems of the Log section that the logger itself would throw on (a retained file count below 1) or that would
-    /// crash a service later (a summary timer below a millisecond): checked before the logger is built, since they would
-    /// otherwise end the start with a stack trace.
-    /// </summary>
-    internal static IReadOnlyList<string> LogProblems(LogOptions log)
-    {
-        var errors = new List<string>();
-        void Fail(string key, string problem, string fix) =>
-            errors.Add($"{key} {problem}. {fix} (configuration key {key}, environment variable LOGFLUSHMONITOR__{key.Replace(":", "__", StringComparison.Ordinal).ToUpperInvariant()}).");
-
-        if (log.Format is not ("text" or "json"))
-        {
-            Fail("Log:Format", $"is '{LogEscaping.Escape(log.Format)}'", "Use text or json");
-        }
-
-        if (!Enum.TryParse<Serilog.Events.LogEventLevel>(log.Level, ignoreCase: true, out var level) || !Enum.IsDefined(level) || log.Level.Trim().All(char.IsAsciiDigit))
-        {
-            Fail("Log:Level", $"is '{LogEscaping.Escape(log.Level)}'", "Use Verbose, Debug, Information, Warning, Error or Fatal");
-        }
-
-        if (log.RetainedFiles is < 1 or > 3650)
-        {
-            Fail("Log:RetainedFiles", $"is {log.RetainedFiles}", "Use 1 to 3650 daily files (default 7)");
-        }
-
-        if (log.SummaryInterval != TimeSpan.Zero && (log.SummaryInterval < TimeSpan.FromSeconds(1) || log.SummaryInterval > TimeSpan.FromDays(1)))
-        {
-            Fail("Log:SummaryInterval", $"is {log.SummaryInterval}", "Use 0 to turn summaries off, or an interval from 00:00:01 to 1.00:00:00 (default 00:01:00)");
-        }
-
-        return errors;
     }
 
     [System.Text.RegularExpressions.GeneratedRegex("^/[A-Za-z0-9._~/-]*$")]
@@ -222,3 +145,10 @@ public sealed partial class MonitorOptionsValidator(IReadOnlyCollection<string> 
         }
     }
 }
+
+/// <summary>
+/// The rules written as attributes on <see cref="MonitorOptions"/> and its sections (ranges, choices), checked by
+/// generated code: no reflection, NativeAOT-safe. Sources:SqlServer has its own (SqlServerOptionsValidator).
+/// </summary>
+[OptionsValidator]
+internal sealed partial class MonitorOptionsRules : IValidateOptions<MonitorOptions>;

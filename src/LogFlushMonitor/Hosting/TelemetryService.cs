@@ -59,12 +59,8 @@ internal sealed partial class TelemetryService(
 
         if (o.Exporters.Otlp.Enabled)
         {
+            // Its variables were checked (and their warnings logged) with the rest of the configuration at start.
             var otlp = o.Exporters.Otlp;
-            foreach (var warning in OtlpEnvironmentCheck.Inspect(otlp, otlpEnvironment.Read).Warnings)
-            {
-                LogOtlpVariable(logger, warning);
-            }
-
             // Checked at start by MonitorOptionsValidator: here the files load.
             var tls = OtlpTls.Load(otlpEnvironment.Read, out _);
             Uri? endpoint = null;
@@ -243,9 +239,6 @@ internal sealed partial class TelemetryService(
 
     [LoggerMessage(EventId = 104, Level = LogLevel.Information, Message = "Serving health at {Health} and readiness at {Ready} (no /metrics: Exporters:Prometheus:Enabled is false)")]
     private static partial void LogHealthOnly(ILogger logger, Uri health, Uri ready);
-
-    [LoggerMessage(EventId = 105, Level = LogLevel.Warning, Message = "{Problem}")]
-    private static partial void LogOtlpVariable(ILogger logger, string problem);
 
     [LoggerMessage(EventId = 102, Level = LogLevel.Warning, Message = "The last metric export did not finish within 5 s at shutdown, or the collector refused it (failures are counted in sqlserver.monitor.export.failures)")]
     private static partial void LogFlushFailed(ILogger logger);

@@ -18,7 +18,7 @@ public sealed class RunningHost : IAsyncDisposable
 
     public HttpClient Http { get; }
 
-    public static async Task<RunningHost> StartAsync(Dictionary<string, string?> settings, Action<IServiceCollection>? services = null, Action<IServiceProvider>? beforeStart = null)
+    public static async Task<RunningHost> StartAsync(Dictionary<string, string?> settings, Action<IServiceCollection>? services = null, Action<IServiceProvider>? beforeStart = null, Func<string, string?>? environment = null)
     {
         var all = new Dictionary<string, string?>
         {
@@ -31,7 +31,7 @@ public sealed class RunningHost : IAsyncDisposable
             all[k] = v;
         }
 
-        var host = MonitorHost.Build([], all, services);
+        var host = MonitorHost.Build([], all, services, environment);
         beforeStart?.Invoke(host.Services);
         await host.StartAsync();
         var telemetry = host.Services.GetRequiredService<TelemetryService>();

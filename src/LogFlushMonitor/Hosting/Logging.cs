@@ -23,6 +23,9 @@ internal static class Logging
             .MinimumLevel.Is(level)
             .MinimumLevel.Override("Microsoft", LogEventLevel.Warning)
             .MinimumLevel.Override("Microsoft.Hosting.Lifetime", LogEventLevel.Information)
+            // A /readyz that answers 503 is the probe's answer, not an error of the service: the health check service
+            // would log each one at Error.
+            .MinimumLevel.Override("Microsoft.Extensions.Diagnostics.HealthChecks", LogEventLevel.Fatal)
             .Enrich.FromLogContext()
             .Enrich.With(new LogEscaping(exceptionText: options.Format != "json")); // names from servers and files never reach a log line as structure
         config = ApplySerilogSection(config, configuration.GetSection("Serilog"));

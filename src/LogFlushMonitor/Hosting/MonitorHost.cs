@@ -3,12 +3,19 @@ using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Sources;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Options;
 using Serilog.Extensions.Logging;
 
 namespace LogFlushMonitor.Hosting;
 
-/// <summary>Builds the worker host behind <c>logflushmonitor run</c>.</summary>
+/// <summary>
+/// Builds the one host behind <c>logflushmonitor run</c>: a slim ASP.NET Core application whose Kestrel server serves
+/// /healthz and /readyz (ASP.NET Core health checks) and, when Prometheus is enabled, /metrics; whose container owns
+/// the OpenTelemetry MeterProvider (<c>AddOpenTelemetry()</c>); and whose hosted services are the sources, the
+/// pipeline and the exporters. With Http:Enabled=false no server listens at all.
+/// </summary>
 public static class MonitorHost
 {
     /// <summary>
@@ -20,28 +27,37 @@ public static class MonitorHost
     /// </summary>
     public static IHost Build(string[] configArgs, IReadOnlyDictionary<string, string?> overrides, Action<IServiceCollection>? configureServices = null, Func<string, string?>? environment = null)
     {
-        var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings
+        var builder = WebApplication.CreateSlimBuilder(new WebApplicationOptions
         {
-            DisableDefaults = true,
             ContentRootPath = AppContext.BaseDirectory,
             EnvironmentName = ConfigurationLoader.EnvironmentName,
         });
+
+        // Our sources only: the builder's own (appsettings.json in the content root, every environment variable, the
+        // ASPNETCORE_ ones) would let variables meant for something else configure the service.
+        builder.Configuration.Sources.Clear();
         ConfigurationLoader.AddSources(builder.Configuration, configArgs, overrides);
         var loaded = ConfigurationLoader.Load(builder.Configuration, ConfigurationScope.Service, environment);
-        var logOptions = loaded.Options.Log;
+        var o = loaded.Options;
+
+        // The OpenTelemetry SDK reads the specification's variables (OTEL_EXPORTER_OTLP_*, OTEL_RESOURCE_ATTRIBUTES,
+        // OTEL_SERVICE_NAME) from the container's configuration: they are added as they are, after the check (they are
+        // not our keys).
+        builder.Configuration.AddInMemoryCollection(OpenTelemetryVariables(environment));
 
         builder.Logging.ClearProviders();
-        var logFailures = new LogFileFailures(logOptions.File);
+        var logFailures = new LogFileFailures(o.Log.File);
         builder.Services.AddSingleton(logFailures);
-        var logProvider = new SerilogLoggerProvider(Logging.Create(builder.Configuration, logOptions, logFailures), dispose: true);
+        var logProvider = new SerilogLoggerProvider(Logging.Create(builder.Configuration, o.Log, logFailures), dispose: true);
         builder.Logging.AddProvider(new StartupFailureLogFilter(logProvider));
         ConfigurationWarnings.Log(logProvider.CreateLogger(typeof(ConfigurationCheck).FullName!), loaded.Warnings);
         logProvider.CreateLogger(typeof(MallocTuning).FullName!).LogDebug("{Malloc}", MallocTuning.Describe(MallocTuning.Apply(Environment.GetEnvironmentVariable)));
         AddWindowsService(builder);
+        HttpEndpoints.ConfigureServer(builder, o.Http);
 
         var services = builder.Services;
         // Bound and validated once, above: every service reads the same instance.
-        services.AddSingleton(Options.Create(loaded.Options));
+        services.AddSingleton(Options.Create(o));
         services.AddSingleton(environment is null ? OtlpEnvironment.Process : new OtlpEnvironment(environment));
         services.Configure<HostOptions>(h =>
         {
@@ -54,6 +70,7 @@ public static class MonitorHost
             sp.GetRequiredService<SourceHealth>(),
             sp.GetRequiredService<TimeProvider>(),
             sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Http.ReadinessGracePeriod));
+        services.AddHealthChecks().AddCheck<ReadinessHealthCheck>(ReadinessHealthCheck.Name);
         services.AddSingleton<HostFailures>();
         services.AddSingleton(new SystemdNotifier(Environment.GetEnvironmentVariable("NOTIFY_SOCKET")));
         // Metrics: the Meter comes from IMeterFactory (owned by the container); the aggregation records the per-event
@@ -72,23 +89,39 @@ public static class MonitorHost
         services.AddSingleton(sp => new SamplePipeline(
             sp.GetRequiredService<LogFlushAggregator>(),
             sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Pipeline.ChannelCapacity));
-        services.AddSingleton<TelemetryService>();
         services.AddSingleton<SourceShutdown>();
         services.AddSingleton<ISourceShutdown>(sp => sp.GetRequiredService<SourceShutdown>());
         services.AddSingleton<ISourceReadiness>(sp => sp.GetRequiredService<Readiness>());
 
-        // Start order = registration order; stop order is the reverse: sources stop first, the pipeline
-        // drains, and telemetry exports the last values.
+        // Start order = registration order; stop order is the reverse: the HTTP server (added last by the builder)
+        // stops first, then the sources, the pipeline drains, and telemetry exports the last values. The MeterProvider
+        // is built when its hosted service (registered by AddOpenTelemetry, before the sources) starts.
         services.AddHostedService<SystemdNotifierService>();
         services.AddHostedService<HangupSignalService>();
-        services.AddHostedService(sp => sp.GetRequiredService<TelemetryService>());
+        var scrapeHandler = TelemetryService.AddTelemetry(services, o);
+        services.AddHostedService<TelemetryService>();
         services.AddHostedService<PipelineService>();
         services.AddHostedService<SimulationSourceService>();
         services.AddHostedService<ReplaySourceService>();
         services.AddSqlServerSource(builder.Configuration);
         services.AddHostedService<SummaryService>();
         configureServices?.Invoke(services);
-        return builder.Build();
+
+        var app = builder.Build();
+        HttpEndpoints.Map(app, o, scrapeHandler);
+        return app;
+    }
+
+    /// <summary>The addresses the HTTP server bound (port 0 resolved), once the host has started; none when Http:Enabled is false.</summary>
+    public static IReadOnlyList<Uri> HttpAddresses(IServiceProvider services) => HttpEndpoints.Addresses(services);
+
+    /// <summary>The OTEL_* variables, as the SDK reads them from configuration.</summary>
+    private static IEnumerable<KeyValuePair<string, string?>> OpenTelemetryVariables(Func<string, string?>? environment)
+    {
+        foreach (var name in Environment.GetEnvironmentVariables().Keys.OfType<string>().Where(n => n.StartsWith("OTEL_", StringComparison.Ordinal)))
+        {
+            yield return new(name, environment is null ? Environment.GetEnvironmentVariable(name) : environment(name));
+        }
     }
 
     /// <summary>
@@ -97,7 +130,7 @@ public static class MonitorHost
     /// (deploy/windows/install.ps1 registers it; the service's virtual account could not). Console and Log:File
     /// logging stay as they are. Anywhere else this does nothing.
     /// </summary>
-    private static void AddWindowsService(HostApplicationBuilder builder)
+    private static void AddWindowsService(IHostApplicationBuilder builder)
     {
         builder.Services.AddWindowsService(o => o.ServiceName = EventLogSource);
         if (OperatingSystem.IsWindows())
@@ -107,7 +140,7 @@ public static class MonitorHost
     }
 
     [System.Runtime.Versioning.SupportedOSPlatform("windows")]
-    private static void ConfigureEventLog(HostApplicationBuilder builder)
+    private static void ConfigureEventLog(IHostApplicationBuilder builder)
     {
         builder.Services.Configure<Microsoft.Extensions.Logging.EventLog.EventLogSettings>(s => s.SourceName = EventLogSource);
         builder.Logging.AddFilter<Microsoft.Extensions.Logging.EventLog.EventLogLoggerProvider>(null, LogLevel.Warning);

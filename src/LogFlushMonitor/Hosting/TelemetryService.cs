@@ -1,9 +1,6 @@
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Prometheus;
-using LogFlushMonitor.Prometheus.Http;
-using Microsoft.Extensions.Options;
-using OpenTelemetry;
 using OpenTelemetry.Exporter;
 using OpenTelemetry.Metrics;
 using OpenTelemetry.Resources;
@@ -11,156 +8,101 @@ using OpenTelemetry.Resources;
 namespace LogFlushMonitor.Hosting;
 
 /// <summary>
-/// Owns the OpenTelemetry MeterProvider (OpenTelemetry.Extensions.Hosting is not served here) and the HTTP
-/// listener. Registered before the sources so it starts first and stops last: its stop exports the last
-/// values over OTLP after the pipeline has drained.
+/// The service's telemetry: <see cref="AddTelemetry"/> registers the MeterProvider in the host's container
+/// (<c>AddOpenTelemetry()</c>: our meter, the runtime's, the Prometheus pull exporter and the OTLP push exporter as
+/// configured); this hosted service, registered before the sources, starts before them and stops after them and the
+/// pipeline: its stop pushes the last values over OTLP and says whether the collector took them.
 /// </summary>
 internal sealed partial class TelemetryService(
-    IOptions<MonitorOptions> options,
+    IServiceProvider services,
     LogFlushMetrics metrics,
-    ExportHealth exportHealth,
-    TimeProvider time,
-    Readiness readiness,
-    ILoggerFactory loggerFactory,
+    OtlpPush push,
     ILogger<TelemetryService> logger,
-    OtlpEnvironment otlpEnvironment,
-    LogFileFailures? logFailures = null) : IHostedService, IAsyncDisposable
+    LogFileFailures? logFailures = null) : IHostedService, IDisposable
 {
-    private MeterProvider? _provider;
-    private PrometheusScrapeHandler? _scrapeHandler;
-    private PrometheusHttpServer? _http;
-    private bool _pushes;
-
-    // OTLP exports the collector accepted (OtlpFailureHandler counts them): how the last push at shutdown is judged.
-    private long _otlpAccepted;
     private readonly RuntimeGauges _runtimeGauges = new(logFailures);
+    private MeterProvider? _provider;
 
-    /// <summary>The addresses the HTTP listener bound (port 0 resolved), for tests and the start-up log.</summary>
-    public IReadOnlyList<Uri> HttpAddresses => _http?.BoundAddresses ?? [];
-
-    public async Task StartAsync(CancellationToken cancellationToken)
+    /// <summary>
+    /// Registers the MeterProvider and its readers in <paramref name="services"/>; returns the scrape handler to map
+    /// when Prometheus is enabled.
+    /// </summary>
+    public static PrometheusScrapeHandler? AddTelemetry(IServiceCollection services, MonitorOptions o)
     {
-        _ = metrics; // the Meter exists before the provider subscribes to it
-        var o = options.Value;
-        var builder = Sdk.CreateMeterProviderBuilder()
-            .SetResourceBuilder(Resource(o))
-            .AddMeter(LogFlushMetrics.MeterName)
-            // The monitor's own health: GC heap, allocations, pauses, thread pool, process memory and CPU (on .NET 9+
-            // the runtime's "System.Runtime" meter; docs/metrics.md lists each series).
-            .AddRuntimeInstrumentation()
-            .AddMeter(RuntimeGauges.MeterName)
-            .AddView(instrument => StreamConfiguration(instrument, o.Exporters.CardinalityLimit));
-
-        if (o.Exporters.Prometheus.Enabled)
+        PrometheusScrapeHandler? handler = null;
+        var push = new OtlpPush();
+        services.AddSingleton(push);
+        services.AddOpenTelemetry().WithMetrics(metrics =>
         {
-            builder.AddPrometheusPullExporter(out var handler, p => p.ScopeLabelsEnabled = o.Exporters.Prometheus.ScopeLabels);
-            _scrapeHandler = handler;
-        }
+            metrics
+                .SetResourceBuilder(Resource(o))
+                .AddMeter(LogFlushMetrics.MeterName)
+                // The monitor's own health: GC heap, allocations, pauses, thread pool, process memory and CPU (on .NET 9+
+                // the runtime's "System.Runtime" meter; docs/metrics.md lists each series).
+                .AddRuntimeInstrumentation()
+                .AddMeter(RuntimeGauges.MeterName)
+                .AddView(instrument => StreamConfiguration(instrument, o.Exporters.CardinalityLimit));
 
-        if (o.Exporters.Otlp.Enabled)
-        {
-            // Its variables were checked (and their warnings logged) with the rest of the configuration at start.
-            var otlp = o.Exporters.Otlp;
-            // Checked at start by MonitorOptionsValidator: here the files load.
-            var tls = OtlpTls.Load(otlpEnvironment.Read, out _);
-            Uri? endpoint = null;
-            var protocol = "";
-            builder.AddOtlpExporter((exporter, reader) =>
+            if (o.Exporters.Prometheus.Enabled)
             {
-                // The exporter options arrive with OTEL_EXPORTER_OTLP_ENDPOINT, _HEADERS and _PROTOCOL applied (the
-                // OpenTelemetry specification's variables); our own settings win only where they are given.
-                if (!string.IsNullOrWhiteSpace(otlp.Protocol))
-                {
-                    exporter.Protocol = otlp.Protocol == "grpc" ? OtlpExportProtocol.Grpc : OtlpExportProtocol.HttpProtobuf;
-                }
-
-                if (!string.IsNullOrWhiteSpace(otlp.Endpoint))
-                {
-                    exporter.Endpoint = OtlpEndpoint(otlp.Endpoint, exporter.Protocol);
-                }
-
-                if (!string.IsNullOrWhiteSpace(otlp.Headers))
-                {
-                    exporter.Headers = otlp.Headers;
-                }
-
-                // Ours when given, else OTEL_EXPORTER_OTLP_TIMEOUT as the exporter read it (10 s by default).
-                var timeout = otlp.Timeout ?? TimeSpan.FromMilliseconds(exporter.TimeoutMilliseconds);
-                exporter.TimeoutMilliseconds = (int)timeout.TotalMilliseconds;
-                endpoint = exporter.Endpoint;
-                protocol = exporter.Protocol == OtlpExportProtocol.Grpc ? "grpc" : "http/protobuf";
-                var target = exporter.Endpoint;
-                exporter.HttpClientFactory = () => new HttpClient(new OtlpFailureHandler(exportHealth, target, time, logger, tls.CreateHandler(), () => Interlocked.Increment(ref _otlpAccepted)))
-                {
-                    Timeout = timeout,
-                };
-                reader.TemporalityPreference = MetricReaderTemporalityPreference.Cumulative;
-                reader.PeriodicExportingMetricReaderOptions.ExportIntervalMilliseconds = (int)otlp.Interval.TotalMilliseconds;
-                reader.PeriodicExportingMetricReaderOptions.ExportTimeoutMilliseconds = (int)timeout.TotalMilliseconds;
-            });
-            _pushes = true;
-            _provider = builder.Build();
-            LogOtlp(logger, endpoint!, protocol, otlp.Interval);
-        }
-
-        _provider ??= builder.Build();
-
-        if (o.Http.Enabled)
-        {
-            // With Prometheus off (metrics pushed over OTLP only) the listener serves /healthz and /readyz alone.
-            _http = new PrometheusHttpServer(
-                _scrapeHandler,
-                new PrometheusHttpServerOptions { Urls = o.Http.Urls, ScrapePath = o.Exporters.Prometheus.Path },
-                readiness.Check,
-                loggerFactory);
-            await _http.StartAsync(cancellationToken).ConfigureAwait(false);
-            foreach (var address in _http.BoundAddresses)
-            {
-                if (_scrapeHandler is not null)
-                {
-                    LogListening(logger, new Uri(address, o.Exporters.Prometheus.Path));
-                }
-                else
-                {
-                    LogHealthOnly(logger, new Uri(address, "/healthz"), new Uri(address, "/readyz"));
-                }
+                metrics.AddPrometheusPullExporter(out var scrape, p => p.ScopeLabelsEnabled = o.Exporters.Prometheus.ScopeLabels);
+                handler = scrape;
             }
+
+            if (o.Exporters.Otlp.Enabled)
+            {
+                // The exporter's HttpClient reports to services of the container: the provider's build (at start) runs
+                // the callbacks below in order, so the first one hands the container to the second.
+                IServiceProvider? container = null;
+                ((IDeferredMeterProviderBuilder)metrics).Configure((sp, _) => container = sp);
+                metrics.AddOtlpExporter((exporter, reader) => push.Configure(exporter, reader, o.Exporters.Otlp, container!));
+            }
+        });
+
+        if (handler is { } h)
+        {
+            // Disposed with the container (after the provider, whose exporter it reads).
+            services.AddSingleton(_ => h);
         }
+
+        return handler;
     }
 
-    public async Task StopAsync(CancellationToken cancellationToken)
+    public Task StartAsync(CancellationToken cancellationToken)
     {
-        // Last export first (the sources and the pipeline have stopped by now), then stop serving. Only a push
-        // exporter has anything to flush. The provider's ForceFlush answers for every reader, and the pull reader's
-        // always answers false (it has no exporter to call): with Prometheus on too, that false said nothing about
-        // the push, which is judged by what its HTTP client saw instead: an export the collector accepted.
-        if (_pushes && _provider is { } provider)
+        // Our instruments exist from here on (the container creates them on first use); the MeterProvider is built by
+        // now (its hosted service started first), resolving it here makes sure.
+        _ = metrics;
+        _provider = services.GetRequiredService<MeterProvider>();
+        if (push.Endpoint is { } endpoint)
         {
-            var accepted = Interlocked.Read(ref _otlpAccepted);
+            LogOtlp(logger, endpoint, push.Protocol, push.Interval);
+        }
+
+        return Task.CompletedTask;
+    }
+
+    public Task StopAsync(CancellationToken cancellationToken)
+    {
+        // Last export (the sources and the pipeline have stopped by now). Only a push exporter has anything to flush.
+        // The provider's ForceFlush answers for every reader, and the pull reader's always answers false (it has no
+        // exporter to call): with Prometheus on too, that false said nothing about the push, which is judged by what its
+        // HTTP client saw instead: an export the collector accepted.
+        if (push.Endpoint is not null && _provider is { } provider)
+        {
+            var accepted = push.Accepted;
             var flushed = provider.ForceFlush((int)TimeSpan.FromSeconds(5).TotalMilliseconds);
-            if (_scrapeHandler is not null ? Interlocked.Read(ref _otlpAccepted) == accepted : !flushed)
+            var prometheus = services.GetService<PrometheusScrapeHandler>() is not null;
+            if (prometheus ? push.Accepted == accepted : !flushed)
             {
                 LogFlushFailed(logger);
             }
         }
 
-        if (_http is not null)
-        {
-            await _http.StopAsync(cancellationToken).ConfigureAwait(false);
-        }
+        return Task.CompletedTask;
     }
 
-    public async ValueTask DisposeAsync()
-    {
-        if (_http is not null)
-        {
-            await _http.DisposeAsync().ConfigureAwait(false);
-        }
-
-        _scrapeHandler?.Dispose();
-        _provider?.Dispose();
-        _runtimeGauges.Dispose();
-    }
+    public void Dispose() => _runtimeGauges.Dispose();
 
     /// <summary>
     /// Series kept per runtime instrument. The SDK allocates every stream's table of series at its full limit up front
@@ -231,15 +173,74 @@ internal sealed partial class TelemetryService(
         return builder.AddAttributes(configured);
     }
 
-    [LoggerMessage(EventId = 100, Level = LogLevel.Information, Message = "Serving metrics at {Url}")]
-    private static partial void LogListening(ILogger logger, Uri url);
-
     [LoggerMessage(EventId = 101, Level = LogLevel.Information, Message = "Exporting metrics over OTLP to {Endpoint} ({Protocol}) every {Interval}")]
     private static partial void LogOtlp(ILogger logger, Uri endpoint, string protocol, TimeSpan interval);
 
-    [LoggerMessage(EventId = 104, Level = LogLevel.Information, Message = "Serving health at {Health} and readiness at {Ready} (no /metrics: Exporters:Prometheus:Enabled is false)")]
-    private static partial void LogHealthOnly(ILogger logger, Uri health, Uri ready);
-
     [LoggerMessage(EventId = 102, Level = LogLevel.Warning, Message = "The last metric export did not finish within 5 s at shutdown, or the collector refused it (failures are counted in sqlserver.monitor.export.failures)")]
     private static partial void LogFlushFailed(ILogger logger);
+}
+
+/// <summary>
+/// The OTLP push exporter as configured at start: where it sends, and how many exports the collector accepted
+/// (<see cref="OtlpFailureHandler"/> counts them), which is how the last push at shutdown is judged.
+/// </summary>
+internal sealed class OtlpPush
+{
+    private long _accepted;
+
+    /// <summary>The collector's endpoint, once the exporter is built; null without OTLP.</summary>
+    public Uri? Endpoint { get; private set; }
+
+    /// <summary><c>grpc</c> or <c>http/protobuf</c>.</summary>
+    public string Protocol { get; private set; } = "";
+
+    /// <summary>The export interval.</summary>
+    public TimeSpan Interval { get; private set; }
+
+    /// <summary>Exports the collector accepted.</summary>
+    public long Accepted => Interlocked.Read(ref _accepted);
+
+    /// <summary>
+    /// Applies <paramref name="otlp"/> to the exporter's options, which arrive with OTEL_EXPORTER_OTLP_ENDPOINT, _HEADERS,
+    /// _PROTOCOL and _TIMEOUT (and their _METRICS_ forms) applied, as the OpenTelemetry specification defines them: our
+    /// own settings win only where they are given. The exporter's HTTP client counts and logs every failed export.
+    /// </summary>
+    public void Configure(OtlpExporterOptions exporter, MetricReaderOptions reader, OtlpOptions otlp, IServiceProvider services)
+    {
+        if (!string.IsNullOrWhiteSpace(otlp.Protocol))
+        {
+            exporter.Protocol = otlp.Protocol == "grpc" ? OtlpExportProtocol.Grpc : OtlpExportProtocol.HttpProtobuf;
+        }
+
+        if (!string.IsNullOrWhiteSpace(otlp.Endpoint))
+        {
+            exporter.Endpoint = TelemetryService.OtlpEndpoint(otlp.Endpoint, exporter.Protocol);
+        }
+
+        if (!string.IsNullOrWhiteSpace(otlp.Headers))
+        {
+            exporter.Headers = otlp.Headers;
+        }
+
+        // Ours when given, else OTEL_EXPORTER_OTLP_TIMEOUT as the exporter read it (10 s by default).
+        var timeout = otlp.Timeout ?? TimeSpan.FromMilliseconds(exporter.TimeoutMilliseconds);
+        exporter.TimeoutMilliseconds = (int)timeout.TotalMilliseconds;
+
+        // Checked at start by MonitorOptionsValidator: here the files load.
+        var tls = OtlpTls.Load(services.GetRequiredService<OtlpEnvironment>().Read, out _);
+        var health = services.GetRequiredService<ExportHealth>();
+        var time = services.GetRequiredService<TimeProvider>();
+        var logger = services.GetRequiredService<ILogger<TelemetryService>>();
+        var target = exporter.Endpoint;
+        exporter.HttpClientFactory = () => new HttpClient(new OtlpFailureHandler(health, target, time, logger, tls.CreateHandler(), () => Interlocked.Increment(ref _accepted)))
+        {
+            Timeout = timeout,
+        };
+        reader.TemporalityPreference = MetricReaderTemporalityPreference.Cumulative;
+        reader.PeriodicExportingMetricReaderOptions.ExportIntervalMilliseconds = (int)otlp.Interval.TotalMilliseconds;
+        reader.PeriodicExportingMetricReaderOptions.ExportTimeoutMilliseconds = (int)timeout.TotalMilliseconds;
+        Endpoint = exporter.Endpoint;
+        Protocol = exporter.Protocol == OtlpExportProtocol.Grpc ? "grpc" : "http/protobuf";
+        Interval = otlp.Interval;
+    }
 }

@@ -34,8 +34,7 @@ public sealed class RunningHost : IAsyncDisposable
         var host = MonitorHost.Build([], all, services, environment);
         beforeStart?.Invoke(host.Services);
         await host.StartAsync();
-        var telemetry = host.Services.GetRequiredService<TelemetryService>();
-        var address = telemetry.HttpAddresses.FirstOrDefault() ?? new Uri("http://127.0.0.1:1");
+        var address = MonitorHost.HttpAddresses(host.Services).FirstOrDefault() ?? new Uri("http://127.0.0.1:1");
         return new RunningHost(host, address);
     }
 

@@ -1,7 +1,7 @@
 using LogFlushMonitor.XEvent.Binary;
 using LogFlushMonitor.XEvent;
 
-namespace LogFlushMonitor.Analyze;
+namespace LogFlushMonitor.Analysis;
 
 /// <summary>
 /// Reads one set of .xel files (one input: a session's rollover set, its event_sequence numbering continued across

@@ -1,6 +1,6 @@
 using System.Globalization;
 
-namespace LogFlushMonitor.Analyze;
+namespace LogFlushMonitor.Analysis;
 
 /// <summary>
 /// Writes "bytes read / total, MB/s" lines to stderr: one every 5 % of the input or every 2 s, whichever

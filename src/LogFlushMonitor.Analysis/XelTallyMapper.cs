@@ -4,7 +4,7 @@ using LogFlushMonitor.Core.XEvents;
 using LogFlushMonitor.XEvent.Binary;
 using LogFlushMonitor.XEvent.Metadata;
 
-namespace LogFlushMonitor.Analyze;
+namespace LogFlushMonitor.Analysis;
 
 /// <summary>
 /// The lean log-flush mapper of <c>analyze</c>: reads only what the report needs (log_flush_start database_id,

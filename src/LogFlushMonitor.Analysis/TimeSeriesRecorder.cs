@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.Analyze;
+namespace LogFlushMonitor.Analysis;
 
 /// <summary>
 /// Per database, flushes and WRITELOG waits counted in time buckets, for the report's charts. All databases share one

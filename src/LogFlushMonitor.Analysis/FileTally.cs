@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.Analyze;
+namespace LogFlushMonitor.Analysis;
 
 /// <summary>An event that was read but could not be used (a value out of range), with where it is.</summary>
 /// <param name="Offset">Byte offset of the event record in its file.</param>

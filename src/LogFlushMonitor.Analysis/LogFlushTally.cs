@@ -2,7 +2,7 @@ using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.Core.XEvents;
 
-namespace LogFlushMonitor.Analyze;
+namespace LogFlushMonitor.Analysis;
 
 /// <summary>
 /// What <c>analyze</c> adds up per database: exact write sizes, flush durations, WRITELOG waits and the time range.

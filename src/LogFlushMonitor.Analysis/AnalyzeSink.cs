@@ -1,6 +1,6 @@
 using LogFlushMonitor.Core.Samples;
 
-namespace LogFlushMonitor.Analyze;
+namespace LogFlushMonitor.Analysis;
 
 /// <summary>
 /// The event sink of an NDJSON recording (the HTML report's other input): counts what each file holds (flushes,

@@ -1,7 +1,7 @@
 using System.Text.Json;
 using System.Text;
 
-namespace LogFlushMonitor.Analyze;
+namespace LogFlushMonitor.Analysis;
 
 /// <summary>
 /// Writes the report as one JSON document (schema in docs/analyze.md). Field names and units are a contract
@@ -12,23 +12,26 @@ internal static class JsonReportWriter
     /// <summary>Version of the document's schema.</summary>
     public const int SchemaVersion = 1;
 
-    /// <summary>Writes <paramref name="report"/> to <paramref name="output"/> followed by a newline.</summary>
-    public static void Write(AnalyzeReport report, TextWriter output)
+    /// <summary>
+    /// Writes <paramref name="report"/> to <paramref name="output"/> followed by a newline. <paramref name="exitCode"/>
+    /// is the program's exit code for the report's outcome (the program, not this library, owns the numbers).
+    /// </summary>
+    public static void Write(AnalyzeReport report, int exitCode, TextWriter output)
     {
         using var buffer = new MemoryStream();
         using (var w = new Utf8JsonWriter(buffer, new JsonWriterOptions { Indented = true }))
         {
-            Write(report, w);
+            Write(report, exitCode, w);
         }
 
         output.WriteLine(Encoding.UTF8.GetString(buffer.GetBuffer(), 0, (int)buffer.Length));
     }
 
-    private static void Write(AnalyzeReport report, Utf8JsonWriter w)
+    private static void Write(AnalyzeReport report, int exitCode, Utf8JsonWriter w)
     {
         w.WriteStartObject();
         w.WriteNumber("schema_version", SchemaVersion);
-        w.WriteNumber("exit_code", report.ExitCode);
+        w.WriteNumber("exit_code", exitCode);
         w.WriteNumber("elapsed_seconds", Math.Round(report.Elapsed.TotalSeconds, 3));
         w.WriteStartObject("totals");
         w.WriteNumber("files", report.Files.Count);

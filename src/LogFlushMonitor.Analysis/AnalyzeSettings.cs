@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.Analyze;
+namespace LogFlushMonitor.Analysis;
 
 /// <summary>How the report is written to stdout.</summary>
 internal enum ReportFormat

@@ -1,7 +1,7 @@
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.Simulation.Ndjson;
 
-namespace LogFlushMonitor.Analyze;
+namespace LogFlushMonitor.Analysis;
 
 /// <summary>
 /// An NDJSON recording (what <c>simulate --out</c> writes) as an input of the HTML report: read with the simulator's

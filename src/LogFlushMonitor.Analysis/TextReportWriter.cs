@@ -3,7 +3,7 @@ using LogFlushMonitor.Core.Advice;
 using LogFlushMonitor.XEvent.Binary;
 using Spectre.Console;
 
-namespace LogFlushMonitor.Analyze;
+namespace LogFlushMonitor.Analysis;
 
 /// <summary>Writes the report for a person: per database a write-size histogram as bars, the figures and the advice.</summary>
 internal static class TextReportWriter

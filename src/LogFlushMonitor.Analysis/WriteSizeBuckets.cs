@@ -1,6 +1,6 @@
 using LogFlushMonitor.Core.Aggregation;
 
-namespace LogFlushMonitor.Analyze;
+namespace LogFlushMonitor.Analysis;
 
 /// <summary>
 /// The report's write-size buckets: sector-aligned steps that separate the flush causes (512 B commits,

@@ -1,6 +1,6 @@
 using LogFlushMonitor.Core.XEvents;
 
-namespace LogFlushMonitor.Analyze;
+namespace LogFlushMonitor.Analysis;
 
 /// <summary>What analyze's flush pairing found over the whole input.</summary>
 /// <param name="Paired">Completes whose latency is the time since their start.</param>

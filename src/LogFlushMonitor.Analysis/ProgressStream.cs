@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.Analyze;
+namespace LogFlushMonitor.Analysis;
 
 /// <summary>A read-only pass-through stream that tells a <see cref="ProgressReporter"/> how many bytes were read.</summary>
 internal sealed class ProgressStream(Stream inner, ProgressReporter progress) : Stream

@@ -2,7 +2,7 @@ using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Advice;
 using LogFlushMonitor.XEvent.Binary;
 
-namespace LogFlushMonitor.Analyze;
+namespace LogFlushMonitor.Analysis;
 
 /// <summary>How reading one file ended.</summary>
 internal enum FileStatus
@@ -145,8 +145,8 @@ internal sealed record DatabaseReport
     public double? FlushesPerSecond => Flushes > 0 && SpanSeconds > 0 ? Flushes / SpanSeconds : null;
 }
 
-/// <summary>The result of one run: files, databases, exit code.</summary>
-internal sealed record AnalyzeReport(IReadOnlyList<FileReport> Files, IReadOnlyList<DatabaseReport> Databases, int ExitCode, TimeSpan Elapsed)
+/// <summary>The result of one run: files, databases, how it ended.</summary>
+internal sealed record AnalyzeReport(IReadOnlyList<FileReport> Files, IReadOnlyList<DatabaseReport> Databases, AnalyzeOutcome Outcome, TimeSpan Elapsed)
 {
     /// <summary>Entries a folder or glob matched that are not regular files (named pipes, devices, directories): not read.</summary>
     public IReadOnlyList<XelSkippedEntry> Skipped { get; init; } = [];

@@ -1,10 +1,9 @@
-using LogFlushMonitor.Commands;
 using LogFlushMonitor.Core.Advice;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.XEvent.Binary;
 
-namespace LogFlushMonitor.Analyze;
+namespace LogFlushMonitor.Analysis;
 
 /// <summary>
 /// Runs <c>analyze</c>: expands the inputs, reads each input's .xel files on every core (<see cref="XelInput"/>: one
@@ -17,12 +16,16 @@ internal static class AnalyzeRunner
     /// <summary>The instance name events from .xel files are counted under (a file does not say which server wrote it).</summary>
     public const string InstanceName = "analyze";
 
-    /// <summary>Analyses, writes the report to <paramref name="stdout"/> and problems and progress to <paramref name="stderr"/>; returns the exit code.</summary>
-    public static int Run(AnalyzeSettings settings, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken)
+    /// <summary>
+    /// Analyses, writes the report to <paramref name="stdout"/> and problems and progress to <paramref name="stderr"/>;
+    /// returns the exit code <paramref name="exitCodeOf"/> gives the outcome (the JSON report states it too).
+    /// </summary>
+    public static int Run(AnalyzeSettings settings, Func<AnalyzeOutcome, int> exitCodeOf, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken)
     {
+        ArgumentNullException.ThrowIfNull(exitCodeOf);
         if (!TryExpand(settings.Inputs, stderr, out var groups, out var skipped))
         {
-            return ExitCodes.Configuration;
+            return exitCodeOf(AnalyzeOutcome.InvalidArguments);
         }
 
         var report = Analyze(settings, groups, stderr, cancellationToken, skipped: skipped);
@@ -30,7 +33,7 @@ internal static class AnalyzeRunner
         WritePairingNote(report, stderr);
         if (settings.Format == ReportFormat.Json)
         {
-            JsonReportWriter.Write(report, stdout);
+            JsonReportWriter.Write(report, exitCodeOf(report.Outcome), stdout);
 
             // The document says it too, but a person running a script should see why nothing was found.
             foreach (var f in report.HasRelevantEvents ? [] : report.Files.Where(f => f.Status == FileStatus.Ok))
@@ -44,7 +47,7 @@ internal static class AnalyzeRunner
         }
 
         stdout.Flush();
-        return report.ExitCode;
+        return exitCodeOf(report.Outcome);
     }
 
     /// <summary>
@@ -151,10 +154,10 @@ internal static class AnalyzeRunner
         var pairing = FlushPairing.Finish(mappers, tally);
         var databases = tally.Instances.SelectMany(i => i.Databases).Select(Describe).OfType<DatabaseReport>()
             .OrderByDescending(d => d.Flushes).ThenBy(d => d.Database, StringComparer.Ordinal).ToList();
-        var exit = files.Any(f => f.Status != FileStatus.Ok) ? ExitCodes.CorruptInput
-            : files.Any(f => f.HasRelevantEvents) ? ExitCodes.Ok
-            : ExitCodes.NoRelevantEvents;
-        return new AnalyzeReport(files, databases, exit, time.GetElapsedTime(started)) { Skipped = skipped ?? [], FlushPairing = pairing };
+        var outcome = files.Any(f => f.Status != FileStatus.Ok) ? AnalyzeOutcome.CorruptInput
+            : files.Any(f => f.HasRelevantEvents) ? AnalyzeOutcome.Analysed
+            : AnalyzeOutcome.NoRelevantEvents;
+        return new AnalyzeReport(files, databases, outcome, time.GetElapsedTime(started)) { Skipped = skipped ?? [], FlushPairing = pairing };
     }
 
     /// <summary>Expands every input; false (with messages on <paramref name="stderr"/>) when any names nothing.</summary>

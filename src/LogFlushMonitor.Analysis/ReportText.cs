@@ -1,6 +1,6 @@
 using System.Globalization;
 
-namespace LogFlushMonitor.Analyze;
+namespace LogFlushMonitor.Analysis;
 
 /// <summary>How the text report and the HTML report write durations and sizes (binary units).</summary>
 internal static class ReportText

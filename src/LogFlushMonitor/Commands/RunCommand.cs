@@ -93,10 +93,18 @@ internal static class RunCommand
 
         using (host)
         {
+            var exitCode = HostFailures.ExitCodeOf(host);
+            var lifetime = host.Services.GetRequiredService<IHostApplicationLifetime>();
             try
             {
-                var exitCode = HostFailures.ExitCodeOf(host);
                 await host.RunAsync().ConfigureAwait(false);
+                return exitCode();
+            }
+            catch (OperationCanceledException) when (lifetime.ApplicationStopping.IsCancellationRequested)
+            {
+                // The host was told to stop while it was still starting (a component failed at once, or SIGTERM came
+                // early): the HTTP server, which starts last, gives up binding with a cancellation. That is a stop, not a
+                // crash: the exit code says why, as after any other stop.
                 return exitCode();
             }
             catch (OptionsValidationException e)

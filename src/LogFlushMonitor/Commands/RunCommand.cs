@@ -17,7 +17,7 @@ internal static class RunCommand
         // A string, read by the same number rule as Sources:Simulate:Speed: System.CommandLine's own double parsing takes
         // "1,5" as 15 and answers "fast" with a .NET type name.
         var speed = new Option<string?>("--speed") { Description = "Pace of --simulate or --replay: 1 = real time, 10 = ten times faster, 0 = as fast as possible (replay only). A dot, never a comma: 2.5." };
-        var urls = new Option<string?>("--urls") { Description = "HTTP listener for /metrics, /healthz, /readyz (default http://127.0.0.1:9464)." };
+        var urls = new Option<string?>("--urls") { Description = $"HTTP listener for /metrics, /healthz, /readyz (Http:Urls, default {new HttpOptions().Urls})." };
         var shard = new Option<string?>("--shard") { Description = "i/n: this replica watches shard i of n of the SQL Server instances (Sources:SqlServer:Shard), chosen by a stable hash of their names." };
         var command = new Command("run", "Run the monitor until stopped. Any configuration key can also be given as --Section:Key=value.")
         {

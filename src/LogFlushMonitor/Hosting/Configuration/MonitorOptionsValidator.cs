@@ -66,6 +66,14 @@ public sealed partial class MonitorOptionsValidator(IReadOnlyCollection<string> 
                 Fail("Exporters:Otlp:Endpoint", endpointProblem, "Set the collector's address, e.g. http://otel-collector:4317 for grpc or http://otel-collector:4318 for http/protobuf");
             }
 
+            if (e.Otlp.HistogramAggregation == OtlpOptions.Exponential && e.Prometheus.Enabled)
+            {
+                // One MeterProvider serves both exporters, so the aggregation is the same for both, and the text exposition
+                // has no exponential histogram: Prometheus would lose the three histograms. (explicit or exponential is
+                // the attribute's rule on OtlpOptions.HistogramAggregation.)
+                Fail("Exporters:Otlp:HistogramAggregation", "is 'exponential' while Exporters:Prometheus:Enabled is true (the Prometheus text exposition serves classic histograms only)", "Set Exporters:Prometheus:Enabled to false for an OTLP-only setup, or use explicit");
+            }
+
             // The OTEL_EXPORTER_OTLP_* variables the exporter reads by itself where these settings are empty.
             errors.AddRange(OtlpEnvironmentCheck.Inspect(e.Otlp, environment ?? Environment.GetEnvironmentVariable).Errors);
 

@@ -41,7 +41,7 @@ internal sealed partial class TelemetryService(
                 // the runtime's "System.Runtime" meter; docs/metrics.md lists each series).
                 .AddRuntimeInstrumentation()
                 .AddMeter(RuntimeGauges.MeterName)
-                .AddView(instrument => StreamConfiguration(instrument, o.Exporters.CardinalityLimit));
+                .AddView(instrument => StreamConfiguration(instrument, o.Exporters.CardinalityLimit, o.Exporters.Otlp.Enabled && o.Exporters.Otlp.HistogramAggregation == OtlpOptions.Exponential));
 
             if (o.Exporters.Prometheus.Enabled)
             {
@@ -70,9 +70,13 @@ internal sealed partial class TelemetryService(
 
     public Task StartAsync(CancellationToken cancellationToken)
     {
-        // Our instruments exist from here on (the container creates them on first use); the MeterProvider is built by
-        // now (its hosted service started first), resolving it here makes sure.
-        _ = metrics;
+        // Our instruments exist from here on (the host constructs every hosted service, this one with its LogFlushMetrics,
+        // before it starts any); the MeterProvider is built by now (its hosted service started first), resolving it here
+        // makes sure. The series limit and its log are set before the first collect: the HTTP server starts last and
+        // the first OTLP export comes an interval after the provider's build.
+        var o = services.GetRequiredService<Microsoft.Extensions.Options.IOptions<MonitorOptions>>().Value;
+        metrics.SeriesLimit = o.Exporters.CardinalityLimit;
+        metrics.Overflowed += overflow => LogSeriesOverflow(logger, overflow.Metric, overflow.Series, overflow.Limit, overflow.Folded);
         _provider = services.GetRequiredService<MeterProvider>();
         if (push.Endpoint is { } endpoint)
         {
@@ -115,9 +119,10 @@ internal sealed partial class TelemetryService(
     /// One view for every instrument (the SDK makes a stream per matching view, so there is only one): our instruments
     /// get the configured cardinality limit (a view replaces the instrument's advice, so histograms carry their
     /// advised bucket bounds over explicitly); the runtime's get <see cref="RuntimeCardinalityLimit"/>, minus the ones
-    /// <see cref="RuntimeGauges"/> replaces.
+    /// <see cref="RuntimeGauges"/> replaces. With <paramref name="exponential"/> our histograms are base-2 exponential ones
+    /// at their catalog scale (Exporters:Otlp:HistogramAggregation).
     /// </summary>
-    internal static MetricStreamConfiguration? StreamConfiguration(System.Diagnostics.Metrics.Instrument instrument, int cardinalityLimit)
+    internal static MetricStreamConfiguration? StreamConfiguration(System.Diagnostics.Metrics.Instrument instrument, int cardinalityLimit, bool exponential = false)
     {
         if (instrument.Meter.Name != LogFlushMetrics.MeterName)
         {
@@ -125,6 +130,11 @@ internal sealed partial class TelemetryService(
                 ?? (instrument.Meter.Name is "System.Runtime" or RuntimeGauges.MeterName
                     ? new MetricStreamConfiguration { CardinalityLimit = RuntimeCardinalityLimit }
                     : null);
+        }
+
+        if (exponential && MetricCatalog.All.FirstOrDefault(f => f.Name == instrument.Name) is { ExponentialMaxScale: { } scale })
+        {
+            return new Base2ExponentialBucketHistogramConfiguration { MaxScale = scale, CardinalityLimit = cardinalityLimit };
         }
 
         double[]? bounds = instrument switch
@@ -175,6 +185,9 @@ internal sealed partial class TelemetryService(
 
     [LoggerMessage(EventId = 101, Level = LogLevel.Information, Message = "Exporting metrics over OTLP to {Endpoint} ({Protocol}) every {Interval}")]
     private static partial void LogOtlp(ILogger logger, Uri endpoint, string protocol, TimeSpan interval);
+
+    [LoggerMessage(EventId = 106, Level = LogLevel.Warning, Message = "{Metric} has {Series} series, more than the {Limit} that Exporters:CardinalityLimit keeps: {Folded} of them are folded into one series labelled otel_metric_overflow=\"true\" (counted in sqlserver.monitor.series.overflow). Set Exporters:CardinalityLimit to at least {Series} plus headroom, or watch fewer databases or counters per replica (--shard)")]
+    private static partial void LogSeriesOverflow(ILogger logger, string metric, int series, int limit, int folded);
 
     [LoggerMessage(EventId = 102, Level = LogLevel.Warning, Message = "The last metric export did not finish within 5 s at shutdown, or the collector refused it (failures are counted in sqlserver.monitor.export.failures)")]
     private static partial void LogFlushFailed(ILogger logger);

@@ -150,6 +150,9 @@ public enum AggregationFact
 
     /// <summary>Per database: the share of the flushes the server counted that arrived as no event.</summary>
     EventLossRatio,
+
+    /// <summary>Per instance and quantity: the events' figure over the server's, of the last window that could be compared.</summary>
+    AgreementRatio,
 }
 
 /// <summary>The monitor's own state.</summary>

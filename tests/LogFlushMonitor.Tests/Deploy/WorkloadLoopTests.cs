@@ -8,12 +8,15 @@ namespace LogFlushMonitor.Tests.Deploy;
 /// </summary>
 public sealed class WorkloadLoopTests
 {
+    // The trap is set before "started" is written: the test sends TERM as soon as it reads that line, and a TERM
+    // before the trap killed the stand-in without its "got TERM" (a flaky failure under load).
     private const string StandIn = """
         #!/bin/sh
+        sleeper=
+        trap 'echo "got TERM" >> "$STAND_IN_LOG"; [ -n "$sleeper" ] && kill $sleeper; exit 143' TERM
         echo "started $*" >> "$STAND_IN_LOG"
         sleep 60 &
         sleeper=$!
-        trap 'echo "got TERM" >> "$STAND_IN_LOG"; kill $sleeper; exit 143' TERM
         wait $sleeper
         """;
 

@@ -50,13 +50,22 @@ public sealed class CliProcess : IDisposable
     /// <summary>Runs another program of the repository by its dll (e.g. <see cref="AnalyzeToolDllPath"/>).</summary>
     public static CliProcess Start(string dllPath, IEnumerable<string> args, IDictionary<string, string>? environment = null, string? workingDirectory = null)
     {
-        var psi = new ProcessStartInfo("dotnet")
+        // A child inherits an ignored SIGINT, and job runners start the tests with SIGINT ignored (a background job of
+        // a non-interactive shell): the Ctrl+C tests then failed there. GNU env resets it to the default for the child.
+        var resetSigint = OperatingSystem.IsLinux() && File.Exists("/usr/bin/env");
+        var psi = new ProcessStartInfo(resetSigint ? "/usr/bin/env" : "dotnet")
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,
             UseShellExecute = false,
             WorkingDirectory = workingDirectory ?? Path.GetTempPath(),
         };
+        if (resetSigint)
+        {
+            psi.ArgumentList.Add("--default-signal=INT");
+            psi.ArgumentList.Add("dotnet");
+        }
+
         psi.ArgumentList.Add(dllPath);
         foreach (var a in args)
         {

@@ -63,7 +63,26 @@ public sealed class EventStreamReader : IDisposable
         _logger = logger ?? NullLogger.Instance;
         _decoder = new XEventBufferDecoder(instance);
         _buffer = ArrayPool<byte>.Shared.Rent(Math.Max(4096, initialBufferBytes));
+        Outstanding = new OutstandingFlushSource(instance, () => Volatile.Read(ref _mapper)?.Latency.Pairs, () => Clock.Now(Time.GetUtcNow().UtcDateTime));
     }
+
+    /// <summary>The local clock: when a buffer arrived (for <see cref="Clock"/>).</summary>
+    public TimeProvider Time { get; init; } = TimeProvider.System;
+
+    /// <summary>The server's now as the events tell it: what outstanding flushes age on.</summary>
+    public StreamClock Clock { get; } = new();
+
+    /// <summary>
+    /// The flushes this stream saw start and not complete, for the aggregation to read at collection time (the current
+    /// mapper's pair table, on <see cref="Clock"/>). Closed when the reader is disposed.
+    /// </summary>
+    public OutstandingFlushSource Outstanding { get; }
+
+    /// <summary>
+    /// Outstanding starts retired when a new connection began: the events in flight when the previous one dropped are
+    /// lost (completes among them), so those starts no longer show a stall.
+    /// </summary>
+    public long OutstandingRetiredOnReconnect { get; private set; }
 
     /// <summary>The largest buffer accepted (a bigger one fails the connection instead of growing memory without bound).</summary>
     public int MaxBufferBytes { get; init; } = 64 << 20;
@@ -121,6 +140,15 @@ public sealed class EventStreamReader : IDisposable
     {
         Connections++;
         _decoder.Reset();
+        Clock.Restart();
+        if (_mapper is not null)
+        {
+            // Events in flight when the last connection dropped are lost, and the completes of these starts may be among
+            // them: kept, a quiet database would page as stalled until its next flush. A stall across the reconnect
+            // still shows in the waiting tasks, and in the starts made after it.
+            OutstandingRetiredOnReconnect += _mapper.Latency.Pairs.RetireAll();
+        }
+
         if (_mapper is null || _units != units)
         {
             if (_mapper is not null)
@@ -216,6 +244,7 @@ public sealed class EventStreamReader : IDisposable
     /// <inheritdoc />
     public void Dispose()
     {
+        Outstanding.Close();
         var buffer = Interlocked.Exchange(ref _buffer, []);
         if (buffer.Length > 0)
         {
@@ -284,6 +313,8 @@ public sealed class EventStreamReader : IDisposable
             {
                 HeaderRows++;
             }
+
+            Clock.Observe(mapper.LatestFlushEventUtc, Time.GetUtcNow().UtcDateTime);
         }
         catch (XelFormatException e)
         {

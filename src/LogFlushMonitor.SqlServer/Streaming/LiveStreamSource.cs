@@ -60,6 +60,7 @@ public sealed class LiveStreamSource : IDisposable
         _reporter = new SourceFailureReporter(instance.Name, health, _logger);
         Reader = new EventStreamReader(instance.Name, sink, health, _logger)
         {
+            Time = _time,
             MaxBufferBytes = _settings.MaxBufferBytes,
             OpenedAfter = _settings.StreamOpenedAfter,
             OnStreamOpened = () => _reporter.Recovered(StreamComponent),
@@ -157,6 +158,12 @@ public sealed class LiveStreamSource : IDisposable
                 _reporter.Recovered(SessionComponent);
                 _failedComponent = StreamComponent;
                 Reader.BeginConnection(capabilities.Units, sessionRestarted: action != SessionAction.None);
+                if (Reader.Connections == 1)
+                {
+                    // The aggregation reads this stream's outstanding flushes at collection time, until Dispose closes it.
+                    _names?.OnOutstandingFlushes(Reader.Outstanding);
+                }
+
                 XeLog.StreamConnected(_logger, _instance.Name, _sessions.SessionName, Reader.Connections);
 
                 // The read blocks between buffers for as long as the stream lives: give it its own thread.

@@ -216,9 +216,10 @@ public sealed class EventStreamReader : IDisposable
                     // SequentialAccess: the columns are read in order, type first.
                     var type = reader.IsDBNull(0) ? -1 : reader.GetInt32(0);
                     var length = ReadData(reader);
+                    OnRow(type, length);
+                    // Counted once decoded: whoever waits for N buffers read then sees what they held.
                     BuffersRead++;
                     BytesRead += length;
-                    OnRow(type, length);
                     _health?.Succeeded(_instance, SourceComponents.Stream);
                 }
 

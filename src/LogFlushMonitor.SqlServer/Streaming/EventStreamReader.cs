@@ -79,10 +79,10 @@ public sealed class EventStreamReader : IDisposable
     public OutstandingFlushSource Outstanding { get; }
 
     /// <summary>
-    /// Outstanding starts retired when a new connection began: the events in flight when the previous one dropped are
-    /// lost (completes among them), so those starts no longer show a stall.
+    /// Outstanding starts retired when a connection ended: the events in flight then are lost (completes among them),
+    /// so those starts no longer show a stall.
     /// </summary>
-    public long OutstandingRetiredOnReconnect { get; private set; }
+    public long OutstandingRetiredAtConnectionEnd { get; private set; }
 
     /// <summary>The largest buffer accepted (a bigger one fails the connection instead of growing memory without bound).</summary>
     public int MaxBufferBytes { get; init; } = 64 << 20;
@@ -141,14 +141,6 @@ public sealed class EventStreamReader : IDisposable
         Connections++;
         _decoder.Reset();
         Clock.Restart();
-        if (_mapper is not null)
-        {
-            // Events in flight when the last connection dropped are lost, and the completes of these starts may be among
-            // them: kept, a quiet database would page as stalled until its next flush. A stall across the reconnect
-            // still shows in the waiting tasks, and in the starts made after it.
-            OutstandingRetiredOnReconnect += _mapper.Latency.Pairs.RetireAll();
-        }
-
         if (_mapper is null || _units != units)
         {
             if (_mapper is not null)
@@ -185,6 +177,22 @@ public sealed class EventStreamReader : IDisposable
             BeginConnection(new XEventUnits(), sessionRestarted: true);
         }
 
+        try
+        {
+            return ReadStream(connection, sessionName, cancellationToken);
+        }
+        finally
+        {
+            // However the connection ended, the events in flight then are lost, and the completes of these starts may be
+            // among them: kept, they would age while no stream runs (the reconnect's backoff, an unreachable server) and
+            // a quiet database would page as stalled. A stall across the reconnect still shows in the waiting tasks, and
+            // in the starts made after it.
+            OutstandingRetiredAtConnectionEnd += _mapper!.Latency.Pairs.RetireAll();
+        }
+    }
+
+    private StreamEnd ReadStream(SqlConnection connection, string sessionName, CancellationToken cancellationToken)
+    {
         using var command = new SqlCommand(XeSql.ReadEventStream, connection) { CommandTimeout = 0 };
         command.Parameters.Add("@name", SqlDbType.NVarChar, 128).Value = sessionName;
         using var registration = cancellationToken.Register(static c => ((SqlCommand)c!).Cancel(), command);

@@ -79,6 +79,36 @@ public sealed class StreamStallTests
     }
 
     [Fact]
+    public async Task Starts_outstanding_when_the_connection_drops_are_retired_at_once_not_left_ageing_until_the_reconnect()
+    {
+        await using var server = new XeScriptedServer();
+        var rows = TenPairsThenEightStarts();
+        server.StreamScript = n => n == 0 ? XeScriptedServer.Stream(rows) : null; // the result set ends: the stream is lost
+
+        // The reconnect waits on this clock, which the test never moves: the monitor stays disconnected.
+        var local = new ManualTimeProvider(new DateTimeOffset(Start));
+        var aggregator = new LogFlushAggregator();
+        var pipeline = new SamplePipeline(aggregator);
+        using var source = new LiveStreamSource(Options(), server.ConnectionString(), pipeline.DroppingWriter, new SourceHealth(local), Fast, local, names: pipeline.Polls);
+        using var cts = new CancellationTokenSource();
+        var consume = pipeline.RunAsync(cts.Token);
+        var run = source.RunAsync(cts.Token);
+        await StreamRows.Eventually(() => source.Reader.OutstandingRetiredAtConnectionEnd == 8, "the dropped connection's starts retired");
+        await pipeline.WaitForDrainAsync(TimeSpan.FromSeconds(10));
+
+        // Without a stream nothing is known to be outstanding: a quiet database must not read as stalled while the
+        // monitor is disconnected, however long that lasts.
+        local.Advance(TimeSpan.FromSeconds(40));
+        Assert.Equal(1, source.Reader.Connections);
+        var sales = aggregator.Snapshot().Single(d => d.DatabaseId == 5);
+        Assert.Equal(0, sales.OutstandingFlushes);
+        Assert.Null(Advisor.Stall(sales));
+        await cts.CancelAsync();
+        await run.WaitAsync(TimeSpan.FromSeconds(10));
+        await consume;
+    }
+
+    [Fact]
     public async Task A_reconnect_retires_the_starts_outstanding_when_the_connection_dropped()
     {
         await using var server = new XeScriptedServer();
@@ -100,7 +130,7 @@ public sealed class StreamStallTests
         var run = source.RunAsync(cts.Token);
         await StreamRows.Eventually(() => source.Reader.Connections == 2 && server.StreamRequests == 2, "the reconnect");
 
-        Assert.Equal(8, source.Reader.OutstandingRetiredOnReconnect);
+        Assert.Equal(8, source.Reader.OutstandingRetiredAtConnectionEnd);
         Assert.Equal(0, aggregator.Snapshot().Single(d => d.DatabaseId == 5).OutstandingFlushes);
         await cts.CancelAsync();
         await run.WaitAsync(TimeSpan.FromSeconds(10));

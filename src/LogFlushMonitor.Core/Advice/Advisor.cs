@@ -131,14 +131,16 @@ public static class Advisor
     /// <summary>
     /// What shows a stall now: flushes outstanding for <see cref="StallSeconds"/> or more ("8 flushes outstanding for
     /// 40 s") and sessions waiting on WRITELOG as long ("8 sessions waiting on WRITELOG for up to 40 s"), joined when
-    /// both show it; null while neither does.
+    /// both show it; null while neither does. As in the SqlServerLogStalled alert, one outstanding flush alone is not a
+    /// stall unless a session waits too: on a quiet database it is as likely a complete event the session lost.
     /// </summary>
     public static string? Stall(DatabaseSnapshot db)
     {
         ArgumentNullException.ThrowIfNull(db);
         var ci = CultureInfo.InvariantCulture;
         string? flushes = null, waits = null;
-        if (db is { OutstandingFlushes: > 0 and var n, OldestOutstandingFlushSeconds: { } age } && age >= StallSeconds)
+        if (db is { OutstandingFlushes: > 0 and var n, OldestOutstandingFlushSeconds: { } age } && age >= StallSeconds
+            && (n >= 2 || db.WriteLogWaitingSessions > 0))
         {
             flushes = string.Create(ci, $"{n} {(n == 1 ? "flush" : "flushes")} outstanding for {age:0} s");
         }

@@ -245,4 +245,23 @@ public class AdvisorTests
         Assert.Equal("single-sector-flushes", Advisor.Advise(db)[0].Code);
         Assert.Null(Advisor.Stall(db with { OutstandingFlushes = 0, OldestOutstandingFlushSeconds = 0, WriteLogWaitingSessions = 0, WriteLogLongestWaitSeconds = 0 }));
     }
+
+    [Fact]
+    public void One_old_outstanding_flush_with_nobody_waiting_is_no_stall_as_in_the_alert()
+    {
+        // A quiet database whose one complete event was lost: nothing else completes to retire the start, so it ages,
+        // but no session waits on it. The alert does not page on it; the summary must not cry stall either.
+        var db = Db(20, 512, TimeSpan.FromSeconds(60)) with
+        {
+            OutstandingFlushes = 1,
+            OldestOutstandingFlushSeconds = 600,
+            WriteLogWaitingSessions = 0,
+            WriteLogLongestWaitSeconds = 0,
+        };
+
+        Assert.Null(Advisor.Stall(db));
+        Assert.DoesNotContain(Advisor.Advise(db), a => a.Code == "log-stall");
+        Assert.Equal("2 flushes outstanding for 600 s", Advisor.Stall(db with { OutstandingFlushes = 2 }));
+        Assert.Equal("1 flush outstanding for 600 s", Advisor.Stall(db with { WriteLogWaitingSessions = 1, WriteLogLongestWaitSeconds = 3 }));
+    }
 }

@@ -27,6 +27,9 @@ internal sealed class DatabaseEvents
     /// <summary>Tags for histogram records: built once per name, so recording allocates nothing.</summary>
     public TagList Tags { get; private set; }
 
+    /// <summary>The same tags as an array, for the observable instruments' measurements (built once per name).</summary>
+    public KeyValuePair<string, object?>[] TagArray { get; private set; } = [];
+
     public WriteSizeDistribution Sizes { get; } = new();
 
     public LatencyDistribution FlushDurations { get; } = new();
@@ -43,6 +46,7 @@ internal sealed class DatabaseEvents
         HasRealName = !name.StartsWith("id:", StringComparison.Ordinal);
         ExportName = MetricAttributes.Limit(name);
         Tags = new TagList { { MetricAttributes.Instance, Instance.ExportName }, { MetricAttributes.Database, ExportName } };
+        TagArray = [new(MetricAttributes.Instance, Instance.ExportName), new(MetricAttributes.Database, ExportName)];
         foreach (var w in Waits.Values)
         {
             w.Tags = WaitTags(w.WaitType);

@@ -117,4 +117,16 @@ public enum AggregationReading
 
     /// <summary>sqlserver.instance.performance.average (double).</summary>
     InstancePerformanceAverage,
+
+    /// <summary>sqlserver.log.flush.outstanding (long): flushes started and not completed, per database (stream mode).</summary>
+    LogFlushOutstanding,
+
+    /// <summary>sqlserver.log.flush.outstanding.age (double, seconds): age of the oldest of them.</summary>
+    LogFlushOutstandingAge,
+
+    /// <summary>sqlserver.database.writelog.waiting (long): sessions waiting on WRITELOG now, per database.</summary>
+    WriteLogWaiting,
+
+    /// <summary>sqlserver.database.writelog.longest_wait (double, seconds): the longest of their current waits.</summary>
+    WriteLogLongestWait,
 }

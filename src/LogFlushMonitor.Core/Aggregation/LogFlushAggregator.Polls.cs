@@ -169,6 +169,9 @@ public sealed partial class LogFlushAggregator
                 case PollKind.FileStats:
                     RemoveStale(inst.FileStats, keep);
                     break;
+                case PollKind.WriteLogWaiters:
+                    RemoveStale(inst.WriteLogWaiters, keep);
+                    break;
             }
         }
     }

@@ -41,6 +41,9 @@ public sealed partial class LogFlushAggregator
                         }
 
                         break;
+                    case AggregationReading.LogFlushOutstanding or AggregationReading.WriteLogWaiting:
+                        ReadInFlight(inst, reading, list);
+                        break;
                     case AggregationReading.LogFileWrites or AggregationReading.LogFileWrittenBytes:
                         SumFilesByDatabase(inst, list, reading == AggregationReading.LogFileWrites ? static f => f.Writes.Total : static f => f.Bytes.Total);
                         break;
@@ -101,6 +104,9 @@ public sealed partial class LogFlushAggregator
                             list.Add(new(ms / 1000.0, s.Tags));
                         }
 
+                        break;
+                    case AggregationReading.LogFlushOutstandingAge or AggregationReading.WriteLogLongestWait:
+                        ReadInFlight(inst, reading, list);
                         break;
                     case AggregationReading.LogFileWriteStall:
                         SumFilesByDatabase(inst, list, static f => f.StallMs.Total / 1000.0);

@@ -50,7 +50,7 @@ public sealed partial class LogFlushAggregator : ISampleSink, IAggregationReadin
     {
         lock (_gate)
         {
-            return SnapshotBuilder.Build(_instances.Values);
+            return AddInFlight(SnapshotBuilder.Build(_instances.Values));
         }
     }
 

@@ -112,6 +112,16 @@ public sealed class LogFlushMetrics
         meter.CreateObservableCounter("sqlserver.log.file.write.stall", () => Double(AggregationReading.LogFileWriteStall), "s",
             "Time spent waiting for writes to the database's log files (io_stall_write_ms); divide its rate by the writes' rate for the average write latency.");
 
+        // In flight now: what a stalled log device shows while every completed-only figure above stays flat.
+        meter.CreateObservableGauge("sqlserver.log.flush.outstanding", () => Long(AggregationReading.LogFlushOutstanding), "{flush}",
+            "Log flushes started and not completed (log_flush_start without its log_flush_complete, paired on log_block_id as the events are read), per database; stream mode only, 0 when none.");
+        meter.CreateObservableGauge("sqlserver.log.flush.outstanding.age", () => Double(AggregationReading.LogFlushOutstandingAge), "s",
+            "How long ago the oldest outstanding log flush started, on the server's clock (0 when none): a start that never completes ages, it does not vanish.");
+        meter.CreateObservableGauge("sqlserver.database.writelog.waiting", () => Long(AggregationReading.WriteLogWaiting), "{session}",
+            "Sessions waiting on WRITELOG now (sys.dm_os_waiting_tasks joined to sys.dm_exec_requests), per database, as of the last poll.");
+        meter.CreateObservableGauge("sqlserver.database.writelog.longest_wait", () => Double(AggregationReading.WriteLogLongestWait), "s",
+            "The longest current WRITELOG wait (wait_duration_ms) of those sessions, as of the last poll (0 when none waits).");
+
         // The instance and the monitor itself.
         meter.CreateObservableGauge("sqlserver.instance.start_time", () => Double(AggregationReading.InstanceStartTime), "s",
             "When the instance started (sqlserver_start_time), seconds since the Unix epoch.");

@@ -9,5 +9,10 @@ CREATE LOGIN [logflushmonitor] WITH PASSWORD = N'<replace-with-a-strong-password
 CREATE USER [logflushmonitor] FOR LOGIN [logflushmonitor];
 -- Log counters, waits and log file I/O of this database:
 GRANT VIEW DATABASE STATE TO [logflushmonitor];
+-- On the Basic and Standard (DTU) tiers that is not enough for the counters: Microsoft's page of
+-- sys.dm_os_performance_counters asks for the server admin (or the Microsoft Entra admin) there;
+-- VIEW DATABASE STATE suffices only on Premium. Either monitor with that admin login, or accept no
+-- counters (waits, file stats and events still work). `logflushmonitor check` runs the counter query
+-- itself and says which it is.
 -- Create, start, stop and drop the monitor's database-scoped event session:
 GRANT ALTER ANY DATABASE EVENT SESSION TO [logflushmonitor];

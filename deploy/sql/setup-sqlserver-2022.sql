@@ -14,8 +14,6 @@ GRANT VIEW SERVER PERFORMANCE STATE TO [logflushmonitor];
 GRANT CREATE ANY EVENT SESSION TO [logflushmonitor];
 GRANT ALTER ANY EVENT SESSION ENABLE TO [logflushmonitor];
 GRANT ALTER ANY EVENT SESSION DISABLE TO [logflushmonitor];
-GRANT ALTER ANY EVENT SESSION ADD TARGET TO [logflushmonitor];
-GRANT ALTER ANY EVENT SESSION DROP TARGET TO [logflushmonitor];
 GRANT DROP ANY EVENT SESSION TO [logflushmonitor];
 
 -- Optional: average log write latency joins sys.master_files, whose rows are visible only with

@@ -10,6 +10,7 @@
 
 using BenchmarkDotNet.Attributes;
 using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Samples;
 using Microsoft.Extensions.DependencyInjection;
@@ -52,8 +53,8 @@ public class AggregationBenchmarks
 
         _bucket = new FlushBucketSample(instance, DateTime.UtcNow, 5, names[0], 512, Batch);
         _coreOnly = new LogFlushAggregator();
-        _services = new ServiceCollection().AddMetrics().AddSingleton<EventHistograms>().BuildServiceProvider();
-        _withSdk = new LogFlushAggregator(_services.GetRequiredService<EventHistograms>());
+        _services = new ServiceCollection().AddMetrics().AddSingleton(new SourceHealth()).AddSingleton<LogFlushMetrics>().BuildServiceProvider();
+        _withSdk = new LogFlushAggregator(_services.GetRequiredService<LogFlushMetrics>());
         _provider = Sdk.CreateMeterProviderBuilder()
             .AddMeter(LogFlushMetrics.MeterName)
             .AddReader(new BaseExportingMetricReader(new NullExporter()) { TemporalityPreference = MetricReaderTemporalityPreference.Cumulative })

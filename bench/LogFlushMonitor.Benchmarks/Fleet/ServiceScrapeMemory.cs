@@ -22,13 +22,15 @@ public static partial class ServiceScrapeMemory
 {
     private static readonly int[] Checkpoints = [1, 10, 100, 500, 1000];
 
-    /// <summary>Metric families the fleet file populates, by Prometheus name (the sample lines start with these).</summary>
+    /// <summary>
+    /// Metric families the fleet file populates at the default settings, by Prometheus name (the sample lines start with
+    /// these); the sqlserver_performance_* families fill only with counters opted in (Sources:SqlServer:Counters).
+    /// </summary>
     private static readonly string[] Families =
     [
         "sqlserver_log_flush_write_size_bytes_bucket", "sqlserver_log_flush_duration_seconds_bucket", "sqlserver_database_wait_duration_seconds_bucket",
         "sqlserver_log_flushes_total", "sqlserver_log_flushed_bytes_total", "sqlserver_log_flush_waits_total", "sqlserver_log_flush_wait_time_seconds_total",
         "sqlserver_log_usage_ratio", "sqlserver_log_used_size_bytes", "sqlserver_log_size_bytes",
-        "sqlserver_performance_total", "sqlserver_performance_value", "sqlserver_performance_fraction_ratio", "sqlserver_performance_average",
         "sqlserver_wait_tasks_total", "sqlserver_wait_time_seconds_total", "sqlserver_wait_signal_time_seconds_total",
         "sqlserver_log_file_writes_total", "sqlserver_log_file_written_bytes_total", "sqlserver_log_file_write_stall_seconds_total",
         "sqlserver_instance_start_time_seconds", "sqlserver_monitor_events_total", "sqlserver_monitor_events_lost_total", "sqlserver_monitor_events_loss_ratio",
@@ -140,8 +142,9 @@ public static partial class ServiceScrapeMemory
         var windowStart = 0;
         var rows = 0;
         Console.WriteLine($"encoding {(options.Gzip ? "gzip" : "plain")}; {options.Scrapes} scrapes one after another");
-        Console.WriteLine("| scrapes | VmRSS MB | RssAnon MB | RssFile MB | VmHWM MB | ms per scrape (since last row) | bytes on the wire | text bytes |");
-        Console.WriteLine("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+        Console.WriteLine("| scrapes | VmRSS MB | RssAnon MB | RssFile MB | VmHWM MB | ms per scrape (since last row) | CPU ms per scrape (since last row) | bytes on the wire | text bytes |");
+        Console.WriteLine("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+        var cpuStart = CpuMilliseconds(pid);
         for (var i = 1; i <= options.Scrapes; i++)
         {
             var check = Array.IndexOf(Checkpoints, i) >= 0 || i % 1000 == 0 || i == options.Scrapes;
@@ -178,9 +181,12 @@ public static partial class ServiceScrapeMemory
                 return 1;
             }
 
-            Console.WriteLine($"| {i:N0} | {Rss(pid)} | {elapsed:0.0} | {wireBytes:N0} | {Encoding.UTF8.GetByteCount(text):N0} |");
+            var cpu = CpuMilliseconds(pid);
+            var cpuPerScrape = (cpu - cpuStart) / (i - windowStart);
+            Console.WriteLine($"| {i:N0} | {Rss(pid)} | {elapsed:0.0} | {cpuPerScrape:0.0} | {wireBytes:N0} | {Encoding.UTF8.GetByteCount(text):N0} |");
             rows++;
             windowStart = i;
+            cpuStart = cpu;
             window.Restart();
         }
 
@@ -220,6 +226,15 @@ public static partial class ServiceScrapeMemory
             .Select(m => m.Value)
             .ToHashSet(StringComparer.Ordinal);
         var scopeShare = ScopeLabels().Matches(text).Sum(m => m.Length) / (double)Math.Max(1, text.Length);
+        // Series of the databases: every sample with a database label (the instance-wide ones are counted apart).
+        var perDatabase = series.Count(l => l.Contains("sqlserver_database_name=", StringComparison.Ordinal));
+        var overflow = series.Where(l => l.Contains("otel_metric_overflow=\"true\"", StringComparison.Ordinal))
+            .Select(l => l[..l.IndexOfAny(['{', ' '])]).Distinct(StringComparer.Ordinal).ToList();
+        // A histogram's series is its _count line (its _bucket and _sum lines belong to the same series).
+        var maxPerMetric = series.Where(l => !LineName(l).EndsWith("_bucket", StringComparison.Ordinal) && !LineName(l).EndsWith("_sum", StringComparison.Ordinal))
+            .GroupBy(SeriesFamily, StringComparer.Ordinal).Max(g => g.Count());
+        Console.WriteLine($"series: {perDatabase / (double)Math.Max(1, options.ExpectedDatabases):0.0} per database ({perDatabase:N0} with a database label, {series.Length - perDatabase:N0} without); "
+            + $"at most {maxPerMetric:N0} series in one metric; overflow: {(overflow.Count == 0 ? "none" : string.Join(", ", overflow))}");
         Console.WriteLine($"first scrape: {text.Length:N0} characters, {lines.Length:N0} lines, {series.Length:N0} samples, "
             + $"{Families.Length - missing.Count}/{Families.Length} metric families populated, {databases.Count:N0} databases with write-size histograms, "
             + $"otel_scope labels {scopeShare:P0} of the text");
@@ -231,6 +246,33 @@ public static partial class ServiceScrapeMemory
         }
 
         return true;
+    }
+
+    /// <summary>A sample line's metric family: its name without the histogram suffixes.</summary>
+    private static string LineName(string line) => line[..line.IndexOfAny(['{', ' '])];
+
+    private static string SeriesFamily(string line)
+    {
+        var name = LineName(line);
+        foreach (var suffix in (string[])["_bucket", "_count", "_sum"])
+        {
+            if (name.EndsWith(suffix, StringComparison.Ordinal))
+            {
+                return name[..^suffix.Length];
+            }
+        }
+
+        return name;
+    }
+
+    /// <summary>User plus system CPU time of the process so far (/proc/&lt;pid&gt;/stat fields 14 and 15, in clock ticks of 10 ms).</summary>
+    private static double CpuMilliseconds(int pid)
+    {
+        var stat = File.ReadAllText($"/proc/{pid}/stat");
+        var fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
+        // fields[0] is the state (field 3): utime is field 14, stime field 15.
+        var ticks = long.Parse(fields[11], CultureInfo.InvariantCulture) + long.Parse(fields[12], CultureInfo.InvariantCulture);
+        return ticks * 10.0;
     }
 
     /// <summary>VmRSS, RssAnon, RssFile and VmHWM of the process in MB, as table cells.</summary>

@@ -1,3 +1,5 @@
+using LogFlushMonitor.Core.Metrics;
+
 namespace LogFlushMonitor.Core.Aggregation;
 
 /// <summary>
@@ -10,19 +12,10 @@ namespace LogFlushMonitor.Core.Aggregation;
 public sealed class CounterSelection
 {
     /// <summary>
-    /// The counters always polled: the seven that feed the dedicated instruments (docs/metrics.md). The statement of
-    /// the counter poll names exactly these (DmvSql.PerformanceCounters; a test keeps the two equal).
+    /// The counters always polled: those a metric family reads by name (<see cref="MetricCatalog.NamedCounters"/>). The
+    /// statement of the counter poll names exactly these (DmvSql.PerformanceCounters; a test keeps the two equal).
     /// </summary>
-    public static readonly IReadOnlyList<string> DefaultCounters =
-    [
-        CounterCatalog.LogFlushesCounter,
-        CounterCatalog.LogBytesFlushedCounter,
-        CounterCatalog.LogFlushWaitsCounter,
-        CounterCatalog.LogFlushWaitTimeCounter,
-        CounterCatalog.PercentLogUsedCounter,
-        CounterCatalog.LogUsedSizeCounter,
-        CounterCatalog.LogSizeCounter,
-    ];
+    public static IReadOnlyList<string> DefaultCounters => MetricCatalog.NamedCounters;
 
     private static readonly HashSet<string> DefaultSet = new(DefaultCounters, StringComparer.OrdinalIgnoreCase);
 

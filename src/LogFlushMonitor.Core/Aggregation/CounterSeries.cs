@@ -3,7 +3,10 @@ using LogFlushMonitor.Core.Samples;
 
 namespace LogFlushMonitor.Core.Aggregation;
 
-/// <summary>One performance counter (object, counter, instance) with its type's arithmetic (DOMAIN.md §4).</summary>
+/// <summary>
+/// One performance counter (object, counter, instance) with its type's arithmetic (docs/sqlserver.md), created in the
+/// group of the metric family it feeds (<see cref="Family"/>, <see cref="InstanceState.CounterGroup"/>).
+/// </summary>
 internal sealed class CounterSeries : PolledSeries
 {
     public CounterSeries(string instance, string objectName, string counterName, string counterInstance, int counterType)
@@ -12,14 +15,19 @@ internal sealed class CounterSeries : PolledSeries
         CounterName = counterName;
         CounterInstance = counterInstance;
         CounterType = counterType;
-        Export = CounterCatalog.Classify(objectName, counterName, counterType);
-        IsInstanceTotal = counterInstance == CounterCatalog.TotalInstance;
+        IsInstanceTotal = counterInstance == DatabasesCounters.TotalInstance;
+        Family = CounterCatalog.FamilyOf(objectName, counterName, counterType, IsInstanceTotal ? CounterScope.Instance : CounterScope.Database);
+        Scale = Family?.Source is CounterSource named ? named.Scale : UnitScale.None;
+        TracksEventLoss = objectName == DatabasesCounters.Object && counterName == DatabasesCounters.LogFlushes
+            && CounterCatalog.IsCumulative(counterType) && !IsInstanceTotal;
+        MaxPointValue = CounterCatalog.MaxPointValue(objectName, counterName);
+
         // _Total is the instance (internal databases included), not a database: its series carry no database
-        // attribute and go to the sqlserver.instance.* instruments, so a sum over databases never counts it.
+        // attribute and go to the sqlserver.instance.* families, so a sum over databases never counts it.
         KeyValuePair<string, object?>[] owner = IsInstanceTotal
             ? [new(MetricAttributes.Instance, MetricAttributes.Limit(instance))]
             : [new(MetricAttributes.Instance, MetricAttributes.Limit(instance)), new(MetricAttributes.Database, MetricAttributes.Limit(counterInstance))];
-        Tags = Export is CounterExport.GenericTotal or CounterExport.GenericValue or CounterExport.GenericFraction or CounterExport.GenericAverage
+        Tags = Family?.Attributes.Contains(MetricAttributes.CounterName) == true
             ? [.. owner, new(MetricAttributes.CounterObject, MetricAttributes.Limit(objectName)), new(MetricAttributes.CounterName, MetricAttributes.Limit(counterName))]
             : owner;
     }
@@ -35,7 +43,17 @@ internal sealed class CounterSeries : PolledSeries
 
     public int CounterType { get; }
 
-    public CounterExport Export { get; }
+    /// <summary>The family the series is exported in, or null when none takes it.</summary>
+    public MetricDefinition? Family { get; }
+
+    /// <summary>From the counter's unit to the family's.</summary>
+    public UnitScale Scale { get; }
+
+    /// <summary>Whether this is a database's Log Flushes/sec, against which the events' loss is measured.</summary>
+    public bool TracksEventLoss { get; }
+
+    /// <summary>The largest point value the counter can take, when it has one.</summary>
+    public long? MaxPointValue { get; }
 
     public CumulativeTracker Tracker;
 
@@ -62,7 +80,7 @@ internal sealed class CounterSeries : PolledSeries
     {
         get
         {
-            if (Export != CounterExport.Flushes || !HasEvents || EventsAtBaseline < 0 || Tracker.Total <= 0)
+            if (!TracksEventLoss || !HasEvents || EventsAtBaseline < 0 || Tracker.Total <= 0)
             {
                 return null;
             }
@@ -72,15 +90,14 @@ internal sealed class CounterSeries : PolledSeries
         }
     }
 
-    /// <summary>The value the series' instrument exports, in the instrument's unit.</summary>
-    public double ExportedValue => Export switch
-    {
-        CounterExport.FlushWaitTime => Tracker.Total / 1000.0,
-        CounterExport.LogUsedRatio => (Point ?? 0) / 100.0,
-        CounterExport.LogUsedBytes or CounterExport.LogSizeBytes => (Point ?? 0) * 1024.0,
-        _ when CounterCatalog.IsCumulative(CounterType) => Tracker.Total,
-        _ => Point ?? 0,
-    };
+    /// <summary>Whether the series has a value to export: a point value not computable yet (a first average, a zero base) or never read (its only reading refused) is left out, not exported as 0.</summary>
+    public bool HasValue => CounterCatalog.IsCumulative(CounterType) || Point.HasValue;
+
+    /// <summary>The value in the family's unit.</summary>
+    public double Value => Scale.Apply(CounterCatalog.IsCumulative(CounterType) ? Tracker.Total : Point ?? 0);
+
+    /// <summary>The value in the family's unit, as an integer (exact for a cumulative count).</summary>
+    public long LongValue => Scale.IsNone && CounterCatalog.IsCumulative(CounterType) ? Tracker.Total : (long)Value;
 
     /// <summary>
     /// The largest log a database can have, in KB: 32,767 files of 2 TB each (Microsoft, "Maximum capacity
@@ -109,7 +126,7 @@ internal sealed class CounterSeries : PolledSeries
                     return Tracker.LastVerdict;
                 }
 
-                if (Export == CounterExport.Flushes)
+                if (TracksEventLoss)
                 {
                     // Loss accounting: events received since the counter's baseline against its increase. A
                     // database with no events yet has received none since the baseline.
@@ -140,8 +157,7 @@ internal sealed class CounterSeries : PolledSeries
                 Point = HasLast && deltaBase > 0 && deltaValue >= 0 ? (double)deltaValue / deltaBase : HasLast && deltaBase == 0 ? Point : null;
                 break;
             default:
-                if ((Export == CounterExport.LogUsedRatio && counter.Value > 100)
-                    || (Export is CounterExport.LogUsedBytes or CounterExport.LogSizeBytes && counter.Value > MaxLogSizeKb))
+                if (MaxPointValue is { } max && counter.Value > max)
                 {
                     return ReadingVerdict.OutOfRange;
                 }

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using LogFlushMonitor.Core.Metrics;
 
 namespace LogFlushMonitor.Core.Aggregation;
@@ -24,11 +23,8 @@ internal sealed class DatabaseEvents
     /// <summary>The name as exported (cut to <see cref="MetricAttributes.MaxValueLength"/>).</summary>
     public string ExportName { get; private set; } = "";
 
-    /// <summary>Tags for histogram records: built once per name, so recording allocates nothing.</summary>
-    public TagList Tags { get; private set; }
-
-    /// <summary>The same tags as an array, for the observable instruments' measurements (built once per name).</summary>
-    public KeyValuePair<string, object?>[] TagArray { get; private set; } = [];
+    /// <summary>Tags of the database's series (the per-event histograms): built once per name, so recording allocates nothing.</summary>
+    public KeyValuePair<string, object?>[] Tags { get; private set; } = [];
 
     public WriteSizeDistribution Sizes { get; } = new();
 
@@ -45,16 +41,15 @@ internal sealed class DatabaseEvents
         Name = name;
         HasRealName = !name.StartsWith("id:", StringComparison.Ordinal);
         ExportName = MetricAttributes.Limit(name);
-        Tags = new TagList { { MetricAttributes.Instance, Instance.ExportName }, { MetricAttributes.Database, ExportName } };
-        TagArray = [new(MetricAttributes.Instance, Instance.ExportName), new(MetricAttributes.Database, ExportName)];
+        Tags = [new(MetricAttributes.Instance, Instance.ExportName), new(MetricAttributes.Database, ExportName)];
         foreach (var w in Waits.Values)
         {
             w.Tags = WaitTags(w.WaitType);
         }
     }
 
-    public TagList WaitTags(string waitType) =>
-        new() { { MetricAttributes.Instance, Instance.ExportName }, { MetricAttributes.Database, ExportName }, { MetricAttributes.WaitType, MetricAttributes.Limit(waitType) } };
+    public KeyValuePair<string, object?>[] WaitTags(string waitType) =>
+        [new(MetricAttributes.Instance, Instance.ExportName), new(MetricAttributes.Database, ExportName), new(MetricAttributes.WaitType, MetricAttributes.Limit(waitType))];
 
     public void Touch(DateTime utc)
     {

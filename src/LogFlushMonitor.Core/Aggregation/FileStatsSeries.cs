@@ -22,3 +22,11 @@ internal sealed class FileStatsSeries : PolledSeries
 
     public CumulativeTracker StallMs;
 }
+
+/// <summary>The log files of one database on one instance: its file-stats families export their sum, with these tags.</summary>
+internal sealed class DatabaseLogFiles(KeyValuePair<string, object?>[] tags)
+{
+    public KeyValuePair<string, object?>[] Tags { get; } = tags;
+
+    public List<FileStatsSeries> Files { get; } = [];
+}

@@ -14,6 +14,11 @@ internal sealed class InstanceState
         Name = name;
         ExportName = MetricAttributes.Limit(name);
         Tags = [new(MetricAttributes.Instance, ExportName)];
+        LossTags = new KeyValuePair<string, object?>[Lost.Length][];
+        for (var k = 0; k < Lost.Length; k++)
+        {
+            LossTags[k] = [new(MetricAttributes.Instance, ExportName), new(MetricAttributes.LossKind, LossKindNames.Of((LossKind)k))];
+        }
     }
 
     public string Name { get; }
@@ -27,6 +32,18 @@ internal sealed class InstanceState
     public Dictionary<int, string> Names { get; } = [];
 
     public Dictionary<(string Object, string Counter, string Instance), CounterSeries> Counters { get; } = [];
+
+    /// <summary>The counter series of each family (by <see cref="MetricDefinition.Index"/>), in the order they were created.</summary>
+    private readonly List<CounterSeries>?[] _counterGroups = new List<CounterSeries>?[MetricCatalog.All.Count];
+
+    /// <summary>The databases' Log Flushes/sec series, against which each database's event loss is measured.</summary>
+    public List<CounterSeries> LossSeries { get; } = [];
+
+    /// <summary>Each database's log files, by database name, in the order the databases were first seen (their sum is exported).</summary>
+    public Dictionary<string, DatabaseLogFiles> FilesByDatabase { get; } = new(StringComparer.Ordinal);
+
+    /// <summary>The tags of each loss kind's series (by <see cref="LossKind"/>), built once.</summary>
+    public KeyValuePair<string, object?>[][] LossTags { get; }
 
     public Dictionary<string, WaitStatsSeries> WaitStats { get; } = new(StringComparer.Ordinal);
 
@@ -142,6 +159,80 @@ internal sealed class InstanceState
 
     /// <summary>Ends a poll: returns the generation series must carry to stay.</summary>
     public int CompletePoll(PollKind kind) => ++_generation[(int)kind];
+
+    /// <summary>The counter series of <paramref name="family"/>, or null when it has none.</summary>
+    public List<CounterSeries>? CounterGroup(MetricDefinition family) => _counterGroups[family.Index];
+
+    /// <summary>Keeps <paramref name="series"/> (replacing any series of the same key) in the group of the family it feeds.</summary>
+    public void AddCounter((string Object, string Counter, string Instance) key, CounterSeries series)
+    {
+        if (Counters.Remove(key, out var old))
+        {
+            Ungroup(old);
+        }
+
+        Counters[key] = series;
+        if (series.Family is { } family)
+        {
+            (_counterGroups[family.Index] ??= []).Add(series);
+        }
+
+        if (series.TracksEventLoss)
+        {
+            LossSeries.Add(series);
+        }
+    }
+
+    /// <summary>Forgets a counter series and takes it out of its group.</summary>
+    public void RemoveCounter((string Object, string Counter, string Instance) key)
+    {
+        if (Counters.Remove(key, out var old))
+        {
+            Ungroup(old);
+        }
+    }
+
+    /// <summary>Keeps a log file's series (replacing any of the same key) in its database's group.</summary>
+    public void AddFile((int DatabaseId, int FileId) key, FileStatsSeries series)
+    {
+        RemoveFile(key);
+        FileStats[key] = series;
+        if (!FilesByDatabase.TryGetValue(series.DatabaseName, out var files))
+        {
+            files = new DatabaseLogFiles(series.Tags);
+            FilesByDatabase[series.DatabaseName] = files;
+        }
+
+        files.Files.Add(series);
+    }
+
+    /// <summary>Forgets a log file's series; a database left without files leaves the export.</summary>
+    public void RemoveFile((int DatabaseId, int FileId) key)
+    {
+        if (!FileStats.Remove(key, out var old) || !FilesByDatabase.TryGetValue(old.DatabaseName, out var files))
+        {
+            return;
+        }
+
+        files.Files.Remove(old);
+        if (files.Files.Count == 0)
+        {
+            FilesByDatabase.Remove(old.DatabaseName);
+        }
+    }
+
+    private void Ungroup(CounterSeries series)
+    {
+        if (series.Family is { } family)
+        {
+            _counterGroups[family.Index]?.Remove(series);
+        }
+
+        if (series.TracksEventLoss)
+        {
+            LossSeries.Remove(series);
+        }
+    }
 
     public void RemoveDatabase(string name)
     {

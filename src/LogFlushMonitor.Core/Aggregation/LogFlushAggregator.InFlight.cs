@@ -1,5 +1,3 @@
-using System.Diagnostics.Metrics;
-using System.Numerics;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.Core.XEvents;
@@ -51,22 +49,21 @@ public sealed partial class LogFlushAggregator
     /// such series), plus any database with outstanding flushes whose events all went missing on the way. WRITELOG
     /// waiters: every database the last poll listed.
     /// </summary>
-    private void ReadInFlight<T>(InstanceState inst, AggregationReading reading, List<Measurement<T>> list)
-        where T : struct, INumber<T>
+    private void ReadInFlight(InstanceState inst, MetricDefinition family, AggregationFact fact, MeasurementBuffers into)
     {
-        switch (reading)
+        switch (fact)
         {
-            case AggregationReading.WriteLogWaiting:
+            case AggregationFact.WriteLogWaiting:
                 foreach (var s in inst.WriteLogWaiters.Values)
                 {
-                    list.Add(new(T.CreateChecked(s.Sessions), s.Tags));
+                    Add(into, family, s.Sessions, s.Sessions, s.Tags);
                 }
 
                 return;
-            case AggregationReading.WriteLogLongestWait:
+            case AggregationFact.WriteLogLongestWait:
                 foreach (var s in inst.WriteLogWaiters.Values)
                 {
-                    list.Add(new(T.CreateChecked(s.LongestWaitMs / 1000.0), s.Tags));
+                    Add(into, family, s.LongestWaitMs / 1000, s.LongestWaitMs / 1000.0, s.Tags);
                 }
 
                 return;
@@ -77,11 +74,11 @@ public sealed partial class LogFlushAggregator
             return;
         }
 
-        var age = reading == AggregationReading.LogFlushOutstandingAge;
+        var age = fact == AggregationFact.OutstandingFlushAge;
         foreach (var db in inst.Databases)
         {
             var o = OutstandingOf(db.DatabaseId);
-            list.Add(new(T.CreateChecked(age ? o.OldestAgeSeconds : o.Count), db.TagArray));
+            Add(into, family, age ? (long)o.OldestAgeSeconds : o.Count, age ? o.OldestAgeSeconds : o.Count, db.Tags);
         }
 
         foreach (var o in _outstandingScratch)
@@ -89,7 +86,7 @@ public sealed partial class LogFlushAggregator
             if (inst.Find(o.DatabaseId) is null)
             {
                 var name = MetricAttributes.Limit(inst.Names.GetValueOrDefault(o.DatabaseId) ?? MetricAttributes.UnnamedDatabase(o.DatabaseId));
-                list.Add(new(T.CreateChecked(age ? o.OldestAgeSeconds : o.Count), [new(MetricAttributes.Instance, inst.ExportName), new(MetricAttributes.Database, name)]));
+                Add(into, family, age ? (long)o.OldestAgeSeconds : o.Count, age ? o.OldestAgeSeconds : o.Count, [new(MetricAttributes.Instance, inst.ExportName), new(MetricAttributes.Database, name)]);
             }
         }
     }

@@ -25,7 +25,7 @@ public sealed partial class LogFlushAggregator
                 }
 
                 s = new CounterSeries(inst.Name, counter.ObjectName, counter.CounterName, counter.CounterInstance, counter.CounterType);
-                inst.Counters[key] = s;
+                inst.AddCounter(key, s);
                 created = true;
             }
 
@@ -35,7 +35,7 @@ public sealed partial class LogFlushAggregator
             {
                 if (created)
                 {
-                    inst.Counters.Remove(key);
+                    inst.RemoveCounter(key);
                 }
 
                 rejected = Reject(inst, new RejectedReading(inst.Name, "performance counter", counter.CounterName, counter.CounterInstance, counter.Value, verdict));
@@ -86,7 +86,7 @@ public sealed partial class LogFlushAggregator
             if (!inst.FileStats.TryGetValue(key, out var s) || s.DatabaseName != fileStats.DatabaseName)
             {
                 s = new FileStatsSeries(inst.Name, fileStats.DatabaseId, fileStats.DatabaseName);
-                inst.FileStats[key] = s;
+                inst.AddFile(key, s);
             }
 
             s.Stamp = inst.CurrentStamp(PollKind.FileStats);
@@ -167,7 +167,7 @@ public sealed partial class LogFlushAggregator
                     RemoveStale(inst.WaitStats, keep);
                     break;
                 case PollKind.FileStats:
-                    RemoveStale(inst.FileStats, keep);
+                    RetireFiles(inst, keep);
                     break;
                 case PollKind.WriteLogWaiters:
                     RemoveStale(inst.WriteLogWaiters, keep);
@@ -199,8 +199,8 @@ public sealed partial class LogFlushAggregator
         {
             if (s.Stamp != keep)
             {
-                inst.Counters.Remove(key);
-                if (s.ObjectName == CounterCatalog.DatabasesObject)
+                inst.RemoveCounter(key);
+                if (s.ObjectName == DatabasesCounters.Object)
                 {
                     (goneDatabases ??= []).Add(s.CounterInstance);
                 }
@@ -211,6 +211,18 @@ public sealed partial class LogFlushAggregator
         foreach (var name in goneDatabases ?? [])
         {
             inst.RemoveDatabase(name);
+        }
+    }
+
+    /// <summary>Removes log files the poll did not list.</summary>
+    private static void RetireFiles(InstanceState inst, int keep)
+    {
+        foreach (var (key, s) in inst.FileStats)
+        {
+            if (s.Stamp != keep)
+            {
+                inst.RemoveFile(key);
+            }
         }
     }
 

@@ -1,161 +1,164 @@
-using System.Diagnostics.Metrics;
 using LogFlushMonitor.Core.Metrics;
-using LogFlushMonitor.Core.Samples;
 
 namespace LogFlushMonitor.Core.Aggregation;
 
-/// <summary>What the observable instruments read at collection time (<see cref="IAggregationReadings"/>).</summary>
+/// <summary>What the observable families read at collection time (<see cref="IMetricReadings"/>).</summary>
 public sealed partial class LogFlushAggregator
 {
-    /// <summary>Where each database's measurement is in the list being filled (<see cref="SumFilesByDatabase"/>); used under the lock.</summary>
-    private readonly Dictionary<string, int> _databaseScratch = new(StringComparer.Ordinal);
+    /// <summary>The families whose state the aggregation keeps, in catalog order.</summary>
+    private static readonly MetricDefinition[] ReadFamilies =
+        [.. MetricCatalog.All.Where(f => f.Source is CounterSource or OtherCountersSource or WaitStatsSource or FileStatsSource or AggregationSource)];
+
+    private static readonly MetricDefinition WriteSizes = MetricCatalog.All.Single(f => f.Source is EventSource { Measure: EventMeasure.FlushWriteSize });
+    private static readonly MetricDefinition FlushDurations = MetricCatalog.All.Single(f => f.Source is EventSource { Measure: EventMeasure.FlushDuration });
+    private static readonly MetricDefinition WaitDurations = MetricCatalog.All.Single(f => f.Source is EventSource { Measure: EventMeasure.WaitDuration });
+
+    /// <summary>Reads of the aggregation for collects since it was created (tests: one per collect).</summary>
+    internal long Reads { get; private set; }
 
     /// <inheritdoc />
-    public void ReadLong(AggregationReading reading, List<Measurement<long>> into)
+    public void Read(MeasurementBuffers into)
     {
         ArgumentNullException.ThrowIfNull(into);
-        var list = into;
         lock (_gate)
         {
+            Reads++;
             foreach (var inst in _instances.Values)
             {
-                switch (reading)
+                foreach (var family in ReadFamilies)
                 {
-                    case AggregationReading.InstanceRestarts:
-                        list.Add(new(inst.Restarts, inst.Tags));
-                        break;
-                    case AggregationReading.EventsReceived:
-                        list.Add(new(inst.EventsReceived, inst.Tags));
-                        break;
-                    case AggregationReading.EventsLost:
-                        for (var k = 0; k < inst.Lost.Length; k++)
-                        {
-                            list.Add(new(inst.Lost[k], LossTags(inst, (LossKind)k)));
-                        }
-
-                        break;
-                    case AggregationReading.WaitTasks:
-                        foreach (var s in inst.WaitStats.Values)
-                        {
-                            list.Add(new(s.Tasks.Total, s.Tags));
-                        }
-
-                        break;
-                    case AggregationReading.LogFlushOutstanding or AggregationReading.WriteLogWaiting:
-                        ReadInFlight(inst, reading, list);
-                        break;
-                    case AggregationReading.LogFileWrites or AggregationReading.LogFileWrittenBytes:
-                        SumFilesByDatabase(inst, list, reading == AggregationReading.LogFileWrites ? static f => f.Writes.Total : static f => f.Bytes.Total);
-                        break;
-                    case AggregationReading.LogFlushes or AggregationReading.LogFlushedBytes or AggregationReading.LogFlushWaits
-                        or AggregationReading.LogUsedSize or AggregationReading.LogSize
-                        or AggregationReading.InstanceLogFlushes or AggregationReading.InstanceLogFlushedBytes or AggregationReading.InstanceLogFlushWaits
-                        or AggregationReading.InstanceLogUsedSize or AggregationReading.InstanceLogSize:
-                        var (export, total) = CounterCatalog.ExportOf(reading);
-                        foreach (var s in inst.Counters.Values)
-                        {
-                            // A size never read (its only reading refused) is left out, not exported as 0.
-                            if (s.Export == export && s.IsInstanceTotal == total && (CounterCatalog.IsCumulative(s.CounterType) || s.Point.HasValue))
-                            {
-                                list.Add(new((long)s.ExportedValue, s.Tags));
-                            }
-                        }
-
-                        break;
-                    default:
-                        throw new ArgumentOutOfRangeException(nameof(reading), reading, "Not an integer-valued reading.");
+                    ReadFamily(inst, family, into);
                 }
+
+                CountEventSeries(inst, into);
             }
         }
     }
 
-    /// <inheritdoc />
-    public void ReadDouble(AggregationReading reading, List<Measurement<double>> into)
+    /// <summary>Under the lock: one instance's measurements of one family, from the group its series were created in.</summary>
+    private void ReadFamily(InstanceState inst, MetricDefinition family, MeasurementBuffers into)
     {
-        ArgumentNullException.ThrowIfNull(into);
-        var list = into;
-        lock (_gate)
+        switch (family.Source)
         {
-            foreach (var inst in _instances.Values)
-            {
-                switch (reading)
+            case CounterSource or OtherCountersSource:
+                if (inst.CounterGroup(family) is not { } group)
                 {
-                    case AggregationReading.InstanceStartTime:
-                        if (inst.StartTimeUtc != default)
-                        {
-                            list.Add(new((inst.StartTimeUtc - DateTime.UnixEpoch).TotalSeconds, inst.Tags));
-                        }
-
-                        break;
-                    case AggregationReading.EventLossRatio:
-                        foreach (var s in inst.Counters.Values)
-                        {
-                            if (s.LossRatio is { } ratio)
-                            {
-                                list.Add(new(ratio, s.Tags));
-                            }
-                        }
-
-                        break;
-                    case AggregationReading.WaitTime or AggregationReading.WaitSignalTime:
-                        foreach (var s in inst.WaitStats.Values)
-                        {
-                            var ms = reading == AggregationReading.WaitSignalTime ? s.SignalTimeMs.Total : s.WaitTimeMs.Total;
-                            list.Add(new(ms / 1000.0, s.Tags));
-                        }
-
-                        break;
-                    case AggregationReading.LogFlushOutstandingAge or AggregationReading.WriteLogLongestWait:
-                        ReadInFlight(inst, reading, list);
-                        break;
-                    case AggregationReading.LogFileWriteStall:
-                        SumFilesByDatabase(inst, list, static f => f.StallMs.Total / 1000.0);
-                        break;
-                    case AggregationReading.LogFlushWaitTime or AggregationReading.LogUsage or AggregationReading.PerformanceTotal
-                        or AggregationReading.PerformanceValue or AggregationReading.PerformanceFraction or AggregationReading.PerformanceAverage
-                        or AggregationReading.InstanceLogFlushWaitTime or AggregationReading.InstancePerformanceTotal or AggregationReading.InstancePerformanceValue
-                        or AggregationReading.InstancePerformanceFraction or AggregationReading.InstancePerformanceAverage:
-                        var (export, total) = CounterCatalog.ExportOf(reading);
-                        foreach (var s in inst.Counters.Values)
-                        {
-                            // A point value not computable yet (a first average, a zero base) is left out, not exported as 0.
-                            if (s.Export == export && s.IsInstanceTotal == total && (CounterCatalog.IsCumulative(s.CounterType) || s.Point.HasValue))
-                            {
-                                list.Add(new(s.ExportedValue, s.Tags));
-                            }
-                        }
-
-                        break;
-                    default:
-                        throw new ArgumentOutOfRangeException(nameof(reading), reading, "Not a fractional reading.");
+                    return;
                 }
-            }
+
+                foreach (var s in group)
+                {
+                    if (s.HasValue)
+                    {
+                        Add(into, family, s.LongValue, s.Value, s.Tags);
+                    }
+                }
+
+                return;
+            case WaitStatsSource waits:
+                foreach (var s in inst.WaitStats.Values)
+                {
+                    var total = waits.Column switch
+                    {
+                        WaitStatsColumn.WaitingTasksCount => s.Tasks.Total,
+                        WaitStatsColumn.WaitTimeMs => s.WaitTimeMs.Total,
+                        _ => s.SignalTimeMs.Total,
+                    };
+                    Add(into, family, total, waits.Scale.Apply(total), s.Tags);
+                }
+
+                return;
+            case FileStatsSource files:
+                foreach (var database in inst.FilesByDatabase.Values)
+                {
+                    long sum = 0;
+                    double scaled = 0;
+                    foreach (var f in database.Files)
+                    {
+                        var total = files.Column switch
+                        {
+                            FileStatsColumn.NumOfWrites => f.Writes.Total,
+                            FileStatsColumn.NumOfBytesWritten => f.Bytes.Total,
+                            _ => f.StallMs.Total,
+                        };
+                        sum += total;
+                        scaled += files.Scale.Apply(total);
+                    }
+
+                    Add(into, family, sum, scaled, database.Tags);
+                }
+
+                return;
+            case AggregationSource { Fact: AggregationFact.InstanceStartTime }:
+                if (inst.StartTimeUtc != default)
+                {
+                    var seconds = (inst.StartTimeUtc - DateTime.UnixEpoch).TotalSeconds;
+                    Add(into, family, (long)seconds, seconds, inst.Tags);
+                }
+
+                return;
+            case AggregationSource { Fact: AggregationFact.InstanceRestarts }:
+                Add(into, family, inst.Restarts, inst.Restarts, inst.Tags);
+                return;
+            case AggregationSource { Fact: AggregationFact.EventsReceived }:
+                Add(into, family, inst.EventsReceived, inst.EventsReceived, inst.Tags);
+                return;
+            case AggregationSource { Fact: AggregationFact.EventsLost }:
+                for (var k = 0; k < inst.Lost.Length; k++)
+                {
+                    Add(into, family, inst.Lost[k], inst.Lost[k], inst.LossTags[k]);
+                }
+
+                return;
+            case AggregationSource { Fact: AggregationFact.EventLossRatio }:
+                foreach (var s in inst.LossSeries)
+                {
+                    if (s.LossRatio is { } ratio)
+                    {
+                        Add(into, family, (long)ratio, ratio, s.Tags);
+                    }
+                }
+
+                return;
+            case AggregationSource { Fact: AggregationFact.OutstandingFlushes or AggregationFact.OutstandingFlushAge or AggregationFact.WriteLogWaiting or AggregationFact.WriteLogLongestWait } inFlight:
+                ReadInFlight(inst, family, inFlight.Fact, into);
+                return;
+            default:
+                throw new InvalidOperationException($"{family.Name}: the aggregation has no state for {family.Source}.");
         }
     }
 
     /// <summary>
-    /// One measurement per database (the sum over its log files), in the order each database's first file was seen,
-    /// with the tags of that first file. Uses a scratch index kept under the lock, so a scrape allocates nothing here.
+    /// Under the lock: the series of the per-event histograms, one per database (and wait type) that has a value, as the
+    /// SDK holds them (for the series limit, <see cref="LogFlushMetrics.SeriesLimit"/>).
     /// </summary>
-    private void SumFilesByDatabase<T>(InstanceState inst, List<Measurement<T>> list, Func<FileStatsSeries, T> value)
-        where T : struct, System.Numerics.INumber<T>
+    private static void CountEventSeries(InstanceState inst, MeasurementBuffers into)
     {
-        _databaseScratch.Clear();
-        foreach (var f in inst.FileStats.Values)
+        int sizes = 0, durations = 0, waits = 0;
+        foreach (var db in inst.Databases)
         {
-            if (_databaseScratch.TryGetValue(f.DatabaseName, out var at))
+            sizes += db.Sizes.Count > 0 ? 1 : 0;
+            durations += db.FlushDurations.Count > 0 ? 1 : 0;
+            foreach (var w in db.Waits.Values)
             {
-                var m = list[at];
-                list[at] = new(m.Value + value(f), m.Tags);
-            }
-            else
-            {
-                _databaseScratch[f.DatabaseName] = list.Count;
-                list.Add(new(value(f), f.Tags));
+                waits += w.Durations.Count > 0 ? 1 : 0;
             }
         }
+
+        into.NoteSeries(WriteSizes, sizes);
+        into.NoteSeries(FlushDurations, durations);
+        into.NoteSeries(WaitDurations, waits);
     }
 
-    private static KeyValuePair<string, object?>[] LossTags(InstanceState inst, LossKind kind) =>
-        [new(MetricAttributes.Instance, inst.ExportName), new(MetricAttributes.LossKind, LossKindNames.Of(kind))];
+    private static void Add(MeasurementBuffers into, MetricDefinition family, long integer, double fraction, KeyValuePair<string, object?>[] tags)
+    {
+        if (family.IsInteger)
+        {
+            into.Long(family).Add(new(integer, tags));
+        }
+        else
+        {
+            into.Double(family).Add(new(fraction, tags));
+        }
+    }
 }

@@ -5,28 +5,29 @@ namespace LogFlushMonitor.Core.Aggregation;
 
 /// <summary>
 /// Aggregates every sample per (instance, database): exact write-size distributions, flush and wait durations,
-/// restart-safe cumulative counters, wait stats and log-file stats. Records the per-event histograms of
-/// <see cref="EventHistograms"/> and offers its state read-only (<see cref="IAggregationReadings"/>) to the
-/// observable instruments, the terminal and the advisor.
+/// restart-safe cumulative counters, wait stats and log-file stats. Hands each event's values to
+/// <see cref="LogFlushMetrics"/> outside its lock, and its state to the observable families
+/// (<see cref="IMetricReadings"/>), the terminal and the advisor.
 /// </summary>
 /// <remarks>
-/// The parts: events (<c>LogFlushAggregator.Events.cs</c>), polled rows (<c>.Polls.cs</c>), what the instruments read
+/// The parts: events (<c>LogFlushAggregator.Events.cs</c>), polled rows (<c>.Polls.cs</c>), what the families read
 /// (<c>.Readings.cs</c>). Thread-safety: every public member may be called from any thread; one lock serialises them.
 /// The intended shape is one consumer thread per pipeline delivering events (a batch under one lock), pollers
-/// delivering their rows, and the metrics SDK's collection thread reading. The per-event path allocates nothing
-/// once a database is known.
+/// delivering their rows, and the metrics SDK's collection thread reading once per collect. Each series is created in
+/// the group of the family it feeds, so a collect reads the groups and scans nothing. The per-event path allocates
+/// nothing once a database is known.
 /// </remarks>
-public sealed partial class LogFlushAggregator : ISampleSink, IAggregationReadings
+public sealed partial class LogFlushAggregator : ISampleSink, IMetricReadings
 {
     private readonly Lock _gate = new();
     private readonly Dictionary<string, InstanceState> _instances = new(StringComparer.Ordinal);
-    private readonly EventHistograms? _histograms;
+    private readonly LogFlushMetrics? _metrics;
     private readonly CounterSelection _counters;
     private readonly Action<RejectedReading>? _rejected;
     private InstanceState? _last;
 
-    /// <summary>Creates an aggregation, recording per-event histograms into <paramref name="histograms"/> when given.</summary>
-    /// <param name="histograms">Where the per-event histograms are recorded, or null.</param>
+    /// <summary>Creates an aggregation that <paramref name="metrics"/>, when given, records and reads.</summary>
+    /// <param name="metrics">Where each event is recorded and whose observable families read this aggregation, or null.</param>
     /// <param name="counters">
     /// Which performance counters become series (default <see cref="CounterSelection.Default"/>): every source, the
     /// simulated and replayed ones included, is held to the set a real poll asks for.
@@ -35,12 +36,16 @@ public sealed partial class LogFlushAggregator : ISampleSink, IAggregationReadin
     /// Told of every polled value refused as impossible (also counted as malformed), outside the aggregation's lock, on
     /// the caller's thread; the host logs it.
     /// </param>
-    public LogFlushAggregator(EventHistograms? histograms = null, CounterSelection? counters = null, Action<RejectedReading>? rejected = null)
+    public LogFlushAggregator(LogFlushMetrics? metrics = null, CounterSelection? counters = null, Action<RejectedReading>? rejected = null)
     {
-        _histograms = histograms;
+        _metrics = metrics;
         _counters = counters ?? CounterSelection.Default;
         _rejected = rejected;
+        metrics?.ReadFrom(this);
     }
+
+    /// <summary>Whether the calling thread holds the aggregation's lock (tests: nothing is recorded under it).</summary>
+    internal bool HoldsLock => _gate.IsHeldByCurrentThread;
 
     /// <summary>The counters this aggregation keeps.</summary>
     public CounterSelection Counters => _counters;

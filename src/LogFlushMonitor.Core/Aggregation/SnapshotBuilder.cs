@@ -1,3 +1,5 @@
+using LogFlushMonitor.Core.Samples;
+
 namespace LogFlushMonitor.Core.Aggregation;
 
 /// <summary>Copies the aggregation's state into snapshots. Called under the aggregator's lock.</summary>
@@ -24,19 +26,19 @@ internal static class SnapshotBuilder
                     Waits = db.Waits.Values.Select(w => new WaitSnapshot(w.WaitType, w.Durations.Count, w.Durations.MeanSeconds, w.Durations.Quantile(0.95), w.Durations.MaxSeconds)).ToList(),
                     FirstEventUtc = db.FirstTicks == long.MaxValue ? null : new DateTime(db.FirstTicks, DateTimeKind.Utc),
                     LastEventUtc = db.LastTicks == long.MinValue ? null : new DateTime(db.LastTicks, DateTimeKind.Utc),
-                    CounterFlushesPerSecond = Counter(inst, db.Name, CounterCatalog.LogFlushesCounter)?.Tracker.LastRate,
-                    CounterBytesPerSecond = Counter(inst, db.Name, CounterCatalog.LogBytesFlushedCounter)?.Tracker.LastRate,
-                    CounterFlushesTotal = Counter(inst, db.Name, CounterCatalog.LogFlushesCounter)?.Tracker.Total,
+                    CounterFlushesPerSecond = Counter(inst, db.Name, DatabasesCounters.LogFlushes)?.Tracker.LastRate,
+                    CounterBytesPerSecond = Counter(inst, db.Name, DatabasesCounters.LogBytesFlushed)?.Tracker.LastRate,
+                    CounterFlushesTotal = Counter(inst, db.Name, DatabasesCounters.LogFlushes)?.Tracker.Total,
                     LogWriteLatencySeconds = Latency(inst, db.Name),
                     CounterFlushWaitSecondsPerSecond = FlushWaitPressure(inst, db.Name),
-                    CounterFlushWaitsPerSecond = Counter(inst, db.Name, CounterCatalog.LogFlushWaitsCounter)?.Tracker.LastRate,
+                    CounterFlushWaitsPerSecond = Counter(inst, db.Name, DatabasesCounters.LogFlushWaits)?.Tracker.LastRate,
                     LogWritesPerSecond = Files(inst, db.Name).Sum(f => f.Writes.LastRate),
-                    EventLossRatio = Counter(inst, db.Name, CounterCatalog.LogFlushesCounter)?.LossRatio,
+                    EventLossRatio = Counter(inst, db.Name, DatabasesCounters.LogFlushes)?.LossRatio,
                 });
             }
 
             // Databases known only from polls (no events yet) still get a row.
-            var polled = inst.Counters.Values.Where(c => c.ObjectName == CounterCatalog.DatabasesObject && c.CounterInstance != CounterCatalog.TotalInstance).Select(c => c.CounterInstance)
+            var polled = inst.Counters.Values.Where(c => c.ObjectName == DatabasesCounters.Object && c.CounterInstance != DatabasesCounters.TotalInstance).Select(c => c.CounterInstance)
                 .Concat(inst.FileStats.Values.Select(f => f.DatabaseName));
             foreach (var name in polled.Distinct(StringComparer.Ordinal).ToList())
             {
@@ -53,12 +55,12 @@ internal static class SnapshotBuilder
                     WriteSizes = new WriteSizeDistribution(),
                     FlushDurations = new LatencyDistribution(),
                     Waits = [],
-                    CounterFlushesPerSecond = Counter(inst, name, CounterCatalog.LogFlushesCounter)?.Tracker.LastRate,
-                    CounterBytesPerSecond = Counter(inst, name, CounterCatalog.LogBytesFlushedCounter)?.Tracker.LastRate,
-                    CounterFlushesTotal = Counter(inst, name, CounterCatalog.LogFlushesCounter)?.Tracker.Total,
+                    CounterFlushesPerSecond = Counter(inst, name, DatabasesCounters.LogFlushes)?.Tracker.LastRate,
+                    CounterBytesPerSecond = Counter(inst, name, DatabasesCounters.LogBytesFlushed)?.Tracker.LastRate,
+                    CounterFlushesTotal = Counter(inst, name, DatabasesCounters.LogFlushes)?.Tracker.Total,
                     LogWriteLatencySeconds = Latency(inst, name),
                     CounterFlushWaitSecondsPerSecond = FlushWaitPressure(inst, name),
-                    CounterFlushWaitsPerSecond = Counter(inst, name, CounterCatalog.LogFlushWaitsCounter)?.Tracker.LastRate,
+                    CounterFlushWaitsPerSecond = Counter(inst, name, DatabasesCounters.LogFlushWaits)?.Tracker.LastRate,
                     LogWritesPerSecond = Files(inst, name).Sum(f => f.Writes.LastRate),
                 });
             }
@@ -68,11 +70,11 @@ internal static class SnapshotBuilder
     }
 
     private static CounterSeries? Counter(InstanceState inst, string database, string counter) =>
-        inst.Counters.GetValueOrDefault((CounterCatalog.DatabasesObject, counter, database)) is { } s && CounterCatalog.IsCumulative(s.CounterType) ? s : null;
+        inst.Counters.GetValueOrDefault((DatabasesCounters.Object, counter, database)) is { } s && CounterCatalog.IsCumulative(s.CounterType) ? s : null;
 
     // Log Flush Wait Time is cumulative milliseconds (DOMAIN.md §4): its rate in ms/s over 1000 is seconds waited per second.
     private static double? FlushWaitPressure(InstanceState inst, string database) =>
-        Counter(inst, database, CounterCatalog.LogFlushWaitTimeCounter)?.Tracker.LastRate / 1000.0;
+        Counter(inst, database, DatabasesCounters.LogFlushWaitTime)?.Tracker.LastRate / 1000.0;
 
     private static IEnumerable<FileStatsSeries> Files(InstanceState inst, string database) =>
         inst.FileStats.Values.Where(f => f.DatabaseName == database);

@@ -1,6 +1,3 @@
-using System.Diagnostics.Metrics;
-using LogFlushMonitor.Core.Metrics;
-
 namespace LogFlushMonitor.Core.Health;
 
 /// <summary>
@@ -32,13 +29,12 @@ public sealed class ExportHealth
         }
     }
 
-    internal List<Measurement<long>> ObserveFailures()
+    /// <summary>Failures counted per exporter and reason (a copy).</summary>
+    public IReadOnlyList<(string Exporter, string Reason, long Count)> FailureCounts()
     {
         lock (_gate)
         {
-            return _failures.Select(kv => new Measurement<long>(kv.Value,
-                new KeyValuePair<string, object?>(MetricAttributes.Exporter, kv.Key.Exporter),
-                new KeyValuePair<string, object?>(MetricAttributes.ErrorType, kv.Key.Reason))).ToList();
+            return [.. _failures.Select(kv => (kv.Key.Exporter, kv.Key.Reason, kv.Value))];
         }
     }
 }

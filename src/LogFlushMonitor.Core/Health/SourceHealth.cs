@@ -1,12 +1,10 @@
 using System.Collections.Concurrent;
-using System.Diagnostics.Metrics;
-using LogFlushMonitor.Core.Metrics;
 
 namespace LogFlushMonitor.Core.Health;
 
 /// <summary>
 /// Health of each source per instance: up or down, the last success, errors by kind, the collection mode and
-/// automatic fallbacks. Exported through <see cref="LogFlushMetrics"/> (sqlserver.monitor.*).
+/// automatic fallbacks. State only: Metrics.LogFlushMetrics exports it (sqlserver.monitor.*), readiness reads it.
 /// </summary>
 /// <remarks>Thread-safe: every source reports from its own thread; the metrics SDK reads at collection time.</remarks>
 public sealed class SourceHealth
@@ -18,7 +16,7 @@ public sealed class SourceHealth
     private readonly ConcurrentDictionary<(string Instance, string Component, string Error), string> _problems = new();
     private readonly TimeProvider _time;
 
-    /// <summary>Creates a registry; <see cref="LogFlushMetrics"/> reads and exports it.</summary>
+    /// <summary>Creates a registry; <paramref name="time"/> stamps each success.</summary>
     public SourceHealth(TimeProvider? time = null) => _time = time ?? TimeProvider.System;
 
     /// <summary>A component of an instance's source succeeded (a poll, a buffer read, a session check).</summary>
@@ -107,31 +105,41 @@ public sealed class SourceHealth
     /// <summary>The mode of an instance, or null.</summary>
     public string? Mode(string instance) => _modes.GetValueOrDefault(instance);
 
-    internal List<Measurement<long>> ObserveUp() =>
-        _states.Select(kv => new Measurement<long>(kv.Value.Up ? 1 : 0, ComponentTags(kv.Key.Instance, kv.Key.Component))).ToList();
+    /// <summary>Every component that reported, with its state now.</summary>
+    public IEnumerable<(string Instance, string Component, bool Up, DateTimeOffset? LastSuccessUtc)> Components()
+    {
+        foreach (var (key, state) in _states)
+        {
+            yield return (key.Instance, key.Component, state.Up, state.LastSuccessUtc);
+        }
+    }
 
-    internal List<Measurement<double>> ObserveLastSuccess() =>
-        _states.Select(kv => (kv.Key, kv.Value.LastSuccessUtc))
-            .Where(x => x.LastSuccessUtc is not null)
-            .Select(x => new Measurement<double>(x.LastSuccessUtc!.Value.ToUnixTimeMilliseconds() / 1000.0, ComponentTags(x.Key.Instance, x.Key.Component)))
-            .ToList();
+    /// <summary>Errors counted per instance, component and kind.</summary>
+    public IEnumerable<(string Instance, string Component, string Error, long Count)> ErrorCounts()
+    {
+        foreach (var (key, count) in _errors)
+        {
+            yield return (key.Instance, key.Component, key.Error, count);
+        }
+    }
 
-    internal List<Measurement<long>> ObserveErrors() =>
-        _errors.Select(kv => new Measurement<long>(kv.Value,
-            new KeyValuePair<string, object?>(MetricAttributes.Instance, kv.Key.Instance),
-            new KeyValuePair<string, object?>(MetricAttributes.Component, kv.Key.Component),
-            new KeyValuePair<string, object?>(MetricAttributes.ErrorType, kv.Key.Error))).ToList();
+    /// <summary>The collection mode of each instance that set one.</summary>
+    public IEnumerable<(string Instance, string Mode)> Modes()
+    {
+        foreach (var (instance, mode) in _modes)
+        {
+            yield return (instance, mode);
+        }
+    }
 
-    internal List<Measurement<long>> ObserveModes() =>
-        _modes.Select(kv => new Measurement<long>(1,
-            new KeyValuePair<string, object?>(MetricAttributes.Instance, kv.Key),
-            new KeyValuePair<string, object?>(MetricAttributes.Mode, kv.Value))).ToList();
-
-    internal List<Measurement<long>> ObserveFallbacks() =>
-        _fallbacks.Select(kv => new Measurement<long>(kv.Value, new KeyValuePair<string, object?>(MetricAttributes.Instance, kv.Key))).ToList();
-
-    private static KeyValuePair<string, object?>[] ComponentTags(string instance, string component) =>
-        [new(MetricAttributes.Instance, instance), new(MetricAttributes.Component, component)];
+    /// <summary>Automatic fallbacks counted per instance.</summary>
+    public IEnumerable<(string Instance, long Count)> FallbackCounts()
+    {
+        foreach (var (instance, count) in _fallbacks)
+        {
+            yield return (instance, count);
+        }
+    }
 
     /// <summary>Last success of a component in the UTC clock of this registry, or null.</summary>
     public DateTimeOffset? LastSuccess(string instance, string component) => _states.TryGetValue((instance, component), out var s) ? s.LastSuccessUtc : null;

@@ -33,6 +33,9 @@ public static class MetricAttributes
     /// <summary>A collection mode: stream or histogram.</summary>
     public const string Mode = "mode";
 
+    /// <summary>A metric family of this monitor, by its OpenTelemetry name (sqlserver.monitor.series.overflow).</summary>
+    public const string MetricName = "metric.name";
+
     /// <summary>A metric exporter: otlp.</summary>
     public const string Exporter = "exporter";
 

@@ -64,7 +64,7 @@ public static class InstanceChecker
         {
             try
             {
-                return await CheckConnectedAsync(instance, connection, connectionString, target, timeout, cancellationToken).ConfigureAwait(false);
+                return await CheckConnectedAsync(instance, fleet, connection, connectionString, target, timeout, cancellationToken).ConfigureAwait(false);
             }
             catch (Exception e) when (e is not OperationCanceledException || !cancellationToken.IsCancellationRequested)
             {
@@ -88,10 +88,35 @@ public static class InstanceChecker
         _ => SqlServerLog.Safe(e),
     };
 
-    private static async Task<InstanceCheckResult> CheckConnectedAsync(SqlServerInstanceOptions instance, SqlConnection connection, string connectionString, string target, int timeout, CancellationToken ct)
+    /// <summary>
+    /// Whether the connection is encrypted. With Encrypt=Mandatory or Strict SqlClient connects only encrypted, so no
+    /// question is needed (and none that wants a permission: sys.dm_exec_connections needs VIEW SERVER STATE). With
+    /// Encrypt=Optional the server decides: its own row of sys.dm_exec_connections says, when the login may read it;
+    /// otherwise the answer is unknown (null), never a failed check.
+    /// </summary>
+    private static async Task<bool?> EncryptedAsync(SqlConnection connection, string connectionString, int timeout, CancellationToken ct)
+    {
+        var encrypt = new SqlConnectionStringBuilder(connectionString).Encrypt;
+        if (encrypt == SqlConnectionEncryptOption.Mandatory || encrypt == SqlConnectionEncryptOption.Strict)
+        {
+            return true;
+        }
+
+        try
+        {
+            var option = await connection.QuerySingleOrDefaultAsync<string?>(CheckSql.ConnectionEncryption, ct, commandTimeout: timeout).ConfigureAwait(false);
+            return option is null ? null : string.Equals(option, "TRUE", StringComparison.OrdinalIgnoreCase);
+        }
+        catch (SqlException) when (connection.State == System.Data.ConnectionState.Open)
+        {
+            return null; // no permission to read the DMV: the permission list below says what is missing
+        }
+    }
+
+    private static async Task<InstanceCheckResult> CheckConnectedAsync(SqlServerInstanceOptions instance, SqlServerSourceOptions fleet, SqlConnection connection, string connectionString, string target, int timeout, CancellationToken ct)
     {
         var props = await connection.QuerySingleAsync<Properties>(CheckSql.ServerProperties, ct, commandTimeout: timeout).ConfigureAwait(false);
-        var encrypt = await connection.QuerySingleOrDefaultAsync<string?>(CheckSql.ConnectionEncryption, ct, commandTimeout: timeout).ConfigureAwait(false);
+        var encrypted = await EncryptedAsync(connection, connectionString, timeout, ct).ConfigureAwait(false);
         var major = int.TryParse(props.ProductVersion?.Split('.')[0], NumberStyles.None, CultureInfo.InvariantCulture, out var m) ? m : 0;
         var azureDb = instance.Azure || props.EngineEdition == 5;
 
@@ -171,14 +196,26 @@ public static class InstanceChecker
             warnings.Add("log file latency needs VIEW ANY DEFINITION (sys.master_files rows); everything else works without it.");
         }
 
-        var encrypted = encrypt is null ? (bool?)null : string.Equals(encrypt, "TRUE", StringComparison.OrdinalIgnoreCase);
         warnings.AddRange(ConnectionSecurity.Warnings(connectionString, encrypted));
 
         if (stateOk)
         {
-            var (noCounters, missingDatabases) = await CounterCoverage.CheckAsync(instance, connection, timeout, ct).ConfigureAwait(false);
-            problems.AddRange(noCounters is null ? [] : [noCounters]);
-            warnings.AddRange(missingDatabases is null ? [] : [missingDatabases]);
+            try
+            {
+                var (noCounters, missingDatabases) = await CounterCoverage.CheckAsync(instance, connection, timeout, ct).ConfigureAwait(false);
+                problems.AddRange(noCounters is null ? [] : [noCounters]);
+                warnings.AddRange(missingDatabases is null ? [] : [missingDatabases]);
+            }
+            catch (SqlException) when (connection.State == System.Data.ConnectionState.Open)
+            {
+                // The counter statement itself failed: the probe of the counter poll below names it with the server's words.
+            }
+        }
+
+        if (stateOk)
+        {
+            // The statements themselves, not HAS_PERMS_BY_NAME's opinion of them (issue 19 item 6).
+            await CheckProbes.PollsAsync(instance, connectionString, fleet, connection, filesOk, problems, warnings, ct).ConfigureAwait(false);
         }
 
         var collect = new List<string>();
@@ -195,6 +232,7 @@ public static class InstanceChecker
         if (stateOk && sessionOk)
         {
             collect.Add(await DescribeEventsAsync(instance, connection, warnings, ct).ConfigureAwait(false));
+            await CheckProbes.EventsAsync(instance, connectionString, fleet, connection, timeout, problems, warnings, collect, ct).ConfigureAwait(false);
         }
 
         return new InstanceCheckResult

@@ -131,6 +131,45 @@ public sealed class InstancePoller : IAsyncDisposable
 
     private const string CountersKind = "counters";
 
+    /// <summary>What each kind of poll reads, for <c>check</c>'s report of a statement that failed.</summary>
+    internal static string StatementOf(string kind, bool azure) => kind switch
+    {
+        "start_time" => "sys.dm_os_sys_info (start time)",
+        "databases" => "sys.databases (names, states)",
+        CountersKind => "sys.dm_os_performance_counters (the Databases object)",
+        "waits" => azure ? "sys.dm_db_wait_stats (log waits)" : "sys.dm_os_wait_stats (log waits)",
+        "file_stats" => azure ? "sys.dm_io_virtual_file_stats and sys.database_files (log file I/O)" : "sys.dm_io_virtual_file_stats and sys.master_files (log file I/O)",
+        "xe_drops" => azure ? "sys.dm_xe_database_sessions (event session drops)" : "sys.dm_xe_sessions (event session drops)",
+        _ => kind,
+    };
+
+    /// <summary>
+    /// Runs every kind of poll once on <paramref name="connection"/>, exactly as <see cref="PollOnceAsync"/> does, and
+    /// returns each kind's failure (null when it worked) instead of retrying or logging: what <c>check</c> reports.
+    /// </summary>
+    internal async Task<IReadOnlyList<(string Kind, Exception? Failure)>> ProbeAsync(SqlConnection connection, CancellationToken cancellationToken)
+    {
+        var results = new List<(string, Exception?)>();
+        foreach (var (kind, poll) in _kinds)
+        {
+            try
+            {
+                await poll(connection, cancellationToken).ConfigureAwait(false);
+                results.Add((kind, null));
+            }
+            catch (Exception e) when (e is SqlException or InvalidOperationException && !cancellationToken.IsCancellationRequested)
+            {
+                results.Add((kind, e));
+                if (connection.State != ConnectionState.Open)
+                {
+                    break;
+                }
+            }
+        }
+
+        return results;
+    }
+
     /// <summary>
     /// No silence that hides a fault (docs/sqlserver.md): no counter rows at all is a failure of the poller
     /// (error.type counters_missing, down); a watched database without counters is a named problem (degraded). Each is

@@ -19,8 +19,9 @@ public static class SetupScripts
     /// <summary>The event-session grants of SQL Server 2022 the monitor needs (create, start, stop, drop, switch to the histogram target).</summary>
     public static readonly string[] EventSessionGrants2022 =
     [
-        "CREATE ANY EVENT SESSION", "ALTER ANY EVENT SESSION ENABLE", "ALTER ANY EVENT SESSION DISABLE",
-        "ALTER ANY EVENT SESSION ADD TARGET", "ALTER ANY EVENT SESSION DROP TARGET", "DROP ANY EVENT SESSION",
+        // Only what the monitor does: CREATE (its targets are part of the CREATE statement, never added later by ALTER,
+        // so ALTER ANY EVENT SESSION ADD TARGET / DROP TARGET are not granted), start, stop, drop.
+        "CREATE ANY EVENT SESSION", "ALTER ANY EVENT SESSION ENABLE", "ALTER ANY EVENT SESSION DISABLE", "DROP ANY EVENT SESSION",
     ];
 
     /// <summary>The file name under deploy/sql/ for a target.</summary>
@@ -59,6 +60,12 @@ public static class SetupScripts
             s.AppendLine($"CREATE USER {name} FOR LOGIN {name};");
             s.AppendLine("-- Log counters, waits and log file I/O of this database:");
             s.AppendLine($"GRANT VIEW DATABASE STATE TO {name};");
+            // Microsoft, sys.dm_os_performance_counters, "Permissions": VIEW DATABASE STATE suffices on Premium only.
+            s.AppendLine("-- On the Basic and Standard (DTU) tiers that is not enough for the counters: Microsoft's page of");
+            s.AppendLine("-- sys.dm_os_performance_counters asks for the server admin (or the Microsoft Entra admin) there;");
+            s.AppendLine("-- VIEW DATABASE STATE suffices only on Premium. Either monitor with that admin login, or accept no");
+            s.AppendLine("-- counters (waits, file stats and events still work). `logflushmonitor check` runs the counter query");
+            s.AppendLine("-- itself and says which it is.");
             s.AppendLine("-- Create, start, stop and drop the monitor's database-scoped event session:");
             s.AppendLine($"GRANT ALTER ANY DATABASE EVENT SESSION TO {name};");
             return s.ToString();

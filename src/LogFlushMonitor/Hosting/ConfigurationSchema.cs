@@ -131,7 +131,7 @@ internal static class ConfigurationSchema
             ("SqlServer", SqlServer()))),
         ("Exporters", ConfigurationNode.Section(
             ("Prometheus", ConfigurationNode.Section(("Enabled", Boolean), ("Path", Text), ("ScopeLabels", Boolean))),
-            ("Otlp", ConfigurationNode.Section(("Enabled", Boolean), ("Endpoint", Text), ("Protocol", Text), ("Interval", Duration), ("Timeout", Duration), ("Headers", ConfigurationNode.SecretText()))),
+            ("Otlp", ConfigurationNode.Section(("Enabled", Boolean), ("Endpoint", Text), ("Protocol", Text), ("Interval", Duration), ("Timeout", Duration), ("Headers", ConfigurationNode.SecretText()), ("HistogramAggregation", Text))),
             ("CardinalityLimit", Integer))),
         ("Http", ConfigurationNode.Section(("Enabled", Boolean), ("Urls", Text), ("ReadinessGracePeriod", Duration))),
         ("Log", ConfigurationNode.Section(("Level", Text), ("Format", Text), ("File", Text), ("RetainedFiles", Integer), ("SummaryInterval", Duration))),

@@ -82,19 +82,18 @@ public static class MonitorHost
             sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Http.ReadinessGracePeriod));
         services.AddSingleton<HostFailures>();
         services.AddSingleton(new SystemdNotifier(Environment.GetEnvironmentVariable("NOTIFY_SOCKET")));
-        // Metrics: the Meter comes from IMeterFactory (owned by the container); the aggregation records the per-event
-        // histograms, and the observable instruments read it through its read-only view. Neither holds the other.
+        // Metrics: the Meter comes from IMeterFactory (owned by the container); LogFlushMetrics creates every instrument
+        // of the catalog on it. The aggregation records each event's values through it and is what its observable
+        // families read; the health registries hold state only.
         services.AddMetrics();
-        services.AddSingleton<EventHistograms>();
-        services.AddSingleton(sp => new RejectedReadingLog(sp.GetRequiredService<ILogger<RejectedReadingLog>>()));
-        services.AddSingleton(sp => new LogFlushAggregator(
-            sp.GetRequiredService<EventHistograms>(),
-            CounterSelection.Create(sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Sources.SqlServer.Counters),
-            sp.GetRequiredService<RejectedReadingLog>().Report));
-        services.AddSingleton<IAggregationReadings>(sp => sp.GetRequiredService<LogFlushAggregator>());
         services.AddSingleton(sp => new SourceHealth(sp.GetRequiredService<TimeProvider>()));
         services.AddSingleton<ExportHealth>();
         services.AddSingleton<LogFlushMetrics>();
+        services.AddSingleton(sp => new RejectedReadingLog(sp.GetRequiredService<ILogger<RejectedReadingLog>>()));
+        services.AddSingleton(sp => new LogFlushAggregator(
+            sp.GetRequiredService<LogFlushMetrics>(),
+            CounterSelection.Create(sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Sources.SqlServer.Counters),
+            sp.GetRequiredService<RejectedReadingLog>().Report));
         services.AddSingleton(sp => new SamplePipeline(
             sp.GetRequiredService<LogFlushAggregator>(),
             sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Pipeline.ChannelCapacity));

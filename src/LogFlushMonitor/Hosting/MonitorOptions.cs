@@ -85,7 +85,8 @@ public sealed class ExportersOptions
 
     /// <summary>
     /// Series kept per metric (the SDK's cardinality limit; beyond it new series are folded into an overflow
-    /// series). Needs at least instances x (databases + 1) x wait types; each series slot costs about 100 bytes per metric.
+    /// series, counted in sqlserver.monitor.series.overflow and logged). Needs at least the watched databases of all
+    /// instances plus one per instance (times the opted-in counters of one type for sqlserver.performance.*).
     /// </summary>
     public int CardinalityLimit { get; set; } = 2000;
 }
@@ -126,6 +127,19 @@ public sealed class OtlpOptions
 
     /// <summary>Extra headers, <c>key=value</c> pairs separated by commas (e.g. an API key); when empty, OTEL_EXPORTER_OTLP_HEADERS.</summary>
     public string? Headers { get; set; }
+
+    /// <summary>
+    /// <c>explicit</c> (the catalog's bucket bounds) or <c>exponential</c> (base-2 exponential histograms, the scale of each
+    /// histogram in its catalog entry); exponential needs Exporters:Prometheus:Enabled=false, whose text serves classic
+    /// histograms only.
+    /// </summary>
+    public string HistogramAggregation { get; set; } = Explicit;
+
+    /// <summary>The default <see cref="HistogramAggregation"/>.</summary>
+    public const string Explicit = "explicit";
+
+    /// <summary>Base-2 exponential histograms over OTLP.</summary>
+    public const string Exponential = "exponential";
 }
 
 /// <summary>Http.</summary>

@@ -79,6 +79,17 @@ public sealed partial class MonitorOptionsValidator(IReadOnlyCollection<string> 
                 Fail("Exporters:Otlp:Protocol", $"is '{LogEscaping.Escape(e.Otlp.Protocol)}'", "Use grpc or http/protobuf");
             }
 
+            if (e.Otlp.HistogramAggregation is not (OtlpOptions.Explicit or OtlpOptions.Exponential))
+            {
+                Fail("Exporters:Otlp:HistogramAggregation", $"is '{LogEscaping.Escape(e.Otlp.HistogramAggregation ?? "")}'", "Use explicit or exponential");
+            }
+            else if (e.Otlp.HistogramAggregation == OtlpOptions.Exponential && e.Prometheus.Enabled)
+            {
+                // One MeterProvider serves both exporters, so the aggregation is the same for both, and the text exposition
+                // has no exponential histogram: Prometheus would lose the three histograms.
+                Fail("Exporters:Otlp:HistogramAggregation", "is 'exponential' while Exporters:Prometheus:Enabled is true (the Prometheus text exposition serves classic histograms only)", "Set Exporters:Prometheus:Enabled to false for an OTLP-only setup, or use explicit");
+            }
+
             // The OTEL_EXPORTER_OTLP_* variables the exporter reads by itself where these settings are empty.
             errors.AddRange(OtlpEnvironmentCheck.Inspect(e.Otlp, environment ?? Environment.GetEnvironmentVariable).Errors);
 
@@ -108,7 +119,7 @@ public sealed partial class MonitorOptionsValidator(IReadOnlyCollection<string> 
 
         if (e.CardinalityLimit is < 100 or > 1_000_000)
         {
-            Fail("Exporters:CardinalityLimit", $"is {e.CardinalityLimit}", "Use 100 to 1000000: at least instances x (databases + 1) x wait types");
+            Fail("Exporters:CardinalityLimit", $"is {e.CardinalityLimit}", "Use 100 to 1000000: at least the watched databases of all instances plus one per instance (times the opted-in counters of one type)");
         }
 
         if (!e.Prometheus.Enabled && !e.Otlp.Enabled)

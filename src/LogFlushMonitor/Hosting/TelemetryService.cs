@@ -40,8 +40,10 @@ internal sealed partial class TelemetryService(
 
     public async Task StartAsync(CancellationToken cancellationToken)
     {
-        _ = metrics; // the Meter exists before the provider subscribes to it
         var o = options.Value;
+        // The Meter exists before the provider subscribes to it; it counts what the view's limit folds away.
+        metrics.SeriesLimit = o.Exporters.CardinalityLimit;
+        metrics.Overflowed += overflow => LogSeriesOverflow(logger, overflow.Metric, overflow.Series, overflow.Limit, overflow.Folded);
         var builder = Sdk.CreateMeterProviderBuilder()
             .SetResourceBuilder(Resource(o))
             .AddMeter(LogFlushMetrics.MeterName)
@@ -49,7 +51,7 @@ internal sealed partial class TelemetryService(
             // the runtime's "System.Runtime" meter; docs/metrics.md lists each series).
             .AddRuntimeInstrumentation()
             .AddMeter(RuntimeGauges.MeterName)
-            .AddView(instrument => StreamConfiguration(instrument, o.Exporters.CardinalityLimit));
+            .AddView(instrument => StreamConfiguration(instrument, o.Exporters.CardinalityLimit, o.Exporters.Otlp.Enabled && o.Exporters.Otlp.HistogramAggregation == OtlpOptions.Exponential));
 
         if (o.Exporters.Prometheus.Enabled)
         {
@@ -177,9 +179,10 @@ internal sealed partial class TelemetryService(
     /// One view for every instrument (the SDK makes a stream per matching view, so there is only one): our instruments
     /// get the configured cardinality limit (a view replaces the instrument's advice, so histograms carry their
     /// advised bucket bounds over explicitly); the runtime's get <see cref="RuntimeCardinalityLimit"/>, minus the ones
-    /// <see cref="RuntimeGauges"/> replaces.
+    /// <see cref="RuntimeGauges"/> replaces. With <paramref name="exponential"/> our histograms are base-2 exponential ones
+    /// at their catalog scale (Exporters:Otlp:HistogramAggregation).
     /// </summary>
-    internal static MetricStreamConfiguration? StreamConfiguration(System.Diagnostics.Metrics.Instrument instrument, int cardinalityLimit)
+    internal static MetricStreamConfiguration? StreamConfiguration(System.Diagnostics.Metrics.Instrument instrument, int cardinalityLimit, bool exponential = false)
     {
         if (instrument.Meter.Name != LogFlushMetrics.MeterName)
         {
@@ -187,6 +190,11 @@ internal sealed partial class TelemetryService(
                 ?? (instrument.Meter.Name is "System.Runtime" or RuntimeGauges.MeterName
                     ? new MetricStreamConfiguration { CardinalityLimit = RuntimeCardinalityLimit }
                     : null);
+        }
+
+        if (exponential && MetricCatalog.All.FirstOrDefault(f => f.Name == instrument.Name) is { ExponentialMaxScale: { } scale })
+        {
+            return new Base2ExponentialBucketHistogramConfiguration { MaxScale = scale, CardinalityLimit = cardinalityLimit };
         }
 
         double[]? bounds = instrument switch
@@ -246,6 +254,9 @@ internal sealed partial class TelemetryService(
 
     [LoggerMessage(EventId = 105, Level = LogLevel.Warning, Message = "{Problem}")]
     private static partial void LogOtlpVariable(ILogger logger, string problem);
+
+    [LoggerMessage(EventId = 106, Level = LogLevel.Warning, Message = "{Metric} has {Series} series, more than the {Limit} that Exporters:CardinalityLimit keeps: {Folded} of them are folded into one series labelled otel_metric_overflow=\"true\" (counted in sqlserver.monitor.series.overflow). Set Exporters:CardinalityLimit to at least {Series} plus headroom, or watch fewer databases or counters per replica (--shard)")]
+    private static partial void LogSeriesOverflow(ILogger logger, string metric, int series, int limit, int folded);
 
     [LoggerMessage(EventId = 102, Level = LogLevel.Warning, Message = "The last metric export did not finish within 5 s at shutdown, or the collector refused it (failures are counted in sqlserver.monitor.export.failures)")]
     private static partial void LogFlushFailed(ILogger logger);

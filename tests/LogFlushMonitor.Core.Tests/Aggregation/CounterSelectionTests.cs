@@ -1,4 +1,3 @@
-using System.Diagnostics.Metrics;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Samples;
@@ -55,12 +54,9 @@ public class CounterSelectionTests
             agg.OnCounter(new CounterSample("sql1", T0.AddSeconds(15), "Databases", name, "shop", 20, type));
         }
 
-        var totals = new List<Measurement<double>>();
-        agg.ReadDouble(AggregationReading.PerformanceTotal, totals);
-        var values = new List<Measurement<double>>();
-        agg.ReadDouble(AggregationReading.PerformanceValue, values);
-        var flushes = new List<Measurement<long>>();
-        agg.ReadLong(AggregationReading.LogFlushes, flushes);
+        var totals = agg.ReadDouble("sqlserver.performance.total");
+        var values = agg.ReadDouble("sqlserver.performance.value");
+        var flushes = agg.ReadLong("sqlserver.log.flushes");
         Assert.Empty(totals);
         Assert.Empty(values);
         Assert.Equal(10, Assert.Single(flushes).Value);
@@ -68,7 +64,7 @@ public class CounterSelectionTests
         var opted = new LogFlushAggregator(counters: CounterSelection.Create(["Transactions/sec"]));
         opted.OnCounter(new CounterSample("sql1", T0, "Databases", "Transactions/sec", "shop", 10, PerfCounterType.BulkCount));
         opted.OnCounter(new CounterSample("sql1", T0.AddSeconds(15), "Databases", "Transactions/sec", "shop", 25, PerfCounterType.BulkCount));
-        opted.ReadDouble(AggregationReading.PerformanceTotal, totals);
+        totals = opted.ReadDouble("sqlserver.performance.total");
         var total = Assert.Single(totals);
         Assert.Equal(15, total.Value);
         Assert.Contains(new KeyValuePair<string, object?>(MetricAttributes.CounterName, "Transactions/sec"), total.Tags.ToArray());

@@ -1,4 +1,3 @@
-using System.Diagnostics.Metrics;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
 
@@ -9,18 +8,14 @@ public class ImpossibleReadingTests
 {
     private static readonly DateTime T0 = new(2026, 11, 22, 12, 0, 0, DateTimeKind.Utc);
 
-    private static long Long(LogFlushAggregator a, AggregationReading reading)
+    private static long Long(LogFlushAggregator a, string reading)
     {
-        var list = new List<Measurement<long>>();
-        a.ReadLong(reading, list);
-        return Assert.Single(list).Value;
+        return Assert.Single(a.ReadLong(reading)).Value;
     }
 
-    private static List<double> Doubles(LogFlushAggregator a, AggregationReading reading)
+    private static List<double> Doubles(LogFlushAggregator a, string reading)
     {
-        var list = new List<Measurement<double>>();
-        a.ReadDouble(reading, list);
-        return [.. list.Select(m => m.Value)];
+        return [.. a.ReadDouble(reading).Select(m => m.Value)];
     }
 
     private static long Malformed(LogFlushAggregator a) => a.SnapshotInstances().Single().LostMalformed;
@@ -40,21 +35,21 @@ public class ImpossibleReadingTests
 
         Poll(0, 1_000, 4_096_000, 40);
         Poll(1, 2_000, 8_192_000, 41);
-        var flushes = new List<long> { Long(a, AggregationReading.LogFlushes) };
-        var bytes = new List<long> { Long(a, AggregationReading.LogFlushedBytes) };
+        var flushes = new List<long> { Long(a, "sqlserver.log.flushes") };
+        var bytes = new List<long> { Long(a, "sqlserver.log.flushed.bytes") };
         Poll(2, -1, -2, -50);
-        flushes.Add(Long(a, AggregationReading.LogFlushes));
-        bytes.Add(Long(a, AggregationReading.LogFlushedBytes));
+        flushes.Add(Long(a, "sqlserver.log.flushes"));
+        bytes.Add(Long(a, "sqlserver.log.flushed.bytes"));
         Poll(3, long.MaxValue, long.MaxValue - 1, long.MaxValue);
-        flushes.Add(Long(a, AggregationReading.LogFlushes));
-        bytes.Add(Long(a, AggregationReading.LogFlushedBytes));
+        flushes.Add(Long(a, "sqlserver.log.flushes"));
+        bytes.Add(Long(a, "sqlserver.log.flushed.bytes"));
         Poll(4, 2_500, 10_240_000, 42);
-        flushes.Add(Long(a, AggregationReading.LogFlushes));
-        bytes.Add(Long(a, AggregationReading.LogFlushedBytes));
+        flushes.Add(Long(a, "sqlserver.log.flushes"));
+        bytes.Add(Long(a, "sqlserver.log.flushed.bytes"));
 
         Assert.Equal([1_000L, 1_000, 1_000, 1_500], flushes);
         Assert.Equal([4_096_000L, 4_096_000, 4_096_000, 6_144_000], bytes);
-        Assert.Equal([0.42], Doubles(a, AggregationReading.LogUsage));
+        Assert.Equal([0.42], Doubles(a, "sqlserver.log.usage"));
         Assert.Equal(6, Malformed(a));
         Assert.Equal(6, rejected.Count);
         var r = rejected.First(x => x.Name == "Percent Log Used" && x.Value == long.MaxValue);
@@ -69,9 +64,8 @@ public class ImpossibleReadingTests
         var a = new LogFlushAggregator(counters: CounterSelection.Create(["Log Cache Hit Ratio"]));
         a.OnCounter(new CounterSample("sql1", T0, "Databases", "Log Cache Hit Ratio", "shop", 150, PerfCounterType.LargeRawFraction, 100));
         a.OnCounter(new CounterSample("sql1", T0, "Databases", "Log File(s) Size (KB)", "shop", CounterSeries.MaxLogSizeKb + 1, PerfCounterType.LargeRawCount));
-        Assert.Empty(Doubles(a, AggregationReading.PerformanceFraction));
-        var sizes = new List<Measurement<long>>();
-        a.ReadLong(AggregationReading.LogSize, sizes);
+        Assert.Empty(Doubles(a, "sqlserver.performance.fraction"));
+        var sizes = a.ReadLong("sqlserver.log.size");
         Assert.Empty(sizes);
         Assert.Equal(2, Malformed(a));
     }
@@ -87,11 +81,11 @@ public class ImpossibleReadingTests
         a.OnFileStats(new FileStatsSample("sql1", T0, 5, "shop", 2, 10, 4096, 1));
         a.OnFileStats(new FileStatsSample("sql1", T0.AddSeconds(15), 5, "shop", 2, -3, 8192, 2));
 
-        Assert.Equal(20, Long(a, AggregationReading.WaitTasks));
-        Assert.Equal([0.2], Doubles(a, AggregationReading.WaitTime));
-        Assert.Equal([0.02], Doubles(a, AggregationReading.WaitSignalTime));
-        Assert.Equal(4096, Long(a, AggregationReading.LogFileWrittenBytes));
-        Assert.Equal(0, Long(a, AggregationReading.LogFileWrites));
+        Assert.Equal(20, Long(a, "sqlserver.wait.tasks"));
+        Assert.Equal([0.2], Doubles(a, "sqlserver.wait.time"));
+        Assert.Equal([0.02], Doubles(a, "sqlserver.wait.signal.time"));
+        Assert.Equal(4096, Long(a, "sqlserver.log.file.written.bytes"));
+        Assert.Equal(0, Long(a, "sqlserver.log.file.writes"));
         Assert.Equal(3, Malformed(a));
         Assert.Equal(
             [("wait stats", "wait_time_ms", "WRITELOG"), ("file stats", "num_of_writes", "shop")],

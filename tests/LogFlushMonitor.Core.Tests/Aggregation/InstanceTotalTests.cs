@@ -1,4 +1,3 @@
-using System.Diagnostics.Metrics;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Samples;
@@ -25,22 +24,18 @@ public class InstanceTotalTests
             }
         }
 
-        var perDatabase = new List<Measurement<long>>();
-        a.ReadLong(AggregationReading.LogFlushes, perDatabase);
+        var perDatabase = a.ReadLong("sqlserver.log.flushes");
         Assert.Equal(69 + 351, perDatabase.Sum(m => m.Value));
         Assert.All(perDatabase, m => Assert.Contains(m.Tags.ToArray(), kv => kv.Key == MetricAttributes.Database && (string?)kv.Value != "_Total"));
 
-        var instance = new List<Measurement<long>>();
-        a.ReadLong(AggregationReading.InstanceLogFlushes, instance);
+        var instance = a.ReadLong("sqlserver.instance.log.flushes");
         var total = Assert.Single(instance);
         Assert.Equal(520, total.Value);
         Assert.Equal([new KeyValuePair<string, object?>(MetricAttributes.Instance, "sql1")], total.Tags.ToArray());
 
-        var generic = new List<Measurement<double>>();
-        a.ReadDouble(AggregationReading.InstancePerformanceTotal, generic);
+        var generic = a.ReadDouble("sqlserver.instance.performance.total");
         Assert.Equal(1_040, Assert.Single(generic).Value);
-        var usage = new List<Measurement<double>>();
-        a.ReadDouble(AggregationReading.LogUsage, usage);
+        var usage = a.ReadDouble("sqlserver.log.usage");
         Assert.Equal(2, usage.Count); // _Total's Percent Log Used is no database's usage
     }
 }

@@ -21,8 +21,7 @@ public sealed class MetricsHarness : IDisposable
     public MetricsHarness(CounterSelection? counters = null)
     {
         _services = Register(new ServiceCollection(), counters).BuildServiceProvider();
-        _ = _services.GetRequiredService<LogFlushMetrics>(); // the observable instruments exist before the first collection
-        Aggregator = _services.GetRequiredService<LogFlushAggregator>();
+        Aggregator = _services.GetRequiredService<LogFlushAggregator>(); // the instruments exist before the first collection
         Health = _services.GetRequiredService<SourceHealth>();
         MeterFactory = _services.GetRequiredService<IMeterFactory>();
         _provider = Sdk.CreateMeterProviderBuilder()
@@ -41,11 +40,9 @@ public sealed class MetricsHarness : IDisposable
     public static IServiceCollection Register(IServiceCollection services, CounterSelection? counters = null)
     {
         services.AddMetrics();
-        services.AddSingleton<EventHistograms>();
-        services.AddSingleton(sp => new LogFlushAggregator(sp.GetRequiredService<EventHistograms>(), counters));
-        services.AddSingleton<IAggregationReadings>(sp => sp.GetRequiredService<LogFlushAggregator>());
         services.AddSingleton(_ => new SourceHealth(TimeProvider.System));
         services.AddSingleton<LogFlushMetrics>();
+        services.AddSingleton(sp => new LogFlushAggregator(sp.GetRequiredService<LogFlushMetrics>(), counters));
         return services;
     }
 

@@ -56,9 +56,9 @@ public sealed class CounterExpositionGoldenTests
     {
         using var services = new ServiceCollection().AddMetrics().BuildServiceProvider();
         var meters = services.GetRequiredService<System.Diagnostics.Metrics.IMeterFactory>();
-        var aggregator = new LogFlushAggregator(new EventHistograms(meters), CounterSelection.Create(counters));
+        var aggregator = new LogFlushAggregator(counters: CounterSelection.Create(counters));
         await using var h = new PollerHarness(server, o => o.Azure = azure, aggregator, fleet: f => f.Counters = counters);
-        _ = new LogFlushMetrics(meters, aggregator, h.Health);
+        new LogFlushMetrics(meters, h.Health).ReadFrom(aggregator); // polls only: no event is recorded
         using var provider = Sdk.CreateMeterProviderBuilder()
             .AddMeter(LogFlushMetrics.MeterName)
             .AddPrometheusPullExporter(out var handler, o =>

@@ -15,6 +15,7 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
     private readonly Dictionary<string, WaitRow> _waits = new(StringComparer.Ordinal);
     private readonly Dictionary<string, XeSessionRow> _xeSessions = new(StringComparer.Ordinal);
     private readonly HashSet<string> _denied = new(StringComparer.OrdinalIgnoreCase);
+    private readonly List<(string Fragment, int Number, string Message)> _refusals = [];
     private (TimeSpan Delay, string? Fragment)? _hang;
     private (int Count, string? Fragment) _cuts;
     private DateTime _startLocal;
@@ -245,6 +246,19 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
         }
     }
 
+    /// <summary>
+    /// Statements containing <paramref name="textFragment"/> fail with error <paramref name="number"/> (severity 14, as a
+    /// permission error) while HAS_PERMS_BY_NAME still answers as before: a permission held at the wrong scope, or an
+    /// edition that wants more than the documented permission.
+    /// </summary>
+    public void Refuse(string textFragment, int number, string message)
+    {
+        lock (_gate)
+        {
+            _refusals.Add((textFragment, number, message));
+        }
+    }
+
     /// <summary>Lifts every <see cref="DenyPermission"/>.</summary>
     public void GrantAll()
     {
@@ -322,7 +336,9 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
     private static bool TouchesServerState(string text) =>
         text.Contains("sys.dm_os_", StringComparison.OrdinalIgnoreCase) ||
         text.Contains("sys.dm_io_", StringComparison.OrdinalIgnoreCase) ||
-        text.Contains("sys.dm_xe_", StringComparison.OrdinalIgnoreCase);
+        text.Contains("sys.dm_xe_", StringComparison.OrdinalIgnoreCase) ||
+        // Microsoft documents VIEW SERVER STATE for sys.dm_exec_connections too ("Permissions" of its page).
+        text.Contains("sys.dm_exec_connections", StringComparison.OrdinalIgnoreCase);
 
     /// <summary>The most parameters one request may carry (Microsoft, "Maximum capacity specifications for SQL Server").</summary>
     public const int MaxParameters = 2100;
@@ -341,6 +357,14 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
             {
                 _cuts.Count--;
                 return TdsResponse.Empty().Cut();
+            }
+
+            foreach (var (fragment, number, message) in _refusals)
+            {
+                if (request.Text.Contains(fragment, StringComparison.OrdinalIgnoreCase))
+                {
+                    return TdsResponse.Failure(number, message, state: 1, severity: 14);
+                }
             }
 
             if (_denied.Count > 0 && TouchesServerState(request.Text))

@@ -76,4 +76,18 @@ public class SetupScriptsTests
 
         Assert.Equal(SetupScripts.Build(target).ReplaceLineEndings(), File.ReadAllText(path).ReplaceLineEndings());
     }
+
+    /// <summary>Issue 19 item 6: grant nothing the monitor never uses; say what Basic and Standard need for the counters.</summary>
+    [Fact]
+    public void The_2022_script_grants_no_target_changes_and_the_Azure_script_names_the_tier_rule()
+    {
+        var grants = SetupScripts.Build(SetupTarget.SqlServer2022);
+        Assert.DoesNotContain("ADD TARGET", grants, StringComparison.Ordinal);
+        Assert.DoesNotContain("DROP TARGET", grants, StringComparison.Ordinal);
+        Assert.Contains("GRANT CREATE ANY EVENT SESSION", grants, StringComparison.Ordinal);
+
+        var azure = SetupScripts.Build(SetupTarget.AzureSqlDatabase);
+        Assert.Contains("Basic and Standard", azure, StringComparison.Ordinal);
+        Assert.Contains("server admin", azure, StringComparison.Ordinal);
+    }
 }

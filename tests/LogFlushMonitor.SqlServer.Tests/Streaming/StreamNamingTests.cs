@@ -58,7 +58,7 @@ public sealed class StreamNamingTests
             }
         });
         listener.Start();
-        var pipeline = new SamplePipeline(new LogFlushAggregator(new EventHistograms(factory)));
+        var pipeline = new SamplePipeline(new LogFlushAggregator(new LogFlushMetrics(factory, new SourceHealth())));
         using var instance = TestInstance.Create(Options(), server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, new SourceHealth());
         var source = instance.Stream;
         using var cts = new CancellationTokenSource();

@@ -1,0 +1,48 @@
+using System.Collections;
+using System.Diagnostics.Metrics;
+
+namespace LogFlushMonitor.Core.Metrics;
+
+/// <summary>
+/// The measurements of one observable family in one collect: the list the callback returns, enumerated once by the
+/// collector on the callback's thread, and kept for the next collect so that its array is reused rather than grown anew
+/// (a scrape of 10 instances x 100 databases reads about 15,000 measurements; lists grown each time put arrays of up to
+/// 130 KB on the large object heap). The collector's <c>foreach</c> disposes the enumerator: that tells the owner the
+/// list is free again.
+/// </summary>
+/// <typeparam name="T">The measurement's value type.</typeparam>
+internal sealed class FamilyMeasurements<T>(Action? returned) : IEnumerable<Measurement<T>>, IEnumerator<Measurement<T>>
+    where T : struct
+{
+    private int _next = -1;
+
+    /// <summary>The measurements.</summary>
+    public List<Measurement<T>> Items { get; } = [];
+
+    /// <inheritdoc />
+    public Measurement<T> Current => Items[_next];
+
+    object IEnumerator.Current => Current;
+
+    /// <inheritdoc />
+    public IEnumerator<Measurement<T>> GetEnumerator()
+    {
+        _next = -1;
+        return this;
+    }
+
+    IEnumerator IEnumerable.GetEnumerator() => GetEnumerator();
+
+    /// <inheritdoc />
+    public bool MoveNext() => ++_next < Items.Count;
+
+    /// <inheritdoc />
+    public void Reset() => _next = -1;
+
+    /// <summary>The collector is done with the list.</summary>
+    public void Dispose()
+    {
+        _next = -1;
+        returned?.Invoke();
+    }
+}

@@ -1,0 +1,107 @@
+using System.Diagnostics.Metrics;
+
+namespace LogFlushMonitor.Core.Metrics;
+
+/// <summary>
+/// The state behind the observable families whose source the aggregation keeps (<see cref="CounterSource"/>,
+/// <see cref="OtherCountersSource"/>, <see cref="WaitStatsSource"/>, <see cref="FileStatsSource"/>,
+/// <see cref="AggregationSource"/>). <see cref="LogFlushMetrics"/> reads it once per collect; the aggregation implements
+/// it and knows which series feed which family from when it created them.
+/// </summary>
+public interface IMetricReadings
+{
+    /// <summary>
+    /// Appends the current measurements of every such family to <paramref name="into"/>, all under one lock: one
+    /// collect sees one moment of the aggregation.
+    /// </summary>
+    void Read(MeasurementBuffers into);
+}
+
+/// <summary>One list of measurements per family of <see cref="MetricCatalog.All"/>, reused from collect to collect.</summary>
+public sealed class MeasurementBuffers
+{
+    private readonly FamilyMeasurements<long>?[] _long;
+    private readonly FamilyMeasurements<double>?[] _double;
+    private readonly int[] _series;
+
+    /// <summary>Empty lists for every observable family (a reader of its own: tests, tools).</summary>
+    public MeasurementBuffers()
+        : this(null)
+    {
+    }
+
+    internal MeasurementBuffers(Action? returned)
+    {
+        var families = MetricCatalog.All;
+        _long = new FamilyMeasurements<long>?[families.Count];
+        _double = new FamilyMeasurements<double>?[families.Count];
+        _series = new int[families.Count];
+        foreach (var family in families)
+        {
+            if (family.Kind == MetricKind.Histogram)
+            {
+                continue;
+            }
+
+            if (family.IsInteger)
+            {
+                _long[family.Index] = new FamilyMeasurements<long>(returned);
+            }
+            else
+            {
+                _double[family.Index] = new FamilyMeasurements<double>(returned);
+            }
+        }
+    }
+
+    /// <summary>The list of an integer-valued family.</summary>
+    /// <exception cref="ArgumentException">When <paramref name="family"/> is fractional or a histogram.</exception>
+    public List<Measurement<long>> Long(MetricDefinition family)
+    {
+        ArgumentNullException.ThrowIfNull(family);
+        return (_long[family.Index] ?? throw new ArgumentException($"{family.Name} is not an integer-valued observable family.", nameof(family))).Items;
+    }
+
+    /// <summary>The list of a fractional family.</summary>
+    /// <exception cref="ArgumentException">When <paramref name="family"/> is integer-valued or a histogram.</exception>
+    public List<Measurement<double>> Double(MetricDefinition family)
+    {
+        ArgumentNullException.ThrowIfNull(family);
+        return (_double[family.Index] ?? throw new ArgumentException($"{family.Name} is not a fractional observable family.", nameof(family))).Items;
+    }
+
+    /// <summary>
+    /// Notes <paramref name="count"/> more series of a per-event family (a histogram: its series are recorded per event,
+    /// so the aggregation counts the tag sets it has recorded under rather than listing measurements).
+    /// </summary>
+    public void NoteSeries(MetricDefinition family, int count)
+    {
+        ArgumentNullException.ThrowIfNull(family);
+        _series[family.Index] += count;
+    }
+
+    /// <summary>The series a family has in this collect: its measurements, or for a histogram the series noted.</summary>
+    internal int SeriesOf(MetricDefinition family) =>
+        _long[family.Index]?.Items.Count ?? _double[family.Index]?.Items.Count ?? _series[family.Index];
+
+    internal FamilyMeasurements<T> Of<T>(MetricDefinition family)
+        where T : struct =>
+        (typeof(T) == typeof(long) ? _long[family.Index] as FamilyMeasurements<T> : _double[family.Index] as FamilyMeasurements<T>)
+        ?? throw new ArgumentException($"{family.Name} does not take {typeof(T).Name} values.", nameof(family));
+
+    /// <summary>Empties every list (the tag arrays of the last collect are let go).</summary>
+    internal void Clear()
+    {
+        foreach (var l in _long)
+        {
+            l?.Items.Clear();
+        }
+
+        foreach (var d in _double)
+        {
+            d?.Items.Clear();
+        }
+
+        Array.Clear(_series);
+    }
+}

@@ -1,0 +1,177 @@
+using System.Data;
+using Dapper;
+using LogFlushMonitor.Core.Health;
+using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.SqlServer.Connections;
+using LogFlushMonitor.SqlServer.Polling;
+using LogFlushMonitor.SqlServer.Resilience;
+using LogFlushMonitor.SqlServer.Sessions;
+using LogFlushMonitor.SqlServer.Sql;
+using LogFlushMonitor.SqlServer.Streaming;
+using Microsoft.Data.SqlClient;
+using Microsoft.Extensions.Logging.Abstractions;
+
+namespace LogFlushMonitor.SqlServer.Check;
+
+/// <summary>
+/// What <c>check</c> proves by doing rather than asking: every statement <c>run</c> sends, sent once. HAS_PERMS_BY_NAME
+/// can say yes where a statement still fails (a permission held at the wrong scope, an edition that wants more, as
+/// <c>sys.dm_os_performance_counters</c> on Azure SQL Database Basic and Standard), so each failure is reported by
+/// the statement that failed and the server's own words.
+/// </summary>
+internal static class CheckProbes
+{
+    /// <summary>How long the live stream is held open (a working stream blocks; an unusable one fails at once).</summary>
+    internal static TimeSpan StreamProbe { get; set; } = TimeSpan.FromSeconds(2);
+
+    /// <summary>Runs every kind of poll once on <paramref name="connection"/> as <c>run</c> would.</summary>
+    public static async Task PollsAsync(SqlServerInstanceOptions instance, string connectionString, SqlServerSourceOptions fleet, SqlConnection connection,
+        bool filesExpected, List<string> problems, List<string> warnings, CancellationToken ct)
+    {
+        var sink = new Discard();
+        var poller = new InstancePoller(instance, connectionString, fleet, sink, new SourceHealth(), NullLogger.Instance, TimeProvider.System);
+        await using (poller.ConfigureAwait(false))
+        {
+            foreach (var (kind, failure) in await poller.ProbeAsync(connection, ct).ConfigureAwait(false))
+            {
+                if (failure is null)
+                {
+                    continue;
+                }
+
+                var line = Failed(InstancePoller.StatementOf(kind, instance.Azure), failure, connection);
+                // Log file latency is the one part the monitor does without (the permission check warned already).
+                (kind == "file_stats" && !filesExpected ? warnings : problems).Add(line);
+            }
+        }
+    }
+
+    /// <summary>
+    /// Creates a temporary event session (the instance's session name plus <c>_check</c>) with a histogram target,
+    /// starts it, reads the target's data, opens the live stream for <see cref="StreamProbe"/> (unless the instance
+    /// is in histogram mode), and drops the session again.
+    /// </summary>
+    public static async Task EventsAsync(SqlServerInstanceOptions instance, string connectionString, SqlServerSourceOptions fleet, SqlConnection connection,
+        int timeout, List<string> problems, List<string> warnings, List<string> collect, CancellationToken ct)
+    {
+        var name = instance.SessionName + "_check";
+        var options = new SqlServerInstanceOptions
+        {
+            Name = instance.Name, SessionName = name, Azure = instance.Azure, DropSessionOnStop = true, MaxMemoryKb = instance.MaxMemoryKb,
+            MaxDispatchLatencySeconds = 1, IncludeDatabases = instance.IncludeDatabases, ExcludeDatabases = instance.ExcludeDatabases,
+        };
+        var sessions = new EventSessionManager(options) { CommandTimeoutSeconds = timeout };
+        var step = $"creating and starting the temporary event session {XeSessionName.Quote(name)} (histogram target)";
+        var created = false;
+        try
+        {
+            var databases = await sessions.ResolveDatabasesAsync(connection, ct).ConfigureAwait(false);
+            created = true;
+            await sessions.EnsureAsync(connection, name, () => sessions.BuildHistogramSessionDdl(name, null, databases, 256), ct).ConfigureAwait(false);
+            step = "the histogram target's data (sys.dm_xe_session_targets)";
+            _ = instance.Azure
+                ? await connection.QueryFirstOrDefaultAsync<string?>(XeSql.DatabaseHistogramData, new { name, ct }, commandTimeout: timeout).ConfigureAwait(false)
+                : await connection.QueryFirstOrDefaultAsync<string?>(XeSql.ServerHistogramData, new { name, ct }, commandTimeout: timeout).ConfigureAwait(false);
+            collect.Add("histogram target: created, started and read on a temporary session");
+            if (instance.Mode != CollectionMode.Histogram)
+            {
+                step = $"the live stream (sys.fn_MSxe_read_event_stream), held open {StreamProbe.TotalSeconds:0} s";
+                var buffers = await ReadStreamAsync(instance.Name, connectionString, fleet, name, ct).ConfigureAwait(false);
+                collect.Add($"live stream: held open {StreamProbe.TotalSeconds:0} s on a temporary session, {buffers} event buffer(s) received");
+            }
+        }
+        catch (Exception e) when (e is SqlException or InvalidOperationException or IOException && !ct.IsCancellationRequested)
+        {
+            problems.Add(Failed(step, e, connection));
+        }
+        finally
+        {
+            if (created && connection.State == ConnectionState.Open)
+            {
+                try
+                {
+                    await sessions.StopAsync(connection, name, CancellationToken.None).ConfigureAwait(false);
+                }
+                catch (SqlException e)
+                {
+                    warnings.Add($"could not drop the temporary event session {XeSessionName.Quote(name)}: {SqlServerLog.Safe(e)}; drop it by hand.");
+                }
+            }
+        }
+    }
+
+    /// <summary>Opens the stream of <paramref name="session"/> on a connection of its own and reads until the probe time ends.</summary>
+    private static async Task<long> ReadStreamAsync(string instance, string connectionString, SqlServerSourceOptions fleet, string session, CancellationToken ct)
+    {
+        var connection = await SqlConnections.OpenAsync(SqlConnections.WithConnectTimeout(connectionString, fleet.ConnectTimeout), ct).ConfigureAwait(false);
+        await using (connection.ConfigureAwait(false))
+        {
+            using var reader = new EventStreamReader(instance, new Discard(), initialBufferBytes: 64 * 1024);
+            using var probe = CancellationTokenSource.CreateLinkedTokenSource(ct);
+            probe.CancelAfter(StreamProbe);
+            var end = await Task.Factory.StartNew(() => reader.Read(connection, session, probe.Token), CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default)
+                .ConfigureAwait(false);
+            return end == StreamEnd.Ended && reader.BuffersRead == 0
+                ? throw new InvalidOperationException("The server ended the live stream at once (the session stopped?).")
+                : reader.BuffersRead;
+        }
+    }
+
+    private static string Failed(string statement, Exception e, SqlConnection connection)
+    {
+        var failure = FailureClassifier.Classify(e, connection.State != ConnectionState.Open);
+        return $"{statement} failed ({failure.Kind}): {SqlServerLog.Safe(e)}";
+    }
+
+    /// <summary>Takes every sample and keeps nothing: the probes prove the statements run, the numbers are run's business.</summary>
+    private sealed class Discard : IPollSink, IEventSink
+    {
+        public void OnCounter(in CounterSample counter)
+        {
+        }
+
+        public void OnWaitStats(in WaitStatsSample waitStats)
+        {
+        }
+
+        public void OnFileStats(in FileStatsSample fileStats)
+        {
+        }
+
+        public void OnServerStart(in ServerStartSample start)
+        {
+        }
+
+        public void OnPollCompleted(in PollCompleted completed)
+        {
+        }
+
+        public void OnDatabaseName(in DatabaseNameSample database)
+        {
+        }
+
+        public void OnFlushBucket(in FlushBucketSample bucket)
+        {
+        }
+
+        public void OnWriteLogWaiters(in WriteLogWaitersSample waiters)
+        {
+        }
+
+        public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source)
+        {
+        }
+
+        public void OnSourceLoss(string instance, LossKind kind, long count)
+        {
+        }
+
+        public void OnLogFlush(in LogFlushEvent flush)
+        {
+        }
+
+        public void OnWait(in WaitEvent wait)
+        {
+        }
+    }
+}

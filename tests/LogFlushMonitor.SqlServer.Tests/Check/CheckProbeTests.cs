@@ -1,0 +1,88 @@
+using LogFlushMonitor.SqlServer.Check;
+using LogFlushMonitor.SqlServer.Tests.Scripted;
+
+namespace LogFlushMonitor.SqlServer.Tests.Check;
+
+/// <summary>
+/// Issue 19 item 6: <c>check</c> trusted HAS_PERMS_BY_NAME. On Azure SQL Database Basic and Standard, for one, the
+/// counters DMV wants the server admin although VIEW DATABASE STATE is held (the DMV's documentation), so check said
+/// "ok" and run then failed. Now check sends every statement run sends and names the one that failed. Each test here
+/// fails against the old check: it never sent these statements, so it reported no problem and no temporary session.
+/// </summary>
+public class CheckProbeTests
+{
+    private const string Denied = "VIEW SERVER STATE permission was denied on object 'server', database 'master'.";
+
+    private static Task<InstanceCheckResult> CheckAsync(ScriptedSqlServer server, Action<SqlServerInstanceOptions>? configure = null)
+    {
+        var instance = new SqlServerInstanceOptions { Name = "prod-1", SessionName = "lfm_probe", ConnectionString = server.ConnectionString() };
+        configure?.Invoke(instance);
+        return InstanceChecker.CheckAsync(instance, new SqlServerSourceOptions { CommandTimeout = TimeSpan.FromSeconds(10) }, null, CancellationToken.None);
+    }
+
+    [Theory]
+    [InlineData("sys.dm_os_performance_counters", "sys.dm_os_performance_counters (the Databases object)")]
+    [InlineData("sys.dm_os_wait_stats", "sys.dm_os_wait_stats (log waits)")]
+    [InlineData("sys.dm_os_sys_info", "sys.dm_os_sys_info (start time)")]
+    public async Task A_statement_that_fails_although_the_permission_looks_held_is_named(string fragment, string named)
+    {
+        await using var server = new ScriptedSqlServer { Encrypted = true };
+        server.HeldPermissions.Add("VIEW ANY DEFINITION");
+        server.Refuse(fragment, 300, Denied);
+
+        var result = await CheckAsync(server);
+
+        Assert.False(result.Ok);
+        Assert.Contains(result.Permissions, p => p is { Permission: "VIEW SERVER STATE", Held: true });
+        var problem = Assert.Single(result.Problems, p => p.StartsWith(named + " failed (permission): ", StringComparison.Ordinal));
+        Assert.Contains(Denied, problem, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task The_events_are_proved_on_a_temporary_session_that_is_dropped_again()
+    {
+        await using var server = new ScriptedSqlServer { Encrypted = true };
+        server.HeldPermissions.Add("VIEW ANY DEFINITION");
+
+        var result = await CheckAsync(server);
+
+        Assert.True(result.Ok, string.Join("; ", result.Problems));
+        Assert.Contains(server.RequestsFor("CREATE EVENT SESSION [lfm_probe_check]"), r => r.Text.Contains("histogram", StringComparison.OrdinalIgnoreCase));
+        Assert.Contains(server.RequestsFor("dm_xe_session_targets"), r => (string?)r.Parameter("name") == "lfm_probe_check");
+        Assert.Contains(server.RequestsFor("fn_MSxe_read_event_stream"), r => (string?)r.Parameter("name") == "lfm_probe_check");
+        Assert.NotEmpty(server.RequestsFor("DROP EVENT SESSION [lfm_probe_check]"));
+        Assert.Equal((false, false), server.EventSession("lfm_probe_check"));
+        Assert.Equal((false, false), server.EventSession("lfm_probe")); // the real session is run's, not check's
+        Assert.Contains(result.WillCollect, c => c.StartsWith("live stream: held open 2 s", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task A_refused_live_stream_is_a_problem_and_histogram_mode_does_not_open_it()
+    {
+        await using var server = new ScriptedSqlServer { Encrypted = true };
+        server.HeldPermissions.Add("VIEW ANY DEFINITION");
+        server.Refuse("fn_MSxe_read_event_stream", 297, "The user does not have permission to perform this action.");
+
+        var result = await CheckAsync(server);
+        var problem = Assert.Single(result.Problems);
+        Assert.StartsWith("the live stream (sys.fn_MSxe_read_event_stream), held open 2 s failed (permission)", problem, StringComparison.Ordinal);
+        Assert.Equal((false, false), server.EventSession("lfm_probe_check")); // dropped after the failure too
+
+        var histogramOnly = await CheckAsync(server, i => i.Mode = CollectionMode.Histogram);
+        Assert.True(histogramOnly.Ok, string.Join("; ", histogramOnly.Problems));
+    }
+
+    [Fact]
+    public async Task Without_VIEW_SERVER_STATE_check_lists_what_is_missing_instead_of_failing_on_the_encryption_query()
+    {
+        await using var server = new ScriptedSqlServer();
+        server.DenyPermission("VIEW SERVER STATE");
+        server.DenyPermission("VIEW SERVER PERFORMANCE STATE");
+
+        // Encrypt=Optional: only the server's own row could say; without the permission the answer is unknown.
+        var optional = await CheckAsync(server);
+        Assert.Null(optional.Encrypted);
+        Assert.Contains(optional.Problems, p => p.StartsWith("VIEW SERVER PERFORMANCE STATE (or VIEW SERVER STATE) is missing", StringComparison.Ordinal));
+        Assert.DoesNotContain(optional.Problems, p => p.StartsWith("check failed", StringComparison.Ordinal));
+    }
+}

@@ -19,7 +19,12 @@ internal sealed class InstanceState
         {
             LossTags[k] = [new(MetricAttributes.Instance, ExportName), new(MetricAttributes.LossKind, LossKindNames.Of((LossKind)k))];
         }
+
+        Agreement = new InstanceAgreement(name, ExportName);
     }
+
+    /// <summary>The events' figures checked against the server's own (issue 19 item 2).</summary>
+    public InstanceAgreement Agreement { get; }
 
     public string Name { get; }
 

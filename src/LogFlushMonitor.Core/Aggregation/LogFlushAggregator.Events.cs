@@ -12,6 +12,8 @@ namespace LogFlushMonitor.Core.Aggregation;
 /// </summary>
 public sealed partial class LogFlushAggregator
 {
+    private const string WriteLog = "WRITELOG";
+
     /// <summary>The values one call records after the lock; per thread, grown to the largest batch and kept.</summary>
     [ThreadStatic]
     private static PendingRecord[]? t_pending;
@@ -84,6 +86,8 @@ public sealed partial class LogFlushAggregator
             }
 
             inst.EventsReceived += bucket.Count;
+            inst.Agreement.FlushStarts += bucket.Count;
+            inst.Agreement.FlushBytes += bucket.WriteSize * bucket.Count;
             var db = inst.Database(bucket.DatabaseId, bucket.DatabaseName);
             db.Touch(bucket.TimestampUtc);
             db.Sizes.Add(bucket.WriteSize, bucket.Count);
@@ -165,6 +169,8 @@ public sealed partial class LogFlushAggregator
         }
         else
         {
+            inst.Agreement.FlushStarts++;
+            inst.Agreement.FlushBytes += e.WriteSize;
             db.Sizes.Add(e.WriteSize);
             if (pending is not null)
             {
@@ -191,7 +197,13 @@ public sealed partial class LogFlushAggregator
             db.Waits[e.WaitType] = w;
         }
 
-        var seconds = e.Duration.TotalSeconds;
+        // A unit the server's own WRITELOG figures showed off by a clean 1,000 is corrected here (InstanceAgreement).
+        var seconds = e.Duration.TotalSeconds * inst.Agreement.WaitScale;
+        if (e.WaitType == WriteLog)
+        {
+            inst.Agreement.WriteLogMs += seconds * 1000;
+        }
+
         w.Durations.Add(seconds);
         if (pending is not null)
         {

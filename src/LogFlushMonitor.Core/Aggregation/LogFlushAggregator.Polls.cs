@@ -154,6 +154,7 @@ public sealed partial class LogFlushAggregator
     /// <inheritdoc />
     public void OnPollCompleted(in PollCompleted completed)
     {
+        List<AgreementReport>? reports = null;
         lock (_gate)
         {
             var inst = Instance(completed.Instance);
@@ -162,9 +163,16 @@ public sealed partial class LogFlushAggregator
             {
                 case PollKind.Counters:
                     RetireCounters(inst, keep);
+                    CrossCheckCounters(inst, keep, ref reports);
                     break;
                 case PollKind.WaitStats:
                     RemoveStale(inst.WaitStats, keep);
+                    // Only an instance whose events flow has two sides to compare.
+                    if (inst.EventsReceived > 0 && inst.WaitStats.TryGetValue("WRITELOG", out var writeLog) && writeLog.Stamp == keep)
+                    {
+                        inst.Agreement.OnWaitStats(writeLog.WaitTimeMs.LastIncrease, ref reports);
+                    }
+
                     break;
                 case PollKind.FileStats:
                     RetireFiles(inst, keep);
@@ -174,6 +182,53 @@ public sealed partial class LogFlushAggregator
                     break;
             }
         }
+
+        foreach (var r in reports ?? [])
+        {
+            _agreement?.Invoke(r);
+        }
+    }
+
+    /// <summary>
+    /// Under the lock: the watched databases' increases of Log Flushes/sec, Log Bytes Flushed/sec and Log Flush Wait
+    /// Time in this poll (never <c>_Total</c>, which includes internal databases no session watches), against the events.
+    /// </summary>
+    private static void CrossCheckCounters(InstanceState inst, int keep, ref List<AgreementReport>? reports)
+    {
+        if (inst.EventsReceived == 0)
+        {
+            return; // no event source (or none yet): nothing to compare the counters with
+        }
+
+        long flushes = 0, bytes = 0, waitMs = 0;
+        foreach (var s in inst.Counters.Values)
+        {
+            if (s.Stamp != keep || s.IsInstanceTotal || s.ObjectName != DatabasesCounters.Object)
+            {
+                continue;
+            }
+
+            switch (s.CounterName)
+            {
+                case DatabasesCounters.LogFlushes:
+                    flushes += s.Tracker.LastIncrease;
+                    break;
+                case DatabasesCounters.LogBytesFlushed:
+                    bytes += s.Tracker.LastIncrease;
+                    break;
+                case DatabasesCounters.LogFlushWaitTime:
+                    waitMs += s.Tracker.LastIncrease;
+                    break;
+            }
+        }
+
+        long lost = 0;
+        for (var k = 0; k < inst.Lost.Length; k++)
+        {
+            lost += k == (int)LossKind.Malformed ? 0 : inst.Lost[k];
+        }
+
+        inst.Agreement.OnCounters(flushes, bytes, waitMs, lost, ref reports);
     }
 
     /// <summary>Under the lock: whether a counter is selected, remembered per name (a bounded set: the names a server has).</summary>

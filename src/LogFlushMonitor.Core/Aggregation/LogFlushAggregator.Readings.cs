@@ -110,6 +110,16 @@ public sealed partial class LogFlushAggregator
                 }
 
                 return;
+            case AggregationSource { Fact: AggregationFact.AgreementRatio }:
+                for (var q = 0; q < inst.Agreement.Checks.Length; q++)
+                {
+                    if (inst.Agreement.Checks[q].Ratio is { } agreement)
+                    {
+                        Add(into, family, (long)agreement, agreement, inst.Agreement.Tags[q]);
+                    }
+                }
+
+                return;
             case AggregationSource { Fact: AggregationFact.EventLossRatio }:
                 foreach (var s in inst.LossSeries)
                 {

@@ -24,6 +24,7 @@ public sealed partial class LogFlushAggregator : ISampleSink, IMetricReadings
     private readonly LogFlushMetrics? _metrics;
     private readonly CounterSelection _counters;
     private readonly Action<RejectedReading>? _rejected;
+    private readonly Action<AgreementReport>? _agreement;
     private InstanceState? _last;
 
     /// <summary>Creates an aggregation that <paramref name="metrics"/>, when given, records and reads.</summary>
@@ -36,11 +37,16 @@ public sealed partial class LogFlushAggregator : ISampleSink, IMetricReadings
     /// Told of every polled value refused as impossible (also counted as malformed), outside the aggregation's lock, on
     /// the caller's thread; the host logs it.
     /// </param>
-    public LogFlushAggregator(LogFlushMetrics? metrics = null, CounterSelection? counters = null, Action<RejectedReading>? rejected = null)
+    /// <param name="agreement">
+    /// Told when an event figure starts or stops disagreeing with the server's own for several windows, or a wait unit
+    /// was corrected (<see cref="AgreementReport"/>), outside the lock; the host logs it once and shows it in /readyz.
+    /// </param>
+    public LogFlushAggregator(LogFlushMetrics? metrics = null, CounterSelection? counters = null, Action<RejectedReading>? rejected = null, Action<AgreementReport>? agreement = null)
     {
         _metrics = metrics;
         _counters = counters ?? CounterSelection.Default;
         _rejected = rejected;
+        _agreement = agreement;
         metrics?.ReadFrom(this);
     }
 

@@ -24,6 +24,9 @@ public static class MetricAttributes
     /// <summary>Why events were lost (sequence_gap, channel_full, server_dropped, malformed).</summary>
     public const string LossKind = "loss.kind";
 
+    /// <summary>What an agreement ratio compares: flushes, flushed_bytes, writelog_time, flush_wait_time.</summary>
+    public const string Quantity = "quantity";
+
     /// <summary>A part of a source: poller, stream, session, histogram.</summary>
     public const string Component = "component";
 

@@ -262,6 +262,14 @@ public static class MetricCatalog
         },
         new()
         {
+            Name = "sqlserver.monitor.agreement", Unit = "1", Kind = MetricKind.Gauge, IsInteger = false, Attributes = [Instance, MetricAttributes.Quantity], Section = MetricSection.Monitor,
+            Source = new AggregationSource(AggregationFact.AgreementRatio),
+            Description = "Per instance and quantity (flushes, flushed_bytes, writelog_time, flush_wait_time): the events' figure over the server's own (Log Flushes/sec, Log Bytes Flushed/sec, WRITELOG wait_time_ms, Log Flush Wait Time) in the last window of several polls that could be compared; 1 means they agree.",
+            Meaning = "the events' figure over the server's own, per `quantity`: `flushes` (log_flush_start events against `Log Flushes/sec`), `flushed_bytes` (their `write_size` sum against `Log Bytes Flushed/sec`), `writelog_time` (WRITELOG wait events' durations against `sys.dm_os_wait_stats` WRITELOG `wait_time_ms`, which is instance-wide: below 1 is expected when the session filters databases), `flush_wait_time` (the same durations against `Log Flush Wait Time`; only a factor of 1,000 is judged), over windows of at least 4 polls; absent until a window saw enough (200 flushes, 256 KiB, 1 s of waiting). Expected below 1: lost events (counted in `sqlserver.monitor.events.lost`, and allowed for in the verdict) and, for `writelog_time`, waits of databases outside the session's filter; the counters are summed over the watched databases only, never `_Total` (which includes internal databases no session watches). A disagreement that lasts 3 windows is logged once (event 322) and shown in /readyz (degraded); a clean factor of 1,000 in a wait figure corrects the wait duration unit (event 324)",
+            PromQL = "`abs(sqlserver_monitor_agreement_ratio{quantity=\"flushes\"} - 1) > 0.1`",
+        },
+        new()
+        {
             Name = "sqlserver.monitor.events.loss", Unit = "1", Kind = MetricKind.Gauge, IsInteger = false, Attributes = InstDb, Section = MetricSection.Monitor,
             Source = new AggregationSource(AggregationFact.EventLossRatio),
             Description = "Fraction of the log flushes the server counted (Log Flushes/sec increase) for which no log_flush_start event arrived, per database, since monitoring began.",

@@ -165,6 +165,9 @@ public enum AggregationFact
 
     /// <summary>Per database: the longest current WRITELOG wait of those sessions, seconds (0 when none waits).</summary>
     WriteLogLongestWait,
+
+    /// <summary>Per instance and quantity: the events' figure over the server's, of the last window that could be compared.</summary>
+    AgreementRatio,
 }
 
 /// <summary>The monitor's own state.</summary>

@@ -90,10 +90,12 @@ public static class MonitorHost
         services.AddSingleton<ExportHealth>();
         services.AddSingleton<LogFlushMetrics>();
         services.AddSingleton(sp => new RejectedReadingLog(sp.GetRequiredService<ILogger<RejectedReadingLog>>()));
+        services.AddSingleton(sp => new AgreementLog(sp.GetRequiredService<ILogger<AgreementLog>>(), sp.GetRequiredService<SourceHealth>()));
         services.AddSingleton(sp => new LogFlushAggregator(
             sp.GetRequiredService<LogFlushMetrics>(),
             CounterSelection.Create(sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Sources.SqlServer.Counters),
-            sp.GetRequiredService<RejectedReadingLog>().Report));
+            sp.GetRequiredService<RejectedReadingLog>().Report,
+            sp.GetRequiredService<AgreementLog>().Report));
         services.AddSingleton(sp => new SamplePipeline(
             sp.GetRequiredService<LogFlushAggregator>(),
             sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Pipeline.ChannelCapacity));

@@ -1,4 +1,5 @@
 using System.CommandLine;
+using LogFlushMonitor.Analysis.Commands;
 using LogFlushMonitor.Commands;
 
 namespace LogFlushMonitor.AnalyzeTool;
@@ -15,7 +16,7 @@ public static class Program
     /// <summary>Entry point.</summary>
     public static async Task<int> Main(string[] args)
     {
-        var root = AnalyzeCommand.Configure(new RootCommand(AnalyzeCommand.Description)).WithVersionLine(Name, typeof(Program).Assembly);
+        var root = AnalyzeCommand.Configure(new RootCommand(AnalyzeCommand.Description), ExitCodes.Of).WithVersionLine(Name, typeof(Program).Assembly);
         var parse = root.Parse(args);
         if (parse.Errors.Count > 0)
         {

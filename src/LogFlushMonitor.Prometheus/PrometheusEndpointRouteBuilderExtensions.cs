@@ -8,12 +8,13 @@ using Microsoft.Net.Http.Headers;
 
 namespace LogFlushMonitor.Prometheus;
 
-/// <summary>Maps the scrape, liveness and readiness endpoints onto any ASP.NET Core app.</summary>
+/// <summary>Maps the scrape endpoint onto any ASP.NET Core app (the app owns the server; this library owns none).</summary>
 public static class PrometheusEndpointRouteBuilderExtensions
 {
     /// <summary>
-    /// Serves the handler's text at <paramref name="path"/>, gzip-compressed when the scraper accepts gzip; a scraper
-    /// that reads slower than <paramref name="sendLimits"/> allow (the defaults when null) is dropped.
+    /// Serves the handler's text at <paramref name="path"/> for GET, gzip-compressed when the scraper accepts gzip; a
+    /// scraper that reads slower than <paramref name="sendLimits"/> allow (the defaults when null) is dropped. HEAD
+    /// answers as GET (status, type, length) without the text; other methods get 405.
     /// </summary>
     public static IEndpointConventionBuilder MapPrometheusScrapingEndpoint(
         this IEndpointRouteBuilder endpoints, PrometheusScrapeHandler handler, string path = "/metrics", bool enableGzip = true, ScrapeSendLimits? sendLimits = null)
@@ -22,53 +23,10 @@ public static class PrometheusEndpointRouteBuilderExtensions
         ArgumentNullException.ThrowIfNull(handler);
         var logger = endpoints.ServiceProvider.GetService<ILoggerFactory>()?.CreateLogger(typeof(PrometheusScrapeHandler).FullName!);
         var limits = sendLimits ?? new ScrapeSendLimits();
-        return endpoints.MapGet(path, context => WriteScrapeAsync(context, handler, enableGzip, limits, logger));
-    }
-
-    /// <summary>
-    /// Maps <paramref name="healthPath"/> (200 while the process serves requests) and
-    /// <paramref name="readyPath"/> (200 when <paramref name="readiness"/> says ready, else 503 with its reason; a reason
-    /// that is a JSON object is the body in both cases, as application/json).
-    /// </summary>
-    public static IEndpointRouteBuilder MapHealthEndpoints(
-        this IEndpointRouteBuilder endpoints,
-        Func<(bool Ready, string Reason)>? readiness,
-        string healthPath = "/healthz",
-        string readyPath = "/readyz")
-    {
-        ArgumentNullException.ThrowIfNull(endpoints);
-        // Plain request delegates, not minimal-API delegates: those bind through reflection, which NativeAOT lacks.
-        // HEAD answers as GET does, without the body (a load balancer's or an uptime checker's probe).
-        endpoints.MapMethods(healthPath, GetAndHead, context => WriteTextAsync(context, StatusCodes.Status200OK, "ok\n"));
-        endpoints.MapMethods(readyPath, GetAndHead, context =>
-        {
-            var (ready, reason) = readiness?.Invoke() ?? (true, "ready");
-            var status = ready ? StatusCodes.Status200OK : StatusCodes.Status503ServiceUnavailable;
-            if (reason.StartsWith('{'))
-            {
-                // A JSON report of each component's state goes out as it is, whatever the status.
-                return WriteTextAsync(context, status, reason + "\n", "application/json; charset=utf-8");
-            }
-
-            return ready
-                ? WriteTextAsync(context, status, "ready\n")
-                : WriteTextAsync(context, status, (string.IsNullOrWhiteSpace(reason) ? "not ready" : reason) + "\n");
-        });
-        return endpoints;
+        return endpoints.MapMethods(path, GetAndHead, context => WriteScrapeAsync(context, handler, enableGzip, limits, logger));
     }
 
     private static readonly string[] GetAndHead = [HttpMethods.Get, HttpMethods.Head];
-
-    private static Task WriteTextAsync(HttpContext context, int statusCode, string text, string contentType = "text/plain; charset=utf-8")
-    {
-        context.Response.StatusCode = statusCode;
-        context.Response.ContentType = contentType;
-        var body = System.Text.Encoding.UTF8.GetBytes(text);
-        context.Response.ContentLength = body.Length;
-        return HttpMethods.IsHead(context.Request.Method)
-            ? Task.CompletedTask
-            : context.Response.Body.WriteAsync(body, context.RequestAborted).AsTask();
-    }
 
     private static async Task WriteScrapeAsync(HttpContext context, PrometheusScrapeHandler handler, bool enableGzip, ScrapeSendLimits limits, ILogger? logger)
     {
@@ -110,6 +68,12 @@ public static class PrometheusEndpointRouteBuilderExtensions
             else
             {
                 response.ContentLength = scrape.Length;
+            }
+
+            if (HttpMethods.IsHead(context.Request.Method))
+            {
+                // The headers a GET would get, and nothing after them.
+                return;
             }
 
             // A scraper that does not take the text at the minimum rate is dropped: it must not hold the text (and its

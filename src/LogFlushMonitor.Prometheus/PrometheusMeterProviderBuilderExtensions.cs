@@ -7,7 +7,7 @@ public static class PrometheusMeterProviderBuilderExtensions
 {
     /// <summary>
     /// Adds a cumulative pull reader with a <see cref="PrometheusExporter"/> and returns the handler
-    /// that scrapes it (serve it with <c>MapPrometheusScrapingEndpoint</c> or <see cref="Http.PrometheusHttpServer"/>).
+    /// that scrapes it (serve it with <c>MapPrometheusScrapingEndpoint</c> on the app's own server).
     /// </summary>
     public static MeterProviderBuilder AddPrometheusPullExporter(
         this MeterProviderBuilder builder,

@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.CommandLine.Help;
 using System.CommandLine.Parsing;
+using LogFlushMonitor.Analysis.Commands;
 using LogFlushMonitor.Commands;
 using LogFlushMonitor.Hosting;
 
@@ -19,7 +20,7 @@ public static class Program
         {
             RunCommand.Create(),
             SimulateCommand.Create(),
-            AnalyzeCommand.Create(),
+            AnalyzeCommand.Create(ExitCodes.Of),
             CheckCommand.Create(),
             SetupSqlCommand.Create(),
             WorkloadCommand.Create(),

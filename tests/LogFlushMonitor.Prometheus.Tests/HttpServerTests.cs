@@ -3,21 +3,18 @@ using System.IO.Compression;
 using System.Net;
 using System.Net.Http.Headers;
 using System.Text;
-using LogFlushMonitor.Prometheus.Http;
 
 namespace LogFlushMonitor.Prometheus.Tests;
 
+/// <summary>The scrape endpoint over real HTTP, mapped onto a minimal app (<see cref="ScrapeServer"/>).</summary>
 public sealed class HttpServerTests
 {
-    private static PrometheusHttpServer NewServer(PrometheusScrapeHandler handler, Func<(bool, string)>? readiness = null) =>
-        new(handler, new PrometheusHttpServerOptions { Urls = "http://127.0.0.1:0" }, readiness);
 
     [Fact]
     public async Task Scrape_endpoint_serves_the_handler_text_with_the_0_0_4_content_type()
     {
         using var sample = new SampleTelemetry();
-        await using var server = NewServer(sample.Handler);
-        await server.StartAsync();
+        await using var server = await ScrapeServer.StartAsync(sample.Handler);
         Assert.NotEqual(0, server.Port);
 
         using var client = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{server.Port}") };
@@ -30,37 +27,21 @@ public sealed class HttpServerTests
         Assert.Equal(await sample.Handler.ScrapeTextAsync(), body);
     }
 
-    [Theory]
-    [InlineData("/healthz", true)]
-    [InlineData("/readyz", true)]
-    [InlineData("/readyz", false)]
-    public async Task Head_on_health_and_readiness_answers_as_get_without_a_body(string path, bool ready)
+    [Fact]
+    public async Task Head_on_the_scrape_answers_as_get_without_the_text()
     {
         using var sample = new SampleTelemetry();
-        await using var server = NewServer(sample.Handler, () => (ready, "instance sql1 is down"));
-        await server.StartAsync();
+        await using var server = await ScrapeServer.StartAsync(sample.Handler);
         using var client = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{server.Port}") };
 
-        using var get = await client.GetAsync(new Uri(path, UriKind.Relative));
-        using var head = await client.SendAsync(new HttpRequestMessage(HttpMethod.Head, new Uri(path, UriKind.Relative)));
+        using var get = await client.GetAsync(new Uri("/metrics", UriKind.Relative));
+        using var head = await client.SendAsync(new HttpRequestMessage(HttpMethod.Head, new Uri("/metrics", UriKind.Relative)));
 
-        Assert.Equal(get.StatusCode, head.StatusCode);
+        // Before: 405 (GET only), which uptime checkers and load balancers probing with HEAD take for a failure.
+        Assert.Equal(HttpStatusCode.OK, head.StatusCode);
         Assert.Equal(get.Content.Headers.ContentType, head.Content.Headers.ContentType);
         Assert.Equal((await get.Content.ReadAsByteArrayAsync()).Length, head.Content.Headers.ContentLength);
         Assert.Empty(await head.Content.ReadAsByteArrayAsync());
-    }
-
-    [Fact]
-    public async Task Without_a_scrape_handler_the_server_serves_health_and_readiness_alone()
-    {
-        await using var server = new PrometheusHttpServer(null, new PrometheusHttpServerOptions { Urls = "http://127.0.0.1:0" }, () => (true, "ready"));
-        await server.StartAsync();
-        using var client = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{server.Port}") };
-
-        Assert.Equal("ok\n", await client.GetStringAsync(new Uri("/healthz", UriKind.Relative)));
-        Assert.Equal("ready\n", await client.GetStringAsync(new Uri("/readyz", UriKind.Relative)));
-        using var metrics = await client.GetAsync(new Uri("/metrics", UriKind.Relative));
-        Assert.Equal(HttpStatusCode.NotFound, metrics.StatusCode);
     }
 
     [Fact]
@@ -68,8 +49,7 @@ public sealed class HttpServerTests
     {
         using var large = new LargeTelemetry(counters: 40);
         var limits = new ScrapeSendLimits { MinimumBytesPerSecond = 1 << 20, GracePeriod = TimeSpan.FromSeconds(1) };
-        await using var server = new PrometheusHttpServer(large.Handler, new PrometheusHttpServerOptions { Urls = "http://127.0.0.1:0", SendLimits = limits });
-        await server.StartAsync();
+        await using var server = await ScrapeServer.StartAsync(large.Handler, limits);
         var expected = await large.Handler.ScrapeTextAsync();
         Assert.True(expected.Length > 3_000_000, $"the text is only {expected.Length} bytes");
 
@@ -120,8 +100,7 @@ public sealed class HttpServerTests
     public async Task Scrape_is_gzip_compressed_when_the_scraper_accepts_gzip()
     {
         using var sample = new SampleTelemetry();
-        await using var server = NewServer(sample.Handler);
-        await server.StartAsync();
+        await using var server = await ScrapeServer.StartAsync(sample.Handler);
         using var client = new HttpClient(new HttpClientHandler { AutomaticDecompression = DecompressionMethods.None });
 
         using var request = new HttpRequestMessage(HttpMethod.Get, $"http://127.0.0.1:{server.Port}/metrics");
@@ -138,8 +117,7 @@ public sealed class HttpServerTests
     public async Task Gzip_scrape_of_a_text_many_buffers_long_decompresses_to_exactly_the_plain_text()
     {
         using var large = new LargeTelemetry();
-        await using var server = NewServer(large.Handler);
-        await server.StartAsync();
+        await using var server = await ScrapeServer.StartAsync(large.Handler);
         using var client = new HttpClient(new HttpClientHandler { AutomaticDecompression = DecompressionMethods.None });
         var url = new Uri($"http://127.0.0.1:{server.Port}/metrics");
 
@@ -157,8 +135,7 @@ public sealed class HttpServerTests
     public async Task Concurrent_http_scrapes_plain_and_gzip_each_receive_the_whole_text()
     {
         using var large = new LargeTelemetry(counters: 4);
-        await using var server = NewServer(large.Handler);
-        await server.StartAsync();
+        await using var server = await ScrapeServer.StartAsync(large.Handler);
         var expected = Encoding.UTF8.GetBytes(await large.Handler.ScrapeTextAsync());
         using var client = new HttpClient(new HttpClientHandler { AutomaticDecompression = DecompressionMethods.None });
         var url = new Uri($"http://127.0.0.1:{server.Port}/metrics");
@@ -178,8 +155,7 @@ public sealed class HttpServerTests
     {
         using var large = new LargeTelemetry();
         large.Break();
-        await using var server = NewServer(large.Handler);
-        await server.StartAsync();
+        await using var server = await ScrapeServer.StartAsync(large.Handler);
         using var client = new HttpClient(new HttpClientHandler { AutomaticDecompression = DecompressionMethods.None });
         var url = new Uri($"http://127.0.0.1:{server.Port}/metrics");
 
@@ -197,17 +173,13 @@ public sealed class HttpServerTests
             Assert.Equal(HttpStatusCode.ServiceUnavailable, response.StatusCode);
             Assert.Equal("collect failed\n", await response.Content.ReadAsStringAsync());
         }
-
-        using var health = await client.GetAsync(new Uri($"http://127.0.0.1:{server.Port}/healthz"));
-        Assert.Equal(HttpStatusCode.OK, health.StatusCode);
     }
 
     [Fact]
     public async Task A_scraper_that_hangs_up_mid_text_does_not_hold_up_the_next_scrape()
     {
         using var large = new LargeTelemetry();
-        await using var server = NewServer(large.Handler);
-        await server.StartAsync();
+        await using var server = await ScrapeServer.StartAsync(large.Handler);
         var url = new Uri($"http://127.0.0.1:{server.Port}/metrics");
 
         using (var leaving = new HttpClient())
@@ -225,19 +197,18 @@ public sealed class HttpServerTests
     }
 
     [Fact]
-    public async Task Only_get_is_served_other_methods_get_405_and_unknown_paths_404()
+    public async Task Get_and_head_are_served_other_methods_get_405_and_unknown_paths_404()
     {
         using var sample = new SampleTelemetry();
-        await using var server = NewServer(sample.Handler);
-        await server.StartAsync();
+        await using var server = await ScrapeServer.StartAsync(sample.Handler);
         using var client = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{server.Port}") };
 
-        foreach (var method in new[] { HttpMethod.Head, HttpMethod.Post, HttpMethod.Put, HttpMethod.Delete })
+        foreach (var method in new[] { HttpMethod.Post, HttpMethod.Put, HttpMethod.Delete })
         {
             using var request = new HttpRequestMessage(method, "/metrics");
             using var response = await client.SendAsync(request);
             Assert.Equal(HttpStatusCode.MethodNotAllowed, response.StatusCode);
-            Assert.Equal(["GET"], response.Content.Headers.Allow);
+            Assert.Equal(["GET", "HEAD"], response.Content.Headers.Allow);
         }
 
         using var missing = await client.GetAsync(new Uri("/metrics/extra", UriKind.Relative));
@@ -246,50 +217,10 @@ public sealed class HttpServerTests
     }
 
     [Fact]
-    public async Task Healthz_is_ok_and_readyz_follows_the_readiness_check_with_its_reason()
-    {
-        using var sample = new SampleTelemetry();
-        var ready = (Ready: false, Reason: "no SQL Server session yet");
-        await using var server = NewServer(sample.Handler, () => ready);
-        await server.StartAsync();
-        using var client = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{server.Port}") };
-
-        using (var health = await client.GetAsync(new Uri("/healthz", UriKind.Relative)))
-        {
-            Assert.Equal(HttpStatusCode.OK, health.StatusCode);
-        }
-
-        using (var notReady = await client.GetAsync(new Uri("/readyz", UriKind.Relative)))
-        {
-            Assert.Equal(HttpStatusCode.ServiceUnavailable, notReady.StatusCode);
-            Assert.Equal("no SQL Server session yet\n", await notReady.Content.ReadAsStringAsync());
-        }
-
-        ready = (true, string.Empty);
-        using var nowReady = await client.GetAsync(new Uri("/readyz", UriKind.Relative));
-        Assert.Equal(HttpStatusCode.OK, nowReady.StatusCode);
-    }
-
-    [Fact]
-    public async Task Stopped_server_no_longer_accepts_connections()
-    {
-        using var sample = new SampleTelemetry();
-        var server = NewServer(sample.Handler);
-        await server.StartAsync();
-        var port = server.Port;
-        await server.StopAsync();
-        await server.DisposeAsync();
-
-        using var client = new HttpClient();
-        await Assert.ThrowsAsync<HttpRequestException>(() => client.GetAsync(new Uri($"http://127.0.0.1:{port}/healthz")));
-    }
-
-    [Fact]
     public async Task Failed_collect_answers_503_and_the_server_keeps_serving()
     {
         var sample = new SampleTelemetry();
-        await using var server = NewServer(sample.Handler);
-        await server.StartAsync();
+        await using var server = await ScrapeServer.StartAsync(sample.Handler);
         using var client = new HttpClient { BaseAddress = new Uri($"http://127.0.0.1:{server.Port}") };
         sample.Dispose();
 
@@ -297,8 +228,9 @@ public sealed class HttpServerTests
         Assert.Equal(HttpStatusCode.ServiceUnavailable, failed.StatusCode);
         Assert.Equal("collect failed\n", await failed.Content.ReadAsStringAsync());
 
-        using var health = await client.GetAsync(new Uri("/healthz", UriKind.Relative));
-        Assert.Equal(HttpStatusCode.OK, health.StatusCode);
+        // The next scrape is answered too (503 again, not a connection the failure took down).
+        using var again = await client.GetAsync(new Uri("/metrics", UriKind.Relative));
+        Assert.Equal(HttpStatusCode.ServiceUnavailable, again.StatusCode);
     }
 
     private static async Task<(string? Encoding, byte[] Body)> GetAsync(HttpClient client, Uri url, string? acceptEncoding)
@@ -327,8 +259,7 @@ public sealed class HttpServerTests
     {
         Skip.IfNot(File.Exists(ToolPaths.Promtool), $"promtool not found at {ToolPaths.Promtool} (Debian package 'prometheus'; CI installs it)");
         using var sample = new SampleTelemetry();
-        await using var server = NewServer(sample.Handler);
-        await server.StartAsync();
+        await using var server = await ScrapeServer.StartAsync(sample.Handler);
         using var client = new HttpClient();
         var body = await client.GetStringAsync(new Uri($"http://127.0.0.1:{server.Port}/metrics"));
 

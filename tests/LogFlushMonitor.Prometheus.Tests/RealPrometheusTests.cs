@@ -1,6 +1,5 @@
 using System.Collections.Concurrent;
 using System.Globalization;
-using LogFlushMonitor.Prometheus.Http;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Hosting.Server;
@@ -20,8 +19,7 @@ public sealed class RealPrometheusTests
         Skip.IfNot(RealPrometheus.IsInstalled, RealPrometheus.NotInstalledReason);
 
         using var sample = new SampleTelemetry();
-        await using var server = new PrometheusHttpServer(sample.Handler, new PrometheusHttpServerOptions { Urls = "http://127.0.0.1:0" });
-        await server.StartAsync();
+        await using var server = await ScrapeServer.StartAsync(sample.Handler);
         await using var prometheus = await RealPrometheus.StartAsync($"127.0.0.1:{server.Port}");
 
         // Wait until one scrape has stored the histogram.

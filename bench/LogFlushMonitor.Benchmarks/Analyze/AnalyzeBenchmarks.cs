@@ -58,7 +58,8 @@
 
 using BenchmarkDotNet.Attributes;
 using LogFlushMonitor.Benchmarks.Shared;
-using LogFlushMonitor.Analyze;
+using LogFlushMonitor.Analysis;
+using LogFlushMonitor.Commands;
 using LogFlushMonitor.XEvent.TestSupport;
 
 
@@ -157,7 +158,7 @@ public class AnalyzeBenchmarks
     private static int Analyze(string path, int? threads = null)
     {
         var settings = new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never, Threads = threads ?? Environment.ProcessorCount };
-        return AnalyzeRunner.Run(settings, TextWriter.Null, TextWriter.Null, CancellationToken.None);
+        return AnalyzeRunner.Run(settings, ExitCodes.Of, TextWriter.Null, TextWriter.Null, CancellationToken.None);
     }
 
 }

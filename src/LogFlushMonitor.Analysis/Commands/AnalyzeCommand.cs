@@ -1,7 +1,6 @@
 using System.CommandLine;
-using LogFlushMonitor.Analyze;
 
-namespace LogFlushMonitor.Commands;
+namespace LogFlushMonitor.Analysis.Commands;
 
 /// <summary><c>logflushmonitor analyze</c>: offline analysis of .xel files (docs/analyze.md).</summary>
 internal static class AnalyzeCommand
@@ -9,17 +8,18 @@ internal static class AnalyzeCommand
     /// <summary>What the command does, in its help.</summary>
     public const string Description = "Analyse .xel files offline: per database the log flush write-size histogram, flush durations, WRITELOG waits, rates, lost events and advice.";
 
-    /// <summary>Builds the <c>analyze</c> subcommand of <c>logflushmonitor</c>.</summary>
-    public static Command Create() => Configure(new Command("analyze", Description));
+    /// <summary>Builds the <c>analyze</c> subcommand of <c>logflushmonitor</c>; <paramref name="exitCodeOf"/> is the program's exit code for each outcome.</summary>
+    public static Command Create(Func<AnalyzeOutcome, int> exitCodeOf) => Configure(new Command("analyze", Description), exitCodeOf);
 
     /// <summary>
     /// Gives <paramref name="command"/> analyze's arguments, options and action: the subcommand above, or the root
     /// command of the stand-alone <c>logflushmonitor-analyze</c>, which therefore takes the same arguments and gives
-    /// the same output and exit codes.
+    /// the same output and exit codes. <paramref name="exitCodeOf"/> is the program's exit code for each outcome.
     /// </summary>
-    public static T Configure<T>(T command)
+    public static T Configure<T>(T command, Func<AnalyzeOutcome, int> exitCodeOf)
         where T : Command
     {
+        ArgumentNullException.ThrowIfNull(exitCodeOf);
         var inputs = new Argument<string[]>("inputs")
         {
             Arity = ArgumentArity.OneOrMore,
@@ -57,13 +57,13 @@ internal static class AnalyzeCommand
                 await Console.Error.WriteLineAsync(reportFormat is null
                     ? $"--format '{parse.GetValue(format)}' is not known. Use text or json."
                     : $"--progress '{parse.GetValue(progress)}' is not known. Use auto, always or never.").ConfigureAwait(false);
-                return ExitCodes.Configuration;
+                return exitCodeOf(AnalyzeOutcome.InvalidArguments);
             }
 
             if (ThreadsProblem(parse.GetValue(threads)) is { } threadsProblem)
             {
                 await Console.Error.WriteLineAsync(threadsProblem).ConfigureAwait(false);
-                return ExitCodes.Configuration;
+                return exitCodeOf(AnalyzeOutcome.InvalidArguments);
             }
 
             var settings = new AnalyzeSettings
@@ -75,7 +75,7 @@ internal static class AnalyzeCommand
                 Threads = parse.GetValue(threads),
             };
 
-            return await RunCancellableAsync(token => AnalyzeRunner.Run(settings, Console.Out, Console.Error, token), "analyze: cancelled; no report.", cancellationToken).ConfigureAwait(false);
+            return await RunCancellableAsync(token => AnalyzeRunner.Run(settings, exitCodeOf, Console.Out, Console.Error, token), "analyze: cancelled; no report.", exitCodeOf(AnalyzeOutcome.Failed), cancellationToken).ConfigureAwait(false);
         });
         return command;
     }
@@ -83,9 +83,9 @@ internal static class AnalyzeCommand
     /// <summary>
     /// Runs <paramref name="run"/> on the thread pool with Ctrl+C wired to its token (the host's handler is not
     /// installed for analyze and report): reading stops at the next buffer, <paramref name="cancelledMessage"/> goes
-    /// to stderr and the exit code is 1.
+    /// to stderr and the exit code is <paramref name="cancelledExitCode"/>.
     /// </summary>
-    internal static async Task<int> RunCancellableAsync(Func<CancellationToken, int> run, string cancelledMessage, CancellationToken cancellationToken)
+    internal static async Task<int> RunCancellableAsync(Func<CancellationToken, int> run, string cancelledMessage, int cancelledExitCode, CancellationToken cancellationToken)
     {
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         ConsoleCancelEventHandler onCancel = (_, e) =>
@@ -101,7 +101,7 @@ internal static class AnalyzeCommand
         catch (OperationCanceledException)
         {
             await Console.Error.WriteLineAsync(cancelledMessage).ConfigureAwait(false);
-            return ExitCodes.Failure;
+            return cancelledExitCode;
         }
         finally
         {

@@ -2,7 +2,7 @@ using System.CommandLine;
 using System.CommandLine.Invocation;
 using System.Reflection;
 
-namespace LogFlushMonitor.Commands;
+namespace LogFlushMonitor.Analysis.Commands;
 
 /// <summary>
 /// What <c>--version</c> prints, in both programs: the program's name, its version and the commit it was built from,
@@ -59,7 +59,10 @@ public static class ProgramVersion
         public override int Invoke(ParseResult parseResult)
         {
             parseResult.InvocationConfiguration.Output.WriteLine(line);
-            return ExitCodes.Ok;
+
+            // Success, as System.CommandLine's own version action returns (the programs' exit codes are theirs; this one
+            // is the only one an action says without them).
+            return 0;
         }
     }
 }

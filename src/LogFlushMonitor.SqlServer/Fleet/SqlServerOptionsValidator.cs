@@ -1,5 +1,6 @@
-using System.Text.RegularExpressions;
+using LogFlushMonitor.Configuration;
 using LogFlushMonitor.SqlServer.Sql;
+using Microsoft.Extensions.Options;
 
 namespace LogFlushMonitor.SqlServer.Fleet;
 
@@ -7,7 +8,7 @@ namespace LogFlushMonitor.SqlServer.Fleet;
 /// Checks <see cref="SqlServerSourceOptions"/> at start. Each message names the setting by its configuration path
 /// (Sources:SqlServer:...) and what to do; none quotes a connection string.
 /// </summary>
-public static partial class SqlServerOptionsValidator
+public static class SqlServerOptionsValidator
 {
     /// <summary>The configuration section the options bind from.</summary>
     public const string Section = "Sources:SqlServer";
@@ -15,33 +16,30 @@ public static partial class SqlServerOptionsValidator
     /// <summary>The most entries <c>Sources:SqlServer:Counters</c> may have (a pattern covers many counters).</summary>
     public const int MaxCounterEntries = 100;
 
-    /// <summary>Every problem found; empty when the options are usable.</summary>
+    /// <summary>
+    /// Every problem found; empty when the options are usable: the rules written as attributes on the options (checked by
+    /// the generated validator), then the rules between settings, which attributes cannot say.
+    /// </summary>
     public static IReadOnlyList<string> Validate(SqlServerSourceOptions options)
     {
+        ArgumentNullException.ThrowIfNull(options);
         var problems = new List<string>();
+        if (new SqlServerSourceOptionsRules().Validate(Section, options) is { Failed: true, Failures: { } failures })
+        {
+            problems.AddRange(failures);
+        }
+
         if (!Shard.TryParse(options.Shard, out _, out var shardProblem))
         {
             problems.Add($"{Section}:Shard {shardProblem}.");
         }
 
-        // A delay longer than about 49 days makes Task.Delay throw; nobody polls less than daily.
-        Between(options.PollInterval, "PollInterval", TimeSpan.FromSeconds(1), TimeSpan.FromDays(1), "00:00:15");
-        Between(options.CommandTimeout, "CommandTimeout", TimeSpan.FromSeconds(1), TimeSpan.FromHours(1), "00:00:30");
-        // SqlClient counts whole seconds and takes 0 as "wait for ever".
-        Between(options.ConnectTimeout, "ConnectTimeout", TimeSpan.FromSeconds(1), TimeSpan.FromMinutes(10), "00:00:15");
-        Between(options.MaxReconnectDelay, "MaxReconnectDelay", TimeSpan.FromSeconds(1), TimeSpan.FromDays(1), "00:02:00");
-        if (options.ReconnectDelay <= TimeSpan.Zero || options.ReconnectDelay > options.MaxReconnectDelay)
+        if (options.ReconnectDelay > options.MaxReconnectDelay)
         {
-            problems.Add($"{Section}:ReconnectDelay is {options.ReconnectDelay}: it must be positive and at most MaxReconnectDelay ({options.MaxReconnectDelay}); default 00:00:01.");
+            var key = $"{Section}:ReconnectDelay";
+            problems.Add($"{key} is {options.ReconnectDelay}: it must be at most MaxReconnectDelay ({options.MaxReconnectDelay}), default {SqlServerSourceOptions.Schema.Children!["ReconnectDelay"].DefaultText} ({SettingKeys.Where(key)}).");
         }
 
-        IntBetween(options.FallbackErrorCount, "FallbackErrorCount", 1, 1000, 3);
-        Between(options.FallbackWindow, "FallbackWindow", TimeSpan.FromSeconds(1), TimeSpan.FromDays(1), "00:10:00");
-        IntBetween(options.HistogramSlots, "HistogramSlots", 16, 65536, 256);
-        IntBetween(options.MaxHistogramSessions, "MaxHistogramSessions", 0, 64, 8);
-        IntBetween(options.MaxStreamBufferBytes, "MaxStreamBufferBytes", 1 << 20, 1 << 30, 64 << 20);
-        // The host gives all its services 15 s together to stop.
-        Between(options.ShutdownTimeout, "ShutdownTimeout", TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(10), "00:00:10");
         Counters(options.Counters);
         var names = new Dictionary<string, int>(StringComparer.OrdinalIgnoreCase);
         for (var i = 0; i < options.Instances.Count; i++)
@@ -50,7 +48,7 @@ public static partial class SqlServerOptionsValidator
             var path = $"{Section}:Instances:{i}";
             if (string.IsNullOrWhiteSpace(instance.Name))
             {
-                problems.Add($"{path}:Name is empty: give each instance a unique name (it is exported as sqlserver.instance.name).");
+                // Required ([RequiredSetting]): the attribute's message says so.
             }
             else if (NameProblem(instance.Name) is { } nameProblem)
             {
@@ -72,47 +70,11 @@ public static partial class SqlServerOptionsValidator
                 problems.Add($"{path}: set exactly one of ConnectionString, ConnectionStringEnvironmentVariable or ConnectionStringFile ({given} set).");
             }
 
-            if (!SessionName().IsMatch(instance.SessionName ?? ""))
-            {
-                problems.Add($"{path}:SessionName must be 1 to 128 letters, digits, '_' or '-'.");
-            }
-
-            if (instance.PollInterval is { } p && (p < TimeSpan.FromSeconds(1) || p > TimeSpan.FromDays(1)))
-            {
-                problems.Add($"{path}:PollInterval is {p}: use 00:00:01 to 1.00:00:00 (e.g. 00:00:15), or leave it empty for {Section}:PollInterval.");
-            }
-
-            if (instance.MaxMemoryKb <= 0)
-            {
-                problems.Add($"{path}:MaxMemoryKb must be positive (default 4096).");
-            }
-
-            if (instance.MaxDispatchLatencySeconds <= 0)
-            {
-                problems.Add($"{path}:MaxDispatchLatencySeconds must be positive (default 5).");
-            }
-
             Databases(instance.IncludeDatabases, $"{path}:IncludeDatabases");
             Databases(instance.ExcludeDatabases, $"{path}:ExcludeDatabases");
         }
 
         return problems;
-
-        void Between(TimeSpan value, string name, TimeSpan min, TimeSpan max, string defaultValue)
-        {
-            if (value < min || value > max)
-            {
-                problems.Add($"{Section}:{name} is {value}: use {min} to {max} (default {defaultValue}).");
-            }
-        }
-
-        void IntBetween(int value, string name, int min, int max, int defaultValue)
-        {
-            if (value < min || value > max)
-            {
-                problems.Add($"{Section}:{name} is {value}: use {min} to {max} (default {defaultValue}).");
-            }
-        }
 
         void Counters(List<string> list)
         {
@@ -196,7 +158,8 @@ public static partial class SqlServerOptionsValidator
 
         return null;
     }
-
-    [GeneratedRegex("^[A-Za-z0-9_-]{1,128}$")]
-    private static partial Regex SessionName();
 }
+
+/// <summary>The rules written as attributes on <see cref="SqlServerSourceOptions"/> and its instances, checked by generated code (no reflection).</summary>
+[OptionsValidator]
+internal sealed partial class SqlServerSourceOptionsRules : IValidateOptions<SqlServerSourceOptions>;

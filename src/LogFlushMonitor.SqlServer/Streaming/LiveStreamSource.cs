@@ -30,6 +30,7 @@ public sealed class LiveStreamSource : IDisposable
     private readonly Queue<DateTimeOffset> _tooSlow = new();
     private readonly IPollSink _names;
     private Reading? _current;
+    private DatabaseSelection? _selection;
     private long _abandoned;
 
     /// <summary>
@@ -282,8 +283,39 @@ public sealed class LiveStreamSource : IDisposable
         _owner.Reporter.Failed(StreamComponent, e, FailureClassifier.Classify(e, lost), 1, _owner.Fleet.ReconnectDelay);
     }
 
+    /// <summary>
+    /// Whether the session of the current connection watches <paramref name="database"/> (a counter instance name): the
+    /// watchdog compares the stream only with the flushes of these. master, model and msdb flush too (job history,
+    /// backups) while no session event of ours can come from them.
+    /// </summary>
+    internal bool Watches(string database)
+    {
+        var selection = Volatile.Read(ref _selection);
+        if (selection is null)
+        {
+            return false;
+        }
+
+        if (selection.Names.Count > 0 || selection.Kind == DatabaseFilterKind.Include)
+        {
+            foreach (var name in selection.Names.Values)
+            {
+                if (string.Equals(name, database, StringComparison.OrdinalIgnoreCase))
+                {
+                    return true;
+                }
+            }
+
+            return false;
+        }
+
+        // Every user database and tempdb (database_id = 2 or > 4), names not listed: all but the three system databases.
+        return database is not ("master" or "model" or "msdb");
+    }
+
     private void PassOnNames(DatabaseSelection databases)
     {
+        Volatile.Write(ref _selection, databases);
         var now = _owner.Time.GetUtcNow().UtcDateTime;
         foreach (var (id, name) in databases.Names)
         {

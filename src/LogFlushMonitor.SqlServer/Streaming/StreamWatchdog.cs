@@ -161,7 +161,7 @@ public sealed class StreamWatchdog : IDisposable
         public void OnCounter(in CounterSample sample)
         {
             if (sample.CounterType is PerfCounterType.BulkCount or PerfCounterType.Counter && sample.CounterName == LogFlushes
-                && sample.CounterInstance != TotalInstance)
+                && sample.CounterInstance != TotalInstance && watchdog._owner.Stream.Watches(sample.CounterInstance))
             {
                 _sum += sample.Value;
             }

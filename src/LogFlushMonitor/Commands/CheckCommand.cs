@@ -3,7 +3,6 @@ using LogFlushMonitor.Hosting;
 using LogFlushMonitor.SqlServer;
 using LogFlushMonitor.SqlServer.Check;
 using LogFlushMonitor.SqlServer.Fleet;
-using Microsoft.Extensions.Configuration;
 
 namespace LogFlushMonitor.Commands;
 
@@ -32,39 +31,25 @@ internal static class CheckCommand
         return command;
     }
 
-    /// <summary>Loads and checks the configuration, checks every instance and writes the report; returns the exit code.</summary>
+    /// <summary>Loads and checks the configuration (Sources:SqlServer), checks every instance and writes the report; returns the exit code.</summary>
     internal static async Task<int> RunAsync(string[] configArgs, TextWriter output, TextWriter error, CancellationToken cancellationToken)
     {
         SqlServerSourceOptions options;
         try
         {
-            options = LoadOptions(configArgs, error);
+            var loaded = ConfigurationLoader.Load(configArgs, null, ConfigurationScope.SqlServer);
+            await ConfigurationLoader.WriteWarningsAsync(loaded.Warnings, error).ConfigureAwait(false);
+            options = loaded.Options.Sources.SqlServer;
         }
         catch (ConfigurationException e)
         {
-            await RunCommand.WriteInvalidConfigurationAsync(e.Errors, e.Warnings, error).ConfigureAwait(false);
-            return ExitCodes.Configuration;
-        }
-        catch (Exception e) when (e is InvalidDataException or FormatException or IOException or InvalidOperationException)
-        {
-            await error.WriteLineAsync($"Configuration could not be read: {LogEscaping.Escape(e.Message)}").ConfigureAwait(false);
+            await ConfigurationLoader.WriteAsync(e, error).ConfigureAwait(false);
             return ExitCodes.Configuration;
         }
 
-        var problems = SqlServerOptionsValidator.Validate(options);
-        if (problems.Count == 0)
+        if (options.Instances.Count == 0)
         {
-            problems = SqlServerOptionsValidator.ValidateConnections(options);
-        }
-
-        if (options.Instances.Count == 0 || problems.Count > 0)
-        {
-            await error.WriteLineAsync("Invalid configuration:").ConfigureAwait(false);
-            foreach (var p in problems.DefaultIfEmpty($"{SqlServerOptionsValidator.Section}:Instances is empty: configure at least one instance."))
-            {
-                await error.WriteLineAsync("  - " + p).ConfigureAwait(false);
-            }
-
+            await ConfigurationLoader.WriteAsync(new ConfigurationException([$"{SqlServerOptionsValidator.Section}:Instances is empty: configure at least one instance."], []), error).ConfigureAwait(false);
             return ExitCodes.Configuration;
         }
 
@@ -91,27 +76,4 @@ internal static class CheckCommand
         Problems = [.. r.Problems.Select(LogEscaping.Escape)],
         Warnings = [.. r.Warnings.Select(LogEscaping.Escape)],
     };
-
-    /// <summary>
-    /// The same configuration sources as <c>run</c> (appsettings, LOGFLUSHMONITOR__ variables, --Section:Key=value),
-    /// checked as strictly: a value that does not convert throws <see cref="ConfigurationException"/>; unknown keys
-    /// under Sources:SqlServer are written to <paramref name="warnings"/>.
-    /// </summary>
-    internal static SqlServerSourceOptions LoadOptions(string[] configArgs, TextWriter? warnings = null)
-    {
-        var env = Environment.GetEnvironmentVariable("DOTNET_ENVIRONMENT") ?? Environments.Production;
-        var configuration = MonitorHost.AddConfigurationSources(new ConfigurationBuilder(), env, configArgs).Build();
-        var check = ConfigurationCheck.InspectSection(configuration, SqlServerOptionsValidator.Section);
-        if (check.Errors.Count > 0)
-        {
-            throw new ConfigurationException(check.Errors, check.Warnings);
-        }
-
-        foreach (var warning in check.Warnings)
-        {
-            warnings?.WriteLine("Warning: " + warning);
-        }
-
-        return configuration.GetSection(SqlServerOptionsValidator.Section).Get<SqlServerSourceOptions>() ?? new SqlServerSourceOptions();
-    }
 }

@@ -12,8 +12,8 @@ namespace LogFlushMonitor.Commands;
 /// </summary>
 internal static class HealthCommand
 {
-    /// <summary>The monitor's liveness endpoint as seen from inside its container.</summary>
-    public const string DefaultUrl = "http://127.0.0.1:9464/healthz";
+    /// <summary>The monitor's liveness endpoint as seen from inside its container: /healthz on the default Http:Urls.</summary>
+    public static readonly string DefaultUrl = new HttpOptions().Urls.TrimEnd('/') + "/healthz";
 
     /// <summary>The longest --timeout.</summary>
     private static readonly TimeSpan MaxTimeout = TimeSpan.FromHours(1);

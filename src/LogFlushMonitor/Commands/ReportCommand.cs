@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.Globalization;
-using LogFlushMonitor.Analyze;
+using LogFlushMonitor.Analysis;
+using LogFlushMonitor.Analysis.Commands;
 using LogFlushMonitor.Report;
 
 namespace LogFlushMonitor.Commands;
@@ -57,7 +58,7 @@ internal static class ReportCommand
                 Threads = parse.GetValue(threads),
             };
             var file = parse.GetValue(output)!;
-            return await AnalyzeCommand.RunCancellableAsync(token => Run(settings, file, Console.Out, Console.Error, token), "report: cancelled; no report written.", cancellationToken).ConfigureAwait(false);
+            return await AnalyzeCommand.RunCancellableAsync(token => Run(settings, file, Console.Out, Console.Error, token), "report: cancelled; no report written.", ExitCodes.Failure, cancellationToken).ConfigureAwait(false);
         });
         return command;
     }
@@ -99,6 +100,6 @@ internal static class ReportCommand
 
         stdout.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"report: wrote {file.FullName} ({report.Databases.Count:N0} database(s), {report.TotalEvents:N0} events from {report.Files.Count:N0} file(s), {report.TotalLost:N0} lost)."));
-        return report.ExitCode;
+        return ExitCodes.Of(report.Outcome);
     }
 }

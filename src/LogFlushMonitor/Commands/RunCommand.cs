@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.Globalization;
 using System.Net.Sockets;
+using LogFlushMonitor.Configuration;
 using LogFlushMonitor.Hosting;
 using Microsoft.Extensions.Options;
 
@@ -13,8 +14,10 @@ internal static class RunCommand
     {
         var simulate = new Option<string?>("--simulate") { Description = "Run a simulated workload (scenario name, e.g. mixed): no SQL Server needed." };
         var replay = new Option<FileInfo?>("--replay") { Description = "Replay an NDJSON recording (from `simulate --out`)." };
-        var speed = new Option<double?>("--speed") { Description = "Pace of --simulate or --replay: 1 = real time, 10 = ten times faster, 0 = as fast as possible (replay only)." };
-        var urls = new Option<string?>("--urls") { Description = "HTTP listener for /metrics, /healthz, /readyz (default http://127.0.0.1:9464)." };
+        // A string, read by the same number rule as Sources:Simulate:Speed: System.CommandLine's own double parsing takes
+        // "1,5" as 15 and answers "fast" with a .NET type name.
+        var speed = new Option<string?>("--speed") { Description = "Pace of --simulate or --replay: 1 = real time, 10 = ten times faster, 0 = as fast as possible (replay only). A dot, never a comma: 2.5." };
+        var urls = new Option<string?>("--urls") { Description = $"HTTP listener for /metrics, /healthz, /readyz (Http:Urls, default {new HttpOptions().Urls})." };
         var shard = new Option<string?>("--shard") { Description = "i/n: this replica watches shard i of n of the SQL Server instances (Sources:SqlServer:Shard), chosen by a stable hash of their names." };
         var command = new Command("run", "Run the monitor until stopped. Any configuration key can also be given as --Section:Key=value.")
         {
@@ -24,11 +27,16 @@ internal static class RunCommand
         command.SetAction(async (parse, _) =>
         {
             var overrides = new Dictionary<string, string?>();
-            var s = parse.GetValue(speed);
+            if (SpeedProblem(parse.GetValue(speed), parse.GetValue(simulate) is not null, parse.GetValue(replay) is not null, out var pace) is { } speedProblem)
+            {
+                await Console.Error.WriteLineAsync(speedProblem).ConfigureAwait(false);
+                return ExitCodes.Configuration;
+            }
+
             if (parse.GetValue(simulate) is { } scenario)
             {
                 overrides["Sources:Simulate:Scenario"] = scenario;
-                if (s is { } x)
+                if (pace is { } x)
                 {
                     overrides["Sources:Simulate:Speed"] = x.ToString(CultureInfo.InvariantCulture);
                 }
@@ -37,7 +45,7 @@ internal static class RunCommand
             if (parse.GetValue(replay) is { } file)
             {
                 overrides["Sources:Replay:Path"] = file.FullName;
-                if (s is { } x)
+                if (pace is { } x)
                 {
                     overrides["Sources:Replay:Speed"] = x.ToString(CultureInfo.InvariantCulture);
                 }
@@ -67,6 +75,34 @@ internal static class RunCommand
     }
 
     /// <summary>
+    /// The usage error for <c>--speed</c> <paramref name="text"/>, or null with the pace in <paramref name="pace"/> (null
+    /// when not given). The value follows the number rule of the settings it sets (<see cref="Numbers"/>: a dot, never a
+    /// comma); its range is theirs, checked with the rest of the configuration. Without --simulate or --replay it would
+    /// pace nothing, so it is refused rather than ignored.
+    /// </summary>
+    internal static string? SpeedProblem(string? text, bool simulate, bool replay, out double? pace)
+    {
+        pace = null;
+        if (text is null)
+        {
+            return null;
+        }
+
+        if (!Numbers.TryParse(text, out var value) || !double.IsFinite(value))
+        {
+            return $"--speed '{LogEscaping.Escape(text)}' is not a number. Give {Numbers.Expected}: 1 = real time, 10 = ten times faster, 0 = as fast as possible (replay only).";
+        }
+
+        if (!simulate && !replay)
+        {
+            return "--speed paces --simulate or --replay, and neither is given. Add one of them, or set Sources:Simulate:Speed or Sources:Replay:Speed in the configuration.";
+        }
+
+        pace = value;
+        return null;
+    }
+
+    /// <summary>
     /// Builds and runs the host until it stops; returns the exit code. Every configuration problem, whenever it shows
     /// (before the build, at validation, when the listener binds), is exit 2 with lines on <paramref name="error"/>
     /// (stderr by default) and no stack trace. <paramref name="configureServices"/> is for tests that run it in-process.
@@ -81,26 +117,35 @@ internal static class RunCommand
         }
         catch (ConfigurationException e)
         {
-            await WriteInvalidConfigurationAsync(e.Errors, e.Warnings, error).ConfigureAwait(false);
+            await ConfigurationLoader.WriteAsync(e, error).ConfigureAwait(false);
             return ExitCodes.Configuration;
         }
-        catch (Exception e) when (e is InvalidDataException or FormatException or IOException)
+        catch (InvalidDataException e)
         {
-            await error.WriteLineAsync($"Configuration could not be read: {LogEscaping.Escape(e.Message)}").ConfigureAwait(false);
+            // The Serilog section, read when the logger is built.
+            await error.WriteLineAsync($"Invalid configuration: {LogEscaping.Escape(e.Message)}").ConfigureAwait(false);
             return ExitCodes.Configuration;
         }
 
         using (host)
         {
+            var exitCode = HostFailures.ExitCodeOf(host);
+            var lifetime = host.Services.GetRequiredService<IHostApplicationLifetime>();
             try
             {
-                var exitCode = HostFailures.ExitCodeOf(host);
                 await host.RunAsync().ConfigureAwait(false);
+                return exitCode();
+            }
+            catch (OperationCanceledException) when (lifetime.ApplicationStopping.IsCancellationRequested)
+            {
+                // The host was told to stop while it was still starting (a component failed at once, or SIGTERM came
+                // early): the HTTP server, which starts last, gives up binding with a cancellation. That is a stop, not a
+                // crash: the exit code says why, as after any other stop.
                 return exitCode();
             }
             catch (OptionsValidationException e)
             {
-                await WriteInvalidConfigurationAsync(e.Failures.ToList(), [], error).ConfigureAwait(false);
+                await ConfigurationLoader.WriteAsync(new ConfigurationException([.. e.Failures], []), error).ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
             catch (InvalidOperationException e) when (e.InnerException is OptionsValidationException or FormatException)
@@ -122,22 +167,6 @@ internal static class RunCommand
                 await error.WriteLineAsync($"Could not start: {LogEscaping.Escape(e.Message.TrimEnd('.'))}. Is another process listening there? Change Http:Urls (--urls).").ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
-        }
-    }
-
-    /// <summary>"Invalid configuration:" and one line per problem, then what was ignored: no stack trace.</summary>
-    internal static async Task WriteInvalidConfigurationAsync(IReadOnlyList<string> errors, IReadOnlyList<string> warnings, TextWriter? output = null)
-    {
-        output ??= Console.Error;
-        await output.WriteLineAsync("Invalid configuration:").ConfigureAwait(false);
-        foreach (var error in errors)
-        {
-            await output.WriteLineAsync("  - " + error).ConfigureAwait(false);
-        }
-
-        foreach (var warning in warnings)
-        {
-            await output.WriteLineAsync("Warning: " + warning).ConfigureAwait(false);
         }
     }
 }

@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Diagnostics;
+using System.Globalization;
 using LogFlushMonitor.Simulation;
 using LogFlushMonitor.Simulation.Ndjson;
 
@@ -36,17 +37,25 @@ internal static class SimulateCommand
 
             var file = parse.GetValue(output)!;
             var startUtc = parse.GetValue(start) is { } s ? DateTime.SpecifyKind(s.ToUniversalTime(), DateTimeKind.Utc) : DateTime.UtcNow;
+            var options = new SimulationOptions { Seed = parse.GetValue(seed) };
+            // Said before writing: a few simulated minutes of a busy scenario are gigabytes (mixed writes about 4.5 MB a
+            // simulated second), and the person should know before the disk fills, not after.
+            var estimate = EstimateBytes(name, options, startUtc, length);
+            await Console.Error.WriteLineAsync(
+                $"Writing about {Size(estimate)} ({length} simulated of scenario {name}) to {file.FullName}; a shorter --duration writes less.").ConfigureAwait(false);
             var watch = Stopwatch.StartNew();
-            var simulation = SimulationScenarios.Create(name, new SimulationOptions { Seed = parse.GetValue(seed) });
+            var simulation = SimulationScenarios.Create(name, options);
             long samples;
+            long bytes;
             try
             {
                 file.Directory?.Create();
                 await using var stream = new FileStream(file.FullName, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 16, FileOptions.SequentialScan);
-                using var writer = new NdjsonSampleWriter(stream);
+                using var writer = new NdjsonSampleWriter(stream, leaveOpen: true);
                 simulation.Run(startUtc, length, writer);
                 writer.Flush();
                 samples = writer.Lines;
+                bytes = stream.Length;
             }
             catch (IOException e)
             {
@@ -60,10 +69,74 @@ internal static class SimulateCommand
             }
 
             await Console.Error.WriteLineAsync(
-                $"Wrote {samples:N0} samples of scenario {name} ({length} simulated, instances {string.Join(", ", simulation.Instances)}) to {file.FullName} in {watch.Elapsed.TotalSeconds:0.0} s. "
+                $"Wrote {samples:N0} samples ({Size(bytes)}) of scenario {name} ({length} simulated, instances {string.Join(", ", simulation.Instances)}) to {file.FullName} in {watch.Elapsed.TotalSeconds:0.0} s. "
                 + $"Replay it with: logflushmonitor run --replay {file.FullName}").ConfigureAwait(false);
             return ExitCodes.Ok;
         });
         return command;
+    }
+
+    /// <summary>The simulated span the size estimate writes (to a counter, not a disk) and scales up.</summary>
+    internal static readonly TimeSpan EstimateSpan = TimeSpan.FromSeconds(2);
+
+    /// <summary>
+    /// The bytes <paramref name="length"/> of scenario <paramref name="name"/> would take, from the same simulation run
+    /// for <see cref="EstimateSpan"/> (or the whole length when shorter) into a writer that only counts, scaled by time.
+    /// A scenario whose rate changes later (restart, drop-database) is estimated by its start: "about".
+    /// </summary>
+    internal static long EstimateBytes(string name, SimulationOptions options, DateTime startUtc, TimeSpan length)
+    {
+        var span = length < EstimateSpan ? length : EstimateSpan;
+        using var counter = new CountingStream();
+        using (var writer = new NdjsonSampleWriter(counter, leaveOpen: true))
+        {
+            SimulationScenarios.Create(name, options).Run(startUtc, span, writer);
+            writer.Flush();
+        }
+
+        return (long)(counter.Length * (length / span));
+    }
+
+    /// <summary>Bytes as a person reads them: 67 MB, 1.35 GB.</summary>
+    internal static string Size(long bytes) => bytes switch
+    {
+        >= 1L << 30 => string.Create(CultureInfo.InvariantCulture, $"{bytes / (double)(1L << 30):0.##} GB"),
+        >= 1L << 20 => string.Create(CultureInfo.InvariantCulture, $"{bytes / (double)(1L << 20):0.#} MB"),
+        >= 1L << 10 => string.Create(CultureInfo.InvariantCulture, $"{bytes / (double)(1L << 10):0.#} KB"),
+        _ => string.Create(CultureInfo.InvariantCulture, $"{bytes} bytes"),
+    };
+
+    /// <summary>A write-only stream that keeps nothing and counts what was written.</summary>
+    private sealed class CountingStream : Stream
+    {
+        private long _length;
+
+        public override bool CanRead => false;
+
+        public override bool CanSeek => false;
+
+        public override bool CanWrite => true;
+
+        public override long Length => _length;
+
+        public override long Position
+        {
+            get => _length;
+            set => throw new NotSupportedException();
+        }
+
+        public override void Flush()
+        {
+        }
+
+        public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+        public override void SetLength(long value) => throw new NotSupportedException();
+
+        public override void Write(byte[] buffer, int offset, int count) => _length += count;
+
+        public override void Write(ReadOnlySpan<byte> buffer) => _length += buffer.Length;
     }
 }

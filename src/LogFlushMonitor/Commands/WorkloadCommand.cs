@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Runtime.InteropServices;
+using LogFlushMonitor.Hosting;
 using LogFlushMonitor.SqlServer;
 using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Fleet;
@@ -195,14 +196,20 @@ internal static class WorkloadCommand
             return value;
         }
 
+        // The configuration check reads, loaded and validated the same way (every instance's settings and connection).
         SqlServerSourceOptions options;
         try
         {
-            options = CheckCommand.LoadOptions(configArgs);
+            var loaded = ConfigurationLoader.Load(configArgs, null, ConfigurationScope.SqlServer);
+            options = loaded.Options.Sources.SqlServer;
+            foreach (var warning in loaded.Warnings)
+            {
+                Console.Error.WriteLine("Warning: " + warning);
+            }
         }
-        catch (Exception e) when (e is InvalidDataException or FormatException or IOException or InvalidOperationException)
+        catch (ConfigurationException e)
         {
-            problems.Add($"Configuration could not be read: {e.Message}");
+            problems.AddRange(e.Errors);
             return null;
         }
 
@@ -219,22 +226,13 @@ internal static class WorkloadCommand
             return null;
         }
 
-        var prefix = $"{SqlServerOptionsValidator.Section}:Instances:{index}";
-        var mine = SqlServerOptionsValidator.Validate(new SqlServerSourceOptions { Instances = [options.Instances[index]] })
-            .Select(p => p.Replace($"{SqlServerOptionsValidator.Section}:Instances:0", prefix, StringComparison.Ordinal)).ToList();
-        if (mine.Count > 0)
-        {
-            problems.AddRange(mine);
-            return null;
-        }
-
         try
         {
             return ConnectionStrings.Resolve(options.Instances[index]);
         }
         catch (InvalidOperationException e)
         {
-            problems.Add($"{prefix}: {e.Message}");
+            problems.Add($"{SqlServerOptionsValidator.Section}:Instances:{index}: {e.Message}");
             return null;
         }
     }

@@ -2,73 +2,63 @@ using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Pipeline;
-using LogFlushMonitor.Simulation;
 using LogFlushMonitor.Sources;
+using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.Options;
 using Serilog.Extensions.Logging;
 
 namespace LogFlushMonitor.Hosting;
 
-/// <summary>Builds the worker host behind <c>logflushmonitor run</c>.</summary>
+/// <summary>
+/// Builds the one host behind <c>logflushmonitor run</c>: a slim ASP.NET Core application whose Kestrel server serves
+/// /healthz and /readyz (ASP.NET Core health checks) and, when Prometheus is enabled, /metrics; whose container owns
+/// the OpenTelemetry MeterProvider (<c>AddOpenTelemetry()</c>); and whose hosted services are the sources, the
+/// pipeline and the exporters. With Http:Enabled=false no server listens at all.
+/// </summary>
 public static class MonitorHost
 {
-    /// <summary>Prefix of environment variables read as configuration (LOGFLUSHMONITOR__Http__Urls).</summary>
-    public const string EnvironmentPrefix = "LOGFLUSHMONITOR__";
-
-    /// <summary>The configuration sources every command reads, lowest precedence first.</summary>
-    public static IConfigurationBuilder AddConfigurationSources(IConfigurationBuilder configuration, string environmentName, string[] configArgs) =>
-        configuration
-            .AddJsonFile(Path.Combine(AppContext.BaseDirectory, "appsettings.json"), optional: true)
-            .AddJsonFile(Path.Combine(AppContext.BaseDirectory, $"appsettings.{environmentName}.json"), optional: true)
-            .AddJsonFile(Path.Combine(Environment.CurrentDirectory, "appsettings.json"), optional: true)
-            .AddJsonFile(Path.Combine(Environment.CurrentDirectory, $"appsettings.{environmentName}.json"), optional: true)
-            .AddEnvironmentVariables(EnvironmentPrefix)
-            .AddCommandLine(configArgs);
-
     /// <summary>
-    /// Builds the host. Configuration, lowest precedence first: appsettings.json beside the executable and
-    /// in the working directory, appsettings.{Environment}.json, environment variables, <paramref name="configArgs"/>
-    /// (<c>--Section:Key=value</c>), then <paramref name="overrides"/> (from command-line options such as --simulate).
+    /// Builds the host. Configuration comes from <see cref="ConfigurationLoader"/> (<paramref name="configArgs"/> are
+    /// <c>--Section:Key=value</c>, <paramref name="overrides"/> the command's own options such as --simulate) and is
+    /// checked whole before anything is built: a problem throws <see cref="ConfigurationException"/>.
+    /// <paramref name="environment"/> reads environment variables for the OTLP exporter's settings (the process's by
+    /// default; tests give their own).
     /// </summary>
-    public static IHost Build(string[] configArgs, IReadOnlyDictionary<string, string?> overrides, Action<IServiceCollection>? configureServices = null)
+    public static IHost Build(string[] configArgs, IReadOnlyDictionary<string, string?> overrides, Action<IServiceCollection>? configureServices = null, Func<string, string?>? environment = null)
     {
-        var builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings
+        var builder = WebApplication.CreateSlimBuilder(new WebApplicationOptions
         {
-            DisableDefaults = true,
             ContentRootPath = AppContext.BaseDirectory,
-            EnvironmentName = Environment.GetEnvironmentVariable("DOTNET_ENVIRONMENT") ?? Environments.Production,
+            EnvironmentName = ConfigurationLoader.EnvironmentName,
         });
-        AddConfigurationSources(builder.Configuration, builder.Environment.EnvironmentName, configArgs).AddInMemoryCollection(overrides);
 
-        // Strict binding: every value must convert before anything binds (the binder would throw, or drop a list
-        // element); unknown keys are logged as soon as the log exists.
-        var check = ConfigurationCheck.Inspect(builder.Configuration);
-        if (check.Errors.Count > 0)
-        {
-            throw new ConfigurationException(check.Errors, check.Warnings);
-        }
+        // Our sources only: the builder's own (appsettings.json in the content root, every environment variable, the
+        // ASPNETCORE_ ones) would let variables meant for something else configure the service.
+        builder.Configuration.Sources.Clear();
+        ConfigurationLoader.AddSources(builder.Configuration, configArgs, overrides);
+        var loaded = ConfigurationLoader.Load(builder.Configuration, ConfigurationScope.Service, environment);
+        var o = loaded.Options;
 
-        // The logger is built before the options are validated: what would make it (or a service) throw is checked now.
-        var logOptions = builder.Configuration.GetSection("Log").Get<LogOptions>() ?? new LogOptions();
-        if (MonitorOptionsValidator.LogProblems(logOptions) is { Count: > 0 } logProblems)
-        {
-            throw new ConfigurationException(logProblems, check.Warnings);
-        }
+        // The OpenTelemetry SDK reads the specification's variables (OTEL_EXPORTER_OTLP_*, OTEL_RESOURCE_ATTRIBUTES,
+        // OTEL_SERVICE_NAME) from the container's configuration: they are added as they are, after the check (they are
+        // not our keys).
+        builder.Configuration.AddInMemoryCollection(OpenTelemetryVariables(environment));
 
         builder.Logging.ClearProviders();
-        var logFailures = new LogFileFailures(logOptions.File);
+        var logFailures = new LogFileFailures(o.Log.File);
         builder.Services.AddSingleton(logFailures);
-        var logProvider = new SerilogLoggerProvider(Logging.Create(builder.Configuration, logOptions, logFailures), dispose: true);
+        var logProvider = new SerilogLoggerProvider(Logging.Create(builder.Configuration, o.Log, logFailures), dispose: true);
         builder.Logging.AddProvider(new StartupFailureLogFilter(logProvider));
-        ConfigurationWarnings.Log(logProvider.CreateLogger(typeof(ConfigurationCheck).FullName!), check.Warnings);
+        ConfigurationWarnings.Log(logProvider.CreateLogger(typeof(ConfigurationCheck).FullName!), loaded.Warnings);
         logProvider.CreateLogger(typeof(MallocTuning).FullName!).LogDebug("{Malloc}", MallocTuning.Describe(MallocTuning.Apply(Environment.GetEnvironmentVariable)));
         AddWindowsService(builder);
+        HttpEndpoints.ConfigureServer(builder, o.Http);
 
         var services = builder.Services;
-        services.AddOptions<MonitorOptions>().Bind(builder.Configuration).ValidateOnStart();
-        services.AddSingleton(OtlpEnvironment.Process);
-        services.AddSingleton<IValidateOptions<MonitorOptions>>(sp => new MonitorOptionsValidator(SimulationScenarios.Names, sp.GetRequiredService<OtlpEnvironment>().Read));
+        // Bound and validated once, above: every service reads the same instance.
+        services.AddSingleton(Options.Create(o));
+        services.AddSingleton(environment is null ? OtlpEnvironment.Process : new OtlpEnvironment(environment));
         services.Configure<HostOptions>(h =>
         {
             h.ShutdownTimeout = TimeSpan.FromSeconds(15);
@@ -80,6 +70,7 @@ public static class MonitorHost
             sp.GetRequiredService<SourceHealth>(),
             sp.GetRequiredService<TimeProvider>(),
             sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Http.ReadinessGracePeriod));
+        services.AddHealthChecks().AddCheck<ReadinessHealthCheck>(ReadinessHealthCheck.Name);
         services.AddSingleton<HostFailures>();
         services.AddSingleton(new SystemdNotifier(Environment.GetEnvironmentVariable("NOTIFY_SOCKET")));
         // Metrics: the Meter comes from IMeterFactory (owned by the container); LogFlushMetrics creates every instrument
@@ -99,23 +90,39 @@ public static class MonitorHost
         services.AddSingleton(sp => new SamplePipeline(
             sp.GetRequiredService<LogFlushAggregator>(),
             sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Pipeline.ChannelCapacity));
-        services.AddSingleton<TelemetryService>();
         services.AddSingleton<SourceShutdown>();
         services.AddSingleton<ISourceShutdown>(sp => sp.GetRequiredService<SourceShutdown>());
         services.AddSingleton<ISourceReadiness>(sp => sp.GetRequiredService<Readiness>());
 
-        // Start order = registration order; stop order is the reverse: sources stop first, the pipeline
-        // drains, and telemetry exports the last values.
+        // Start order = registration order; stop order is the reverse: the HTTP server (added last by the builder)
+        // stops first, then the sources, the pipeline drains, and telemetry exports the last values. The MeterProvider
+        // is built when its hosted service (registered by AddOpenTelemetry, before the sources) starts.
         services.AddHostedService<SystemdNotifierService>();
         services.AddHostedService<HangupSignalService>();
-        services.AddHostedService(sp => sp.GetRequiredService<TelemetryService>());
+        var scrapeHandler = TelemetryService.AddTelemetry(services, o);
+        services.AddHostedService<TelemetryService>();
         services.AddHostedService<PipelineService>();
         services.AddHostedService<SimulationSourceService>();
         services.AddHostedService<ReplaySourceService>();
         services.AddSqlServerSource(builder.Configuration);
         services.AddHostedService<SummaryService>();
         configureServices?.Invoke(services);
-        return builder.Build();
+
+        var app = builder.Build();
+        HttpEndpoints.Map(app, o, scrapeHandler);
+        return app;
+    }
+
+    /// <summary>The addresses the HTTP server bound (port 0 resolved), once the host has started; none when Http:Enabled is false.</summary>
+    public static IReadOnlyList<Uri> HttpAddresses(IServiceProvider services) => HttpEndpoints.Addresses(services);
+
+    /// <summary>The OTEL_* variables, as the SDK reads them from configuration.</summary>
+    private static IEnumerable<KeyValuePair<string, string?>> OpenTelemetryVariables(Func<string, string?>? environment)
+    {
+        foreach (var name in Environment.GetEnvironmentVariables().Keys.OfType<string>().Where(n => n.StartsWith("OTEL_", StringComparison.Ordinal)))
+        {
+            yield return new(name, environment is null ? Environment.GetEnvironmentVariable(name) : environment(name));
+        }
     }
 
     /// <summary>
@@ -124,7 +131,7 @@ public static class MonitorHost
     /// (deploy/windows/install.ps1 registers it; the service's virtual account could not). Console and Log:File
     /// logging stay as they are. Anywhere else this does nothing.
     /// </summary>
-    private static void AddWindowsService(HostApplicationBuilder builder)
+    private static void AddWindowsService(IHostApplicationBuilder builder)
     {
         builder.Services.AddWindowsService(o => o.ServiceName = EventLogSource);
         if (OperatingSystem.IsWindows())
@@ -134,7 +141,7 @@ public static class MonitorHost
     }
 
     [System.Runtime.Versioning.SupportedOSPlatform("windows")]
-    private static void ConfigureEventLog(HostApplicationBuilder builder)
+    private static void ConfigureEventLog(IHostApplicationBuilder builder)
     {
         builder.Services.Configure<Microsoft.Extensions.Logging.EventLog.EventLogSettings>(s => s.SourceName = EventLogSource);
         builder.Logging.AddFilter<Microsoft.Extensions.Logging.EventLog.EventLogLoggerProvider>(null, LogLevel.Warning);

@@ -1,7 +1,7 @@
 using System.Globalization;
 using System.Text;
 using System.Text.Encodings.Web;
-using LogFlushMonitor.Analyze;
+using LogFlushMonitor.Analysis;
 using LogFlushMonitor.Core.Advice;
 
 namespace LogFlushMonitor.Report;

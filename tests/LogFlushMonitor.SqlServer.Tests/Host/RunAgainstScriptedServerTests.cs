@@ -2,7 +2,6 @@ using System.Text.RegularExpressions;
 using LogFlushMonitor.Hosting;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 using LogFlushMonitor.SqlServer.Tests.Streaming;
-using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 
 namespace LogFlushMonitor.SqlServer.Tests.Host;
@@ -36,7 +35,7 @@ public partial class RunAgainstScriptedServerTests
         await host.StartAsync();
         try
         {
-            var address = host.Services.GetRequiredService<TelemetryService>().HttpAddresses[0];
+            var address = MonitorHost.HttpAddresses(host.Services)[0];
             using var http = new HttpClient { BaseAddress = address };
             var text = "";
             try

@@ -48,7 +48,10 @@ public sealed partial class ScriptedSqlServer
         var t = r.Text;
         if (t.Contains("fn_MSxe_read_event_stream", StringComparison.Ordinal))
         {
-            return Begin(r).StreamingResultSet(EventStreamColumns, EventStream.Reader);
+            // A real server gives every session its own events: check's temporary session (named *_check) must not take
+            // the rows a test queued for run's session, so it reads a stream of its own that stays empty.
+            var own = r.Parameters.TryGetValue("@name", out var session) && session is string sessionName && sessionName.EndsWith("_check", StringComparison.Ordinal);
+            return Begin(r).StreamingResultSet(EventStreamColumns, own ? Channel.CreateUnbounded<object?[]>().Reader : EventStream.Reader);
         }
 
         if (t.Contains("sys.dm_xe_objects", StringComparison.Ordinal))

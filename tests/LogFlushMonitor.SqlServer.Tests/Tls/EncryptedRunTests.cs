@@ -3,7 +3,6 @@ using LogFlushMonitor.Hosting;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 using LogFlushMonitor.SqlServer.Tests.Streaming;
 using LogFlushMonitor.TdsTestServer;
-using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 
 namespace LogFlushMonitor.SqlServer.Tests.Tls;
@@ -47,7 +46,7 @@ public sealed class EncryptedRunTests(TlsCertificateFixture tls) : IClassFixture
         await host.StartAsync();
         try
         {
-            using var http = new HttpClient { BaseAddress = host.Services.GetRequiredService<TelemetryService>().HttpAddresses[0] };
+            using var http = new HttpClient { BaseAddress = MonitorHost.HttpAddresses(host.Services)[0] };
             var text = "";
             var deadline = DateTime.UtcNow + TimeSpan.FromSeconds(60);
             while (!(flushCount.IsMatch(text) && rateCounter.IsMatch(text) && text.Contains(writeLogWaits, StringComparison.Ordinal)))

@@ -1,4 +1,4 @@
-using LogFlushMonitor.Analyze;
+using LogFlushMonitor.Analysis;
 using LogFlushMonitor.Commands;
 using LogFlushMonitor.Core.XEvents;
 using LogFlushMonitor.XEvent.TestSupport;
@@ -104,7 +104,7 @@ public sealed class AnalyzeFlushLatencyTests : IDisposable
         var path = _files.Write("lost-starts.xel", w => w.LogFlushComplete(AnalyzeTestFiles.Start, 9, "orders", 1, duration: 3));
         var stderr = new StringWriter();
 
-        AnalyzeRunner.Run(new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never }, TextWriter.Null, stderr, CancellationToken.None);
+        AnalyzeRunner.Run(new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never }, ExitCodes.Of, TextWriter.Null, stderr, CancellationToken.None);
 
         Assert.Contains("1 completes had no start and were measured by their duration field", stderr.ToString(), StringComparison.Ordinal);
         Assert.Contains("milliseconds, as the file's field description says", stderr.ToString(), StringComparison.Ordinal);
@@ -156,6 +156,6 @@ public sealed class AnalyzeDamageTests : IDisposable
         Assert.InRange(at + length - record, 1, 200);
         Assert.Contains("written twice", file.Damage[0].Problem, StringComparison.Ordinal);
         Assert.Contains("damaged value", file.Damage[1].Problem, StringComparison.Ordinal);
-        Assert.Equal(ExitCodes.CorruptInput, report.ExitCode);
+        Assert.Equal(AnalyzeOutcome.CorruptInput, report.Outcome);
     }
 }

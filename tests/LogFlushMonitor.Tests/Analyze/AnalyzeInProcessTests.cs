@@ -1,4 +1,5 @@
-using LogFlushMonitor.Analyze;
+using LogFlushMonitor.Analysis;
+using LogFlushMonitor.Commands;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.XEvent.TestSupport;
 
@@ -174,7 +175,7 @@ public sealed class AnalyzeInProcessTests : IDisposable
         var stdout = new StringWriter();
         var stderr = new StringWriter();
 
-        var code = AnalyzeRunner.Run(new AnalyzeSettings { Inputs = [good, future], Progress = ProgressMode.Never }, stdout, stderr, CancellationToken.None);
+        var code = AnalyzeRunner.Run(new AnalyzeSettings { Inputs = [good, future], Progress = ProgressMode.Never }, ExitCodes.Of, stdout, stderr, CancellationToken.None);
 
         Assert.Equal(4, code);
         Assert.Contains($"error: {future}: Unsupported file header version 99", stderr.ToString(), StringComparison.Ordinal);
@@ -195,7 +196,7 @@ public sealed class AnalyzeInProcessTests : IDisposable
         });
         var stdout = new StringWriter();
 
-        var code = AnalyzeRunner.Run(new AnalyzeSettings { Inputs = [flushes, waits], Progress = ProgressMode.Never }, stdout, TextWriter.Null, CancellationToken.None);
+        var code = AnalyzeRunner.Run(new AnalyzeSettings { Inputs = [flushes, waits], Progress = ProgressMode.Never }, ExitCodes.Of, stdout, TextWriter.Null, CancellationToken.None);
 
         Assert.Equal(0, code);
         Assert.Contains("waits.xel holds no log_flush_start, log_flush_complete or WRITELOG wait events. It holds: 25 PAGEIOLATCH_SH waits (25 events in all).",

@@ -1,5 +1,6 @@
 using System.Text.Json;
-using LogFlushMonitor.Analyze;
+using LogFlushMonitor.Analysis;
+using LogFlushMonitor.Analysis.Commands;
 using LogFlushMonitor.Commands;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.XEvents;
@@ -140,7 +141,7 @@ public sealed class AnalyzeParallelTests : IDisposable
         var stdout = new StringWriter();
         var stderr = new StringWriter();
 
-        var code = AnalyzeRunner.Run(Settings([good, flipped], threads) with { Format = ReportFormat.Json }, stdout, stderr, CancellationToken.None);
+        var code = AnalyzeRunner.Run(Settings([good, flipped], threads) with { Format = ReportFormat.Json }, ExitCodes.Of, stdout, stderr, CancellationToken.None);
 
         Assert.Equal(ExitCodes.CorruptInput, code);
         using var doc = JsonDocument.Parse(stdout.ToString());
@@ -159,7 +160,7 @@ public sealed class AnalyzeParallelTests : IDisposable
         Assert.Contains($"error: {flipped}: damaged: 2 malformed event(s) skipped, the first at byte offset {offsets[0]}: log_flush_start database_id 2000000", stderr.ToString(), StringComparison.Ordinal);
 
         var text = new StringWriter();
-        AnalyzeRunner.Run(Settings([good, flipped], threads), text, TextWriter.Null, CancellationToken.None);
+        AnalyzeRunner.Run(Settings([good, flipped], threads), ExitCodes.Of, text, TextWriter.Null, CancellationToken.None);
         Assert.Contains($"damaged  {flipped}", text.ToString(), StringComparison.Ordinal);
         Assert.Contains($"the first at byte offset {offsets[0]}", text.ToString(), StringComparison.Ordinal);
     }
@@ -186,7 +187,7 @@ public sealed class AnalyzeParallelTests : IDisposable
         Assert.Equal(1, file.MalformedEvents);
         Assert.Contains("is out of range", file.Malformed[0].Problem, StringComparison.Ordinal);
         Assert.Equal(49, Assert.Single(report.Databases).Flushes);
-        Assert.Equal(ExitCodes.CorruptInput, report.ExitCode);
+        Assert.Equal(AnalyzeOutcome.CorruptInput, report.Outcome);
     }
 
     [Theory]
@@ -211,7 +212,7 @@ public sealed class AnalyzeParallelTests : IDisposable
         var json = new StringWriter();
         var stderr = new StringWriter();
 
-        var code = AnalyzeRunner.Run(Settings([damaged], threads) with { Format = ReportFormat.Json }, json, stderr, CancellationToken.None);
+        var code = AnalyzeRunner.Run(Settings([damaged], threads) with { Format = ReportFormat.Json }, ExitCodes.Of, json, stderr, CancellationToken.None);
 
         Assert.Equal(ExitCodes.CorruptInput, code);
         using var doc = JsonDocument.Parse(json.ToString());
@@ -224,7 +225,7 @@ public sealed class AnalyzeParallelTests : IDisposable
         Assert.Contains($"error: {damaged}: damaged: 8,192 bytes skipped in 1 range(s), the first 8,192 bytes at byte offset {secondEventBuffer}", stderr.ToString(), StringComparison.Ordinal);
 
         var text = new StringWriter();
-        AnalyzeRunner.Run(Settings([damaged], threads), text, TextWriter.Null, CancellationToken.None);
+        AnalyzeRunner.Run(Settings([damaged], threads), ExitCodes.Of, text, TextWriter.Null, CancellationToken.None);
         Assert.Contains($"damaged  {damaged}", text.ToString(), StringComparison.Ordinal);
         Assert.Contains("8,192 bytes skipped", text.ToString(), StringComparison.Ordinal);
 
@@ -251,7 +252,7 @@ public sealed class AnalyzeParallelTests : IDisposable
         var stderr = new StringWriter();
 
         // Opening the pipe would block forever: the run must end (xunit would hang otherwise).
-        var code = AnalyzeRunner.Run(Settings([folder], 2) with { Format = ReportFormat.Json }, json, stderr, CancellationToken.None);
+        var code = AnalyzeRunner.Run(Settings([folder], 2) with { Format = ReportFormat.Json }, ExitCodes.Of, json, stderr, CancellationToken.None);
 
         Assert.Equal(0, code);
         Assert.Contains($"warning: {fifo} is a named pipe (FIFO), not a regular file: skipped.", stderr.ToString(), StringComparison.Ordinal);
@@ -261,7 +262,7 @@ public sealed class AnalyzeParallelTests : IDisposable
         Assert.Equal(good, Assert.Single(doc.RootElement.GetProperty("files").EnumerateArray()).GetProperty("path").GetString());
 
         var text = new StringWriter();
-        AnalyzeRunner.Run(Settings([folder], 1), text, TextWriter.Null, CancellationToken.None);
+        AnalyzeRunner.Run(Settings([folder], 1), ExitCodes.Of, text, TextWriter.Null, CancellationToken.None);
         Assert.Contains($"skipped  {fifo} is a named pipe (FIFO)", text.ToString(), StringComparison.Ordinal);
     }
 
@@ -305,14 +306,14 @@ public sealed class AnalyzeParallelTests : IDisposable
     private static (string Json, int Code) RunJson(IReadOnlyList<string> inputs, int threads)
     {
         var stdout = new StringWriter();
-        var code = AnalyzeRunner.Run(Settings(inputs, threads) with { Format = ReportFormat.Json }, stdout, TextWriter.Null, CancellationToken.None);
+        var code = AnalyzeRunner.Run(Settings(inputs, threads) with { Format = ReportFormat.Json }, ExitCodes.Of, stdout, TextWriter.Null, CancellationToken.None);
         return (stdout.ToString(), code);
     }
 
     private static string RunText(IReadOnlyList<string> inputs, int threads)
     {
         var stdout = new StringWriter();
-        AnalyzeRunner.Run(Settings(inputs, threads), stdout, TextWriter.Null, CancellationToken.None);
+        AnalyzeRunner.Run(Settings(inputs, threads), ExitCodes.Of, stdout, TextWriter.Null, CancellationToken.None);
         return stdout.ToString();
     }
 

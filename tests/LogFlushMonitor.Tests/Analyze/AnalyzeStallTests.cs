@@ -1,4 +1,5 @@
-using LogFlushMonitor.Analyze;
+using LogFlushMonitor.Analysis;
+using LogFlushMonitor.Commands;
 
 namespace LogFlushMonitor.Tests.Analyze;
 
@@ -64,7 +65,7 @@ public sealed class AnalyzeStallTests : IDisposable
         var path = StalledFile();
         using var stdout = new StringWriter();
         using var stderr = new StringWriter();
-        AnalyzeRunner.Run(new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never, Threads = 1 }, stdout, stderr, CancellationToken.None);
+        AnalyzeRunner.Run(new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never, Threads = 1 }, ExitCodes.Of, stdout, stderr, CancellationToken.None);
 
         Assert.Contains("8 flushes outstanding for 40 s: the log device is not completing writes", stdout.ToString(), StringComparison.Ordinal);
     }

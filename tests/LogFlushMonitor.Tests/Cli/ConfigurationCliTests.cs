@@ -21,6 +21,26 @@ public class ConfigurationCliTests
     }
 
     [Theory]
+    [InlineData("1,5", "--simulate", "--speed '1,5' is not a number. Give a number such as 1 or 2.5 (a dot, never a comma)")]
+    [InlineData("fast", "--simulate", "--speed 'fast' is not a number.")]
+    [InlineData("2", null, "--speed paces --simulate or --replay, and neither is given.")]
+    public async Task A_speed_that_is_not_a_number_or_paces_nothing_exits_2_naming_the_option(string speed, string? source, string message)
+    {
+        // Before: System.CommandLine parsed --speed itself, "1,5" ran at 15x, "fast" printed a .NET type name, and a
+        // --speed without --simulate or --replay was ignored.
+        List<string> args = ["run", "--speed", speed, "--urls", $"http://127.0.0.1:{TestPorts.Free()}"];
+        if (source is not null)
+        {
+            args.AddRange([source, "mixed"]);
+        }
+
+        var (code, _, err) = await CliProcess.RunAsync([.. args]);
+        Assert.True(code == 2, $"exit {code}: {err}");
+        Assert.Contains(message, err, StringComparison.Ordinal);
+        Assert.DoesNotContain("System.", err, StringComparison.Ordinal);
+    }
+
+    [Theory]
     [InlineData("Mode", "Turbo", "one of Auto, Stream, Histogram")]
     [InlineData("PollInterval", "soon", "a duration hh:mm:ss")]
     [InlineData("Azure", "maybe", "true or false")]

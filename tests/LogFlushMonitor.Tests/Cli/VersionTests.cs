@@ -1,5 +1,5 @@
 using System.Diagnostics;
-using LogFlushMonitor.Commands;
+using LogFlushMonitor.Analysis.Commands;
 
 namespace LogFlushMonitor.Tests.Cli;
 

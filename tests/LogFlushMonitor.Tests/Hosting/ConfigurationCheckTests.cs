@@ -1,4 +1,5 @@
 using System.Reflection;
+using LogFlushMonitor.Configuration;
 using LogFlushMonitor.Hosting;
 using LogFlushMonitor.Simulation;
 using LogFlushMonitor.SqlServer;
@@ -287,7 +288,7 @@ public class ConfigurationCheckTests
         }
     }
 
-    private static void Describe(ConfigurationNode node, string path, ISet<string> into)
+    private static void Describe(SettingNode node, string path, ISet<string> into)
     {
         if (node.Element is { } element)
         {

@@ -1,5 +1,6 @@
 using System.Globalization;
 using LogFlushMonitor.Commands;
+using LogFlushMonitor.Configuration;
 using LogFlushMonitor.Hosting;
 
 namespace LogFlushMonitor.Tests.Hosting;
@@ -147,7 +148,7 @@ public class ConfigurationSchemaWalkTests
     private static string Shown(string value) => value.Length > 40 ? value[..40] + $"... ({value.Length} characters)" : LogEscaping.Escape(value);
 
     /// <summary>Every value key of the schema, list elements as element 0.</summary>
-    private static IEnumerable<(string Key, ConfigurationNode Node)> Keys(ConfigurationNode node, string path)
+    private static IEnumerable<(string Key, SettingNode Node)> Keys(SettingNode node, string path)
     {
         if (node.Element is { } element)
         {
@@ -172,7 +173,7 @@ public class ConfigurationSchemaWalkTests
         }
     }
 
-    private static IEnumerable<string> EdgeValues(string key, ConfigurationNode node)
+    private static IEnumerable<string> EdgeValues(string key, SettingNode node)
     {
         if (key == "Log:File")
         {

@@ -268,7 +268,7 @@ public sealed class OtlpTlsHostTests
                 ["Exporters:Otlp:Endpoint"] = collector.Address.ToString(),
                 ["Exporters:Otlp:Interval"] = "00:00:01",
             },
-            services => services.AddSingleton(new OtlpEnvironment(name => variables.GetValueOrDefault(name))));
+            environment: name => variables.GetValueOrDefault(name));
 
         await Eventually.Until(() => collector.ClientSubjects.Count > 0, "an export at the mutual-TLS collector", TimeSpan.FromSeconds(30));
         Assert.All(collector.ClientSubjects, s => Assert.Equal("CN=logflushmonitor-client", s));
@@ -278,9 +278,10 @@ public sealed class OtlpTlsHostTests
     public async Task An_unreadable_certificate_file_stops_the_start_naming_the_variable()
     {
         var variables = new Dictionary<string, string> { ["OTEL_EXPORTER_OTLP_CERTIFICATE"] = "/nonexistent/ca.pem" };
-        var e = await Assert.ThrowsAsync<Microsoft.Extensions.Options.OptionsValidationException>(() => RunningHost.StartAsync(
+        // The configuration loader checks the files before the host is built (it was the options validation at start).
+        var e = await Assert.ThrowsAsync<ConfigurationException>(() => RunningHost.StartAsync(
             new() { ["Sources:Simulate:Scenario"] = "autocommit", ["Exporters:Otlp:Enabled"] = "true" },
-            services => services.AddSingleton(new OtlpEnvironment(name => variables.GetValueOrDefault(name)))));
+            environment: name => variables.GetValueOrDefault(name)));
         Assert.Contains("OTEL_EXPORTER_OTLP_CERTIFICATE names /nonexistent/ca.pem", e.Message, StringComparison.Ordinal);
     }
 }

@@ -1,5 +1,5 @@
 using System.Text.RegularExpressions;
-using LogFlushMonitor.Analyze;
+using LogFlushMonitor.Analysis;
 using LogFlushMonitor.Commands;
 
 namespace LogFlushMonitor.Tests.Report;

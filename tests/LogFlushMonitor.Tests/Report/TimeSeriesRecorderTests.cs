@@ -1,4 +1,4 @@
-using LogFlushMonitor.Analyze;
+using LogFlushMonitor.Analysis;
 using LogFlushMonitor.Core.Samples;
 
 namespace LogFlushMonitor.Tests.Report;

@@ -1,0 +1,145 @@
+using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Simulation.Ndjson;
+
+namespace LogFlushMonitor.Analysis;
+
+/// <summary>
+/// An NDJSON recording (what <c>simulate --out</c> writes) as an input of the HTML report: read with the simulator's
+/// reader, its flush and wait events go to the same <see cref="AnalyzeSink"/> as a .xel file's; polled samples are
+/// counted, not analysed. A malformed line makes the file's status corrupt (with the first bad line), the other lines
+/// still count.
+/// </summary>
+internal static class NdjsonInput
+{
+    /// <summary>True for a .ndjson or .jsonl file, or any file whose first non-blank character is '{' (a .xel file starts with binary).</summary>
+    public static bool IsNdjson(string path)
+    {
+        var extension = Path.GetExtension(path);
+        if (extension.Equals(".ndjson", StringComparison.OrdinalIgnoreCase) || extension.Equals(".jsonl", StringComparison.OrdinalIgnoreCase))
+        {
+            return true;
+        }
+
+        try
+        {
+            using var file = File.OpenRead(path);
+            Span<byte> head = stackalloc byte[64];
+            var read = file.Read(head);
+            var text = head[..read];
+            if (text.StartsWith("\uFEFF"u8))
+            {
+                text = text[3..];
+            }
+
+            var first = text.TrimStart(" \t\r\n"u8);
+            return !first.IsEmpty && first[0] == (byte)'{';
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return false; // reading it as .xel reports the problem
+        }
+    }
+
+    /// <summary>Reads one recording into <paramref name="sink"/>.</summary>
+    public static FileReport Read(string path, long bytes, AnalyzeSink sink, ProgressReporter progress, CancellationToken cancellationToken)
+    {
+        sink.BeginFile();
+        var adapter = new Adapter(sink);
+        NdjsonReplayError? firstError = null;
+        var status = FileStatus.Ok;
+        string? error = null;
+        try
+        {
+            using var file = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, 1 << 16, FileOptions.SequentialScan);
+            var options = new NdjsonReplayOptions { OnError = e => firstError ??= e };
+            // As fast as possible: the replay never waits, so this blocks only on reading the file.
+            var summary = NdjsonReplay.ReplayAsync(new ProgressStream(file, progress), path, adapter, options, cancellationToken).GetAwaiter().GetResult();
+            if (firstError is { } f)
+            {
+                (status, error) = (FileStatus.Corrupt, $"{summary.Errors:N0} malformed line(s), the first at line {f.Line}: {f.Message}");
+            }
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or InvalidDataException)
+        {
+            (status, error) = (FileStatus.Unreadable, e.Message);
+        }
+        if (status == FileStatus.Ok && sink.Malformed > 0)
+        {
+            (status, error) = (FileStatus.Damaged, $"{sink.Malformed:N0} event(s) with a database id out of range (0 to {LogFlushTally.MaxDatabaseId}) skipped");
+        }
+
+        return new FileReport
+        {
+            Path = path,
+            Bytes = bytes,
+            Status = status,
+            Error = error,
+            Events = adapter.Samples,
+            FlushStarts = sink.FlushStarts,
+            FlushCompletes = sink.FlushCompletes,
+            WriteLogWaits = sink.WriteLogWaits,
+            EventsLost = sink.Lost,
+            MalformedEvents = sink.Malformed,
+            OtherEvents = adapter.Polled > 0 ? new Dictionary<string, long> { ["polled samples (counters, wait stats, file stats)"] = adapter.Polled } : new Dictionary<string, long>(),
+            OtherWaits = new Dictionary<string, long>(sink.OtherWaits, StringComparer.Ordinal),
+        };
+    }
+
+    /// <summary>Events to the analysis; malformed lines are the file's problem, not lost events; polled rows are counted.</summary>
+    private sealed class Adapter(AnalyzeSink sink) : IPacedSampleSink
+    {
+        public long Samples { get; private set; }
+
+        public long Polled { get; private set; }
+
+        public void OnLogFlush(in LogFlushEvent flush)
+        {
+            Samples++;
+            sink.OnLogFlush(flush);
+        }
+
+        public void OnWait(in WaitEvent wait)
+        {
+            Samples++;
+            sink.OnWait(wait);
+        }
+
+        public void OnSourceLoss(string instance, LossKind kind, long count)
+        {
+            if (kind != LossKind.Malformed)
+            {
+                sink.OnSourceLoss(instance, kind, count);
+            }
+        }
+
+        public void OnCounter(in CounterSample counter) => Poll();
+
+        public void OnWaitStats(in WaitStatsSample waitStats) => Poll();
+
+        public void OnFileStats(in FileStatsSample fileStats) => Poll();
+
+        public void OnServerStart(in ServerStartSample start) => Poll();
+
+        public void OnPollCompleted(in PollCompleted completed) => Poll();
+
+        public void OnDatabaseName(in DatabaseNameSample database) => Poll();
+
+        public void OnFlushBucket(in FlushBucketSample bucket) => Poll();
+
+        public void OnWriteLogWaiters(in WriteLogWaitersSample waiters) => Poll();
+
+        // The replay's pairing of starts and completes; the analysis pairs them itself.
+        public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source)
+        {
+        }
+
+        // Read as fast as the file allows: the analysis never falls behind.
+        public ValueTask WaitForRoomAsync(CancellationToken cancellationToken) => ValueTask.CompletedTask;
+
+        private void Poll()
+        {
+            Samples++;
+            Polled++;
+        }
+    }
+}

@@ -1,0 +1,229 @@
+using System.Globalization;
+using LogFlushMonitor.Core.Advice;
+using LogFlushMonitor.XEvent.Binary;
+using Spectre.Console;
+
+namespace LogFlushMonitor.Analysis;
+
+/// <summary>Writes the report for a person: per database a write-size histogram as bars, the figures and the advice.</summary>
+internal static class TextReportWriter
+{
+    private const int BarWidth = 40;
+    private static readonly CultureInfo Ci = CultureInfo.InvariantCulture;
+
+    /// <summary>Writes <paramref name="report"/> to <paramref name="output"/> (colours only when it is a terminal).</summary>
+    public static void Write(AnalyzeReport report, TextWriter output)
+    {
+        // Colours only on a real terminal: files, pipes and test harnesses get plain text.
+        var terminal = ReferenceEquals(output, Console.Out) && !Console.IsOutputRedirected;
+        var console = AnsiConsole.Create(new AnsiConsoleSettings
+        {
+            Out = new AnsiConsoleOutput(output),
+            Ansi = terminal ? AnsiSupport.Detect : AnsiSupport.No,
+            ColorSystem = terminal ? ColorSystemSupport.Detect : ColorSystemSupport.NoColors,
+            Interactive = InteractionSupport.No,
+        });
+        if (!terminal)
+        {
+            // Files and pipes get whole lines: an advice or census line must not be wrapped at 80 columns.
+            console.Profile.Width = 4096;
+        }
+
+        WriteHeader(console, report);
+        foreach (var db in report.Databases)
+        {
+            console.WriteLine();
+            WriteDatabase(console, db);
+        }
+
+        var silent = report.Files.Where(f => !f.HasRelevantEvents && f.Status == FileStatus.Ok).ToList();
+        if (silent.Count > 0)
+        {
+            console.WriteLine();
+        }
+
+        foreach (var f in silent)
+        {
+            console.WriteLine(Census(f));
+        }
+    }
+
+    /// <summary>"X holds no … It holds: …": what a file without log flush events holds instead.</summary>
+    public static string Census(FileReport f)
+    {
+        var parts = f.OtherEvents.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StringComparer.Ordinal)
+            .Select(kv => string.Create(Ci, $"{kv.Value:N0} {kv.Key}"))
+            .Concat(f.OtherWaits.OrderByDescending(kv => kv.Value).ThenBy(kv => kv.Key, StringComparer.Ordinal)
+                .Select(kv => string.Create(Ci, $"{kv.Value:N0} {kv.Key} waits")))
+            .ToList();
+        var holds = f.Events == 0 ? "It holds no events at all."
+            : string.Create(Ci, $"It holds: {string.Join(", ", parts)} ({f.Events:N0} events in all).");
+        return $"{Path.GetFileName(f.Path)} holds no log_flush_start, log_flush_complete or WRITELOG wait events. {holds}";
+    }
+
+    private static void WriteHeader(IAnsiConsole console, AnalyzeReport report)
+    {
+        var seconds = report.Elapsed.TotalSeconds;
+        var rate = seconds > 0 ? report.TotalBytes / seconds : 0;
+        console.MarkupLine(string.Create(Ci,
+            $"[bold]logflushmonitor analyze[/]: {report.Files.Count:N0} file(s), {Bytes(report.TotalBytes)}, {report.TotalEvents:N0} events, read in {seconds:0.00} s ({Bytes((long)rate)}/s)"));
+        console.WriteLine(string.Create(Ci,
+            $"  {report.Files.Sum(f => f.FlushStarts):N0} log_flush_start, {report.Files.Sum(f => f.FlushCompletes):N0} log_flush_complete, {report.Files.Sum(f => f.WriteLogWaits):N0} WRITELOG waits; events lost (event_sequence gaps): {report.TotalLost:N0}"));
+        if (report.TotalBytesSkipped > 0 || report.TotalMalformed > 0)
+        {
+            console.MarkupLine(string.Create(Ci,
+                $"  [red]damage[/]: {report.TotalBytesSkipped:N0} bytes skipped, {report.TotalMalformed:N0} malformed events skipped; the figures below miss their events"));
+        }
+
+        foreach (var f in report.Files)
+        {
+            var line = f.Status switch
+            {
+                FileStatus.Ok => string.Create(Ci, $"  [green]ok[/]       {Markup.Escape(f.Path)} ({Bytes(f.Bytes)}, {f.Events:N0} events, {f.EventsLost:N0} lost){Markup.Escape(TailNote(f))}"),
+                FileStatus.Damaged => string.Create(Ci, $"  [red]damaged[/]  {Markup.Escape(f.Path)} ({Bytes(f.Bytes)}, {f.Events:N0} events, {f.EventsLost:N0} lost): {Markup.Escape(DamageSummary(f))}"),
+                _ => string.Create(Ci, $"  [red]{StatusText(f.Status)}[/]  {Markup.Escape(f.Path)}: {Markup.Escape(f.Error ?? "")} at byte offset {(f.ErrorOffset is { } o ? o.ToString(Ci) : "?")} ({f.Events:N0} events before it are counted)"),
+            };
+            console.MarkupLine(line);
+        }
+
+        foreach (var s in report.Skipped)
+        {
+            console.MarkupLine($"  [yellow]skipped[/]  {Markup.Escape(s.Reason)}");
+        }
+    }
+
+    /// <summary>
+    /// What was skipped in a damaged file, for a person: bytes skipped (the first ranges with offset and problem) and
+    /// malformed events (the first with offset and value).
+    /// </summary>
+    public static string DamageSummary(FileReport f)
+    {
+        var parts = new List<string>();
+        if (f.Damage.Count > 0)
+        {
+            var first = f.Damage[0];
+            parts.Add(string.Create(Ci,
+                $"{f.BytesSkipped:N0} bytes skipped in {f.Damage.Count:N0} range(s), the first {first.Length:N0} bytes at byte offset {first.Offset} ({first.Problem}, at byte offset {first.ProblemOffset})"));
+        }
+
+        if (f.MalformedEvents > 0)
+        {
+            var first = f.Malformed.Count > 0 ? string.Create(Ci, $", the first at byte offset {f.Malformed[0].Offset}: {f.Malformed[0].Problem}") : "";
+            parts.Add(string.Create(Ci, $"{f.MalformedEvents:N0} malformed event(s) skipped{first}"));
+        }
+
+        if (parts.Count == 0 && f.Error is { } error)
+        {
+            parts.Add(error);
+        }
+
+        return string.Join("; ", parts);
+    }
+
+    /// <summary>" (tail: …)" when the data ended in zeros or an incomplete buffer, else empty.</summary>
+    public static string TailNote(FileReport f) => f.Tail switch
+    {
+        XelTailKind.Zeros => string.Create(Ci, $"; ends in {f.TailBytes:N0} bytes of zeros (preallocated space)"),
+        XelTailKind.IncompleteBuffer => string.Create(Ci,
+            $"; its last {f.TailBytes:N0} bytes from byte offset {f.TailOffset} are an incomplete buffer (a file being written, or cut), not read"),
+        _ => "",
+    };
+
+    private static void WriteDatabase(IAnsiConsole console, DatabaseReport db)
+    {
+        console.MarkupLine(string.Create(Ci, $"[bold]Database {Markup.Escape(db.Database)}[/] (id {db.DatabaseId})"));
+        if (db.Flushes > 0)
+        {
+            console.WriteLine(string.Create(Ci,
+                $"  flushes: {db.Flushes:N0}, {Bytes(db.Bytes)}, average {db.AverageFlushBytes:N0} B; single-sector (512 B) flushes: {db.SingleSectorShare * 100:0.0} %; full 60 KB blocks: {db.FullBlockShare * 100:0.0} %"));
+        }
+        else
+        {
+            console.WriteLine("  no log_flush_start events: write sizes unknown");
+        }
+
+        if (db.FirstEventUtc is { } first && db.LastEventUtc is { } last)
+        {
+            var rate = db.FlushesPerSecond is { } r ? string.Create(Ci, $", {r:N1} flushes/s") : "";
+            console.WriteLine(string.Create(Ci, $"  time range: {first:yyyy-MM-dd HH:mm:ss.fff} to {last:yyyy-MM-dd HH:mm:ss.fff} UTC ({db.SpanSeconds:N1} s){rate}"));
+        }
+
+        if (db.Flushes > 0)
+        {
+            console.Write(Histogram(db, console.Profile.Capabilities.Unicode));
+        }
+
+        if (db.FlushDuration is { } d)
+        {
+            console.WriteLine(string.Create(Ci,
+                $"  flush duration ({d.Count:N0} log_flush_complete): p50 {Ms(d.P50Ms)}, p95 {Ms(d.P95Ms)}, p99 {Ms(d.P99Ms)}, max {Ms(d.MaxMs)}"));
+        }
+
+        if (db.WriteLog is { } w)
+        {
+            console.WriteLine(string.Create(Ci, $"  WRITELOG waits: {w.Count:N0}, average {Ms(w.MeanMs)}, p95 {Ms(w.P95Ms)}, max {Ms(w.MaxMs)}"));
+        }
+
+        if (db.WriteLogBusiestWindow is { } m)
+        {
+            console.WriteLine(string.Create(Ci,
+                $"  busiest WRITELOG {m.Length.TotalSeconds:0} s: from {m.StartUtc:yyyy-MM-dd HH:mm:ss} UTC{(m.Span < m.Length ? $" (events cover {m.Span.TotalSeconds:0.#} s of it)" : "")}, {m.Waits:N0} waits, average {Ms(m.MeanSeconds * 1000)}, {m.PressureSecondsPerSecond:0.##} s waiting per second"));
+        }
+
+        if (db.Advice.Count == 0)
+        {
+            var why = db.Flushes < Advisor.MinFlushes ? string.Create(Ci, $"fewer than {Advisor.MinFlushes} flushes to judge write sizes") : "nothing stands out";
+            console.WriteLine($"  advice: none ({why})");
+        }
+
+        foreach (var a in db.Advice)
+        {
+            var colour = a.Level == AdviceLevel.Warning ? "yellow" : "blue";
+            console.MarkupLine($"  [{colour}]advice:[/] {Markup.Escape(a.Text)}");
+        }
+    }
+
+    private static Table Histogram(DatabaseReport db, bool unicode)
+    {
+        var table = new Table { Border = TableBorder.None, ShowHeaders = true };
+        table.AddColumn(new TableColumn("  write size").RightAligned());
+        table.AddColumn(new TableColumn("").NoWrap());
+        table.AddColumn(new TableColumn("flushes").RightAligned());
+        table.AddColumn(new TableColumn("share").RightAligned());
+        for (var i = 0; i < db.Buckets.Count; i++)
+        {
+            var share = (double)db.Buckets[i] / db.Flushes;
+            table.AddRow(
+                new Text(WriteSizeBuckets.Labels[i]),
+                new Markup("[green]" + Bar(share, unicode) + "[/]"),
+                new Text(db.Buckets[i].ToString("N0", Ci)),
+                new Text(string.Create(Ci, $"{share * 100:0.0} %")));
+        }
+
+        return table;
+    }
+
+    /// <summary>A bar of <see cref="BarWidth"/> cells for 100 %; any non-empty bucket shows at least a sliver.</summary>
+    private static string Bar(double share, bool unicode)
+    {
+        var cells = (int)Math.Round(share * BarWidth);
+        if (cells == 0 && share > 0)
+        {
+            return unicode ? "▏" : "|";
+        }
+
+        return new string(unicode ? '█' : '#', cells);
+    }
+
+    private static string StatusText(FileStatus status) => status switch
+    {
+        FileStatus.Corrupt => "corrupt",
+        FileStatus.Damaged => "damaged",
+        FileStatus.UnsupportedVersion => "version",
+        _ => "unreadable",
+    };
+
+    private static string Ms(double? ms) => ReportText.Ms(ms);
+
+    private static string Bytes(long bytes) => ReportText.Bytes(bytes);
+}

@@ -152,7 +152,7 @@ internal static class AnalyzeRunner
         }
 
         var pairing = FlushPairing.Finish(mappers, tally);
-        var databases = tally.Instances.SelectMany(i => i.Databases).Select(Describe).OfType<DatabaseReport>()
+        var databases = tally.Instances.SelectMany(i => i.Databases).Select(d => Describe(d, pairing)).OfType<DatabaseReport>()
             .OrderByDescending(d => d.Flushes).ThenBy(d => d.Database, StringComparer.Ordinal).ToList();
         var outcome = files.Any(f => f.Status != FileStatus.Ok) ? AnalyzeOutcome.CorruptInput
             : files.Any(f => f.HasRelevantEvents) ? AnalyzeOutcome.Analysed
@@ -229,7 +229,7 @@ internal static class AnalyzeRunner
         }
     }
 
-    private static DatabaseReport? Describe(DatabaseTally db)
+    private static DatabaseReport? Describe(DatabaseTally db, FlushPairingSummary pairing)
     {
         var n = db.Sizes.Count;
         var d = db.FlushDurations;
@@ -253,6 +253,16 @@ internal static class AnalyzeRunner
             LastEventUtc = db.LastTicks == long.MinValue ? null : new DateTime(db.LastTicks, DateTimeKind.Utc),
             BusiestWriteLogWindow = db.WriteLogWindows.Busiest(db.FirstTicks, db.LastTicks),
         };
+        if (db.Instance.Name == InstanceName && pairing.OutstandingAtEnd.TryGetValue(db.DatabaseId, out var inFlight))
+        {
+            // Flushes still in flight when the file ended, aged against its last event: a stall names itself first.
+            snapshot = snapshot with
+            {
+                OutstandingFlushes = inFlight.Count,
+                OldestOutstandingFlushSeconds = Math.Max(0, pairing.EndTicks - inFlight.OldestStartTicks) / (double)TimeSpan.TicksPerSecond,
+            };
+        }
+
         return new DatabaseReport
         {
             Instance = snapshot.Instance,

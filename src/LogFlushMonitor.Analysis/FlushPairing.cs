@@ -11,6 +11,15 @@ namespace LogFlushMonitor.Analysis;
 /// <param name="NamedUnit">The unit the file's own description of the field names, if any.</param>
 internal sealed record FlushPairingSummary(long Paired, long Unpaired, long UnmatchedStarts, DurationUnit FallbackUnit, DurationUnitDecision? Decision, DurationUnit? NamedUnit)
 {
+    /// <summary>
+    /// Per database_id, the flushes still in flight when the input ended: starts no complete came for, after which their
+    /// database completed nothing else (a log device that completes no write), with the oldest start's ticks.
+    /// </summary>
+    public IReadOnlyDictionary<int, (int Count, long OldestStartTicks)> OutstandingAtEnd { get; init; } = new Dictionary<int, (int, long)>();
+
+    /// <summary>The last event's time in the input (ticks): what the outstanding flushes' age is measured against.</summary>
+    public long EndTicks { get; init; }
+
     /// <summary>How the unit was chosen, for a person.</summary>
     public string UnitReason => Decision is { } d ? d.ToString()
         : NamedUnit is { } n ? $"log_flush_complete.duration read in {DurationUnits.Name(n)}, as the file's field description says"
@@ -37,13 +46,20 @@ internal static class FlushPairing
     public static FlushPairingSummary Finish(IReadOnlyList<XelTallyMapper> mappers, LogFlushTally tally)
     {
         var starts = new Dictionary<(int, ulong), long>();
+        var remaining = new HashSet<(int, ulong)>();
         var evidence = new DurationUnitEvidence();
         long paired = 0, unpaired = 0, unmatched = 0;
         DurationUnit? named = null;
         foreach (var m in mappers)
         {
             var table = m.Latency.Pairs;
-            foreach (var s in table.Remaining().Concat(table.Spilled))
+            foreach (var s in table.Remaining())
+            {
+                starts[(s.DatabaseId, s.LogBlockId)] = s.StartTicks;
+                remaining.Add((s.DatabaseId, s.LogBlockId));
+            }
+
+            foreach (var s in table.Spilled)
             {
                 starts[(s.DatabaseId, s.LogBlockId)] = s.StartTicks;
             }
@@ -84,6 +100,32 @@ internal static class FlushPairing
             db.ApplyUnpaired(unit);
         }
 
-        return new FlushPairingSummary(paired, unpaired, unmatched, unit, decision, named);
+        return new FlushPairingSummary(paired, unpaired, unmatched, unit, decision, named)
+        {
+            OutstandingAtEnd = InFlightAtEnd(starts, remaining, instance),
+            EndTicks = instance.Databases.Select(d => d.LastTicks).DefaultIfEmpty(0).Max(),
+        };
+    }
+
+    /// <summary>
+    /// The starts no table let go of and no complete paired, of databases that completed no flush more than the grace
+    /// period after them: what a stalled log device leaves at the end of a file. A start followed by later completes of
+    /// its database lost its own complete (the service's table retires it the same way).
+    /// </summary>
+    private static Dictionary<int, (int Count, long OldestStartTicks)> InFlightAtEnd(Dictionary<(int, ulong), long> starts, HashSet<(int, ulong)> remaining, InstanceTally instance)
+    {
+        var graceTicks = FlushPairTable.DefaultGrace.Ticks;
+        var result = new Dictionary<int, (int Count, long OldestStartTicks)>();
+        foreach (var ((db, block), ticks) in starts)
+        {
+            if (!remaining.Contains((db, block)) || instance.Database(db).LastCompleteTicks > ticks + graceTicks)
+            {
+                continue;
+            }
+
+            result[db] = result.TryGetValue(db, out var o) ? (o.Count + 1, Math.Min(o.OldestStartTicks, ticks)) : (1, ticks);
+        }
+
+        return result;
     }
 }

@@ -141,6 +141,18 @@ internal sealed class DatabaseTally(InstanceTally instance, int databaseId)
     /// <summary>Last event time (ticks), <see cref="long.MinValue"/> when none.</summary>
     public long LastTicks { get; private set; } = long.MinValue;
 
+    /// <summary>Time of the last log_flush_complete (ticks), <see cref="long.MinValue"/> when none.</summary>
+    public long LastCompleteTicks { get; private set; } = long.MinValue;
+
+    /// <summary>A log_flush_complete at <paramref name="ticks"/>.</summary>
+    public void Completed(long ticks)
+    {
+        if (ticks > LastCompleteTicks)
+        {
+            LastCompleteTicks = ticks;
+        }
+    }
+
     /// <summary>True when an event at (<paramref name="file"/>, <paramref name="offset"/>) would name the database earlier than the name it has.</summary>
     public bool WantsNameAt(long file, long offset) => file < NameAt.File || (file == NameAt.File && offset < NameAt.Offset);
 
@@ -196,6 +208,7 @@ internal sealed class DatabaseTally(InstanceTally instance, int databaseId)
         WriteLogWindows.AddFrom(other.WriteLogWindows);
         FirstTicks = Math.Min(FirstTicks, other.FirstTicks);
         LastTicks = Math.Max(LastTicks, other.LastTicks);
+        LastCompleteTicks = Math.Max(LastCompleteTicks, other.LastCompleteTicks);
         if (other.Name is { } name)
         {
             if (other.NameAt.File == long.MaxValue)

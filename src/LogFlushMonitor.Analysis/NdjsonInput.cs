@@ -126,6 +126,13 @@ internal static class NdjsonInput
 
         public void OnFlushBucket(in FlushBucketSample bucket) => Poll();
 
+        public void OnWriteLogWaiters(in WriteLogWaitersSample waiters) => Poll();
+
+        // The replay's pairing of starts and completes; the analysis pairs them itself.
+        public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source)
+        {
+        }
+
         // Read as fast as the file allows: the analysis never falls behind.
         public ValueTask WaitForRoomAsync(CancellationToken cancellationToken) => ValueTask.CompletedTask;
 

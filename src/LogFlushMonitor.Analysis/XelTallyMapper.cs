@@ -160,6 +160,7 @@ internal sealed class XelTallyMapper
         record.TryGetUInt64(_h.CompleteBlockId, out var block);
         var db = Database(record, id);
         db.Touch(ticks);
+        db.Completed(ticks);
         if (Latency.TryPair(_h, id, block, ticks, duration, out var latency))
         {
             db.FlushDurations.AddTicks(latency);

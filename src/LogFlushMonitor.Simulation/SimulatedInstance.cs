@@ -9,9 +9,14 @@ internal sealed record RestartPlan(TimeSpan After, TimeSpan Downtime);
 /// <summary>
 /// One simulated SQL Server instance together with the source that reads it: it numbers events
 /// (package0.event_sequence), loses some when asked, detects the gaps as a real source would, and answers
-/// polls with counters (every counter of the Databases object, <see cref="DatabasesCounterSet"/>), wait stats and file
-/// stats derived from the same increments as the events.
+/// polls with counters (every counter of the Databases object, <see cref="DatabasesCounterSet"/>), wait stats, file
+/// stats and the sessions waiting on WRITELOG now, derived from the same increments as the events.
 /// </summary>
+/// <remarks>
+/// While its log device stalls (<see cref="LogStall"/>) a flush's start is delivered at once and its complete and
+/// WRITELOG wait only when the stall is over, at their own times; the completed-wait figures (counters, wait stats, the
+/// file's write stall) grow then too, as the server's do. A poll meanwhile sees the waiting sessions.
+/// </remarks>
 internal sealed class SimulatedInstance
 {
     private const string Total = "_Total";
@@ -20,6 +25,10 @@ internal sealed class SimulatedInstance
 
     private readonly List<SimulatedDatabase> _databases;
     private readonly RestartPlan? _restart;
+    private readonly LogStall? _stall;
+    private readonly List<PendingFlush> _pending = [];
+    private readonly List<InFlightWait> _inFlight = [];
+    private long _stepEnd;
     private readonly double _lossRate;
     private readonly SimRandom _lossRng;
     private SequenceGapTracker _gaps;
@@ -38,11 +47,12 @@ internal sealed class SimulatedInstance
     private long _logBufferTicks;
     private long _logBufferMaxTicks;
 
-    public SimulatedInstance(string name, int index, SimulationOptions options, List<SimulatedDatabase> databases, RestartPlan? restart = null)
+    public SimulatedInstance(string name, int index, SimulationOptions options, List<SimulatedDatabase> databases, RestartPlan? restart = null, LogStall? stall = null)
     {
         Name = name;
         _databases = databases;
         _restart = restart;
+        _stall = stall;
         _lossRate = options.EventLossRate;
         _lossRng = new SimRandom(SimRandom.Derive(options.Seed, index, 0xFFFF));
     }
@@ -96,6 +106,12 @@ internal sealed class SimulatedInstance
         return next;
     }
 
+    /// <summary>
+    /// Time from <paramref name="ticks"/> until the log device completes writes again, or 0 when it does now.
+    /// </summary>
+    public long StalledTicks(long ticks) =>
+        _stall?.EndOf(TimeSpan.FromTicks(ticks - SimulationStartTicks)) is { } end ? SimulationStartTicks + end.Ticks - ticks : 0;
+
     /// <summary>Applies the changes due at <paramref name="now"/>.</summary>
     public void ApplyChanges(long now)
     {
@@ -103,13 +119,19 @@ internal sealed class SimulatedInstance
         {
             if (_databases[i].DropAtTicks <= now)
             {
+                var dropped = _databases[i];
+                _pending.RemoveAll(p => p.Db == dropped);
+                _inFlight.RemoveAll(w => w.Db == dropped);
                 _databases.RemoveAt(i);
             }
         }
 
         if (!_down && now >= _restartAt && now < _upAt)
         {
+            // Whatever was in flight dies with the instance.
             _down = true;
+            _pending.Clear();
+            _inFlight.Clear();
         }
 
         if (now >= _upAt && _restartAt != long.MaxValue)
@@ -124,6 +146,16 @@ internal sealed class SimulatedInstance
         if (_down)
         {
             return;
+        }
+
+        _stepEnd = to;
+        ReleaseStalled(to, sink);
+        for (var i = _inFlight.Count - 1; i >= 0; i--)
+        {
+            if (_inFlight[i].EndTicks <= from)
+            {
+                _inFlight.RemoveAt(i);
+            }
         }
 
         foreach (var db in _databases)
@@ -144,24 +176,42 @@ internal sealed class SimulatedInstance
         db.BytesFlushed += size;
         db.LogBytesInUse += size;
         var latencyTicks = latencyUs * 10;
-        db.StallTicks += latencyTicks;
-        var t = new DateTime(ticks, DateTimeKind.Utc);
+        var waitTicks = Math.Max(0, waitUs) * 10;
         if (Deliver(sink, out var seq))
         {
-            sink.OnLogFlush(new LogFlushEvent(Name, db.Id, db.Name, size, block, t, null, seq));
+            sink.OnLogFlush(new LogFlushEvent(Name, db.Id, db.Name, size, block, new DateTime(ticks, DateTimeKind.Utc), null, seq));
         }
 
-        if (db.EmitComplete && Deliver(sink, out seq))
+        if (waitTicks > 0 && ticks + waitTicks > _stepEnd)
+        {
+            // Still waiting when this step ends: a poll between now and then sees the session waiting.
+            _inFlight.Add(new InFlightWait(db, ticks, ticks + waitTicks));
+        }
+
+        if (StalledTicks(ticks) > 0)
+        {
+            _pending.Add(new PendingFlush(db, block, ticks, latencyTicks, waitTicks));
+            return;
+        }
+
+        Complete(db, block, ticks, latencyTicks, waitTicks, sink);
+    }
+
+    /// <summary>A flush's write completes: its complete event, and the wait of the session that waited for it.</summary>
+    private void Complete(SimulatedDatabase db, ulong block, long ticks, long latencyTicks, long waitTicks, ISampleSink sink)
+    {
+        db.StallTicks += latencyTicks;
+        var t = new DateTime(ticks, DateTimeKind.Utc);
+        if (db.EmitComplete && Deliver(sink, out var seq))
         {
             sink.OnLogFlush(new LogFlushEvent(Name, db.Id, db.Name, 0, block, t.AddTicks(latencyTicks), TimeSpan.FromTicks(latencyTicks), seq));
         }
 
-        if (waitUs <= 0)
+        if (waitTicks <= 0)
         {
             return;
         }
 
-        var waitTicks = waitUs * 10;
         db.FlushWaits++;
         db.FlushWaitTicks += waitTicks;
         _writeLogTasks++;
@@ -171,6 +221,24 @@ internal sealed class SimulatedInstance
         if (Deliver(sink, out seq))
         {
             sink.OnWait(new WaitEvent(Name, WriteLog, TimeSpan.FromTicks(waitTicks), db.Id, db.Name, t.AddTicks(waitTicks), seq));
+        }
+    }
+
+    /// <summary>Completes the stalled flushes whose write finishes before <paramref name="to"/>, in the order they started.</summary>
+    private void ReleaseStalled(long to, ISampleSink sink)
+    {
+        for (var i = 0; i < _pending.Count;)
+        {
+            var p = _pending[i];
+            if (p.StartTicks + p.LatencyTicks < to)
+            {
+                _pending.RemoveAt(i);
+                Complete(p.Db, p.Block, p.StartTicks, p.LatencyTicks, p.WaitTicks, sink);
+            }
+            else
+            {
+                i++;
+            }
         }
     }
 
@@ -223,6 +291,25 @@ internal sealed class SimulatedInstance
         }
 
         sink.OnPollCompleted(new PollCompleted(Name, t, PollKind.FileStats));
+
+        // sys.dm_os_waiting_tasks: the sessions whose WRITELOG wait is under way now.
+        foreach (var db in _databases)
+        {
+            var sessions = 0;
+            long longest = 0;
+            foreach (var w in _inFlight)
+            {
+                if (ReferenceEquals(w.Db, db) && w.StartTicks <= ticks && ticks < w.EndTicks)
+                {
+                    sessions++;
+                    longest = Math.Max(longest, ticks - w.StartTicks);
+                }
+            }
+
+            sink.OnWriteLogWaiters(new WriteLogWaitersSample(Name, t, db.Id, db.Name, sessions, longest / Ms));
+        }
+
+        sink.OnPollCompleted(new PollCompleted(Name, t, PollKind.WriteLogWaiters));
     }
 
     private void Counters(ISampleSink sink, DateTime t, string db, long flushes, long bytes, long waits, long waitMs, long usedKb, long sizeKb, long hits, long lookups) =>
@@ -241,6 +328,12 @@ internal sealed class SimulatedInstance
         _gaps.Observe(sequence, Name, sink);
         return true;
     }
+
+    /// <summary>A flush whose write a stall holds: it completes at <see cref="StartTicks"/> + <see cref="LatencyTicks"/>.</summary>
+    private readonly record struct PendingFlush(SimulatedDatabase Db, ulong Block, long StartTicks, long LatencyTicks, long WaitTicks);
+
+    /// <summary>A session's WRITELOG wait from <see cref="StartTicks"/> to <see cref="EndTicks"/>.</summary>
+    private readonly record struct InFlightWait(SimulatedDatabase Db, long StartTicks, long EndTicks);
 
     private void Recover(long upAt)
     {

@@ -1,4 +1,5 @@
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.XEvents;
 
 namespace LogFlushMonitor.Simulation;
 
@@ -36,6 +37,9 @@ public static class SimulationRunner
         {
             simulation.Start(time.GetUtcNow().UtcDateTime);
         }
+
+        // Flushes that start and do not complete are paired here, before the pipeline, as a live stream pairs them.
+        sink = new OutstandingFlushTracker(sink);
 
         var origin = simulation.NowUtc;
         var end = duration is { } d ? origin + d : DateTime.MaxValue;

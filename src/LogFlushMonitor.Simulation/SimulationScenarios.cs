@@ -8,7 +8,8 @@ namespace LogFlushMonitor.Simulation;
 /// <list type="bullet">
 /// <item><c>mixed</c>: three instances (sql-a, sql-b, sql-c), eight databases: autocommit, big transaction,
 /// delayed durability, a WRITELOG spike on sql-b/payments (20 sessions of 250 commits/s with think time; 60 s after start, then every
-/// 180 s), light traffic. Runs forever.</item>
+/// 180 s), light traffic, and a log stall on sql-a (its log device completes nothing for 105 s, 300 s after start, then
+/// every 900 s). Runs forever.</item>
 /// <item><c>autocommit</c>: sql1/shop, single-row autocommit: ~5,000 flushes/s per session, nearly all 512 B.</item>
 /// <item><c>big-transaction</c>: sql1/warehouse, large transactions: mostly 61,440 B flushes, ~250/s.</item>
 /// <item><c>delayed-durability</c>: sql1/audit, 5,000 commits/s per session, ~1 flush per 10 commits, 512 B..60 KB.</item>
@@ -19,6 +20,10 @@ namespace LogFlushMonitor.Simulation;
 /// commits come from many clients; a couple of sessions in a tight loop would wait all the time at any latency.</item>
 /// <item><c>restart</c>: sql1 with shop (autocommit) and audit (delayed); the instance goes down 32.5 s after
 /// start and is back 4 s later with a new start time, every cumulative value and the event_sequence from zero.</item>
+/// <item><c>log-stall</c>: sql1/shop, autocommit from 8 sessions that each commit up to 200 times a second; 30 s after
+/// start the log device stops completing writes for 105 s (again every 300 s): each session's commit starts a flush
+/// that does not complete and waits on WRITELOG for as long (8 flushes outstanding, 8 sessions waiting, the counters
+/// flat), then everything completes at once and commits resume.</item>
 /// <item><c>drop-database</c>: sql1 with shop (autocommit) and scratch (big transaction); scratch is dropped 32.5 s
 /// after start: its events stop and its rows vanish from the following polls.</item>
 /// </list>
@@ -36,10 +41,11 @@ public static class SimulationScenarios
     // Sessions with think time (an open-ish loop): many clients, each committing at most 200 times a second.
     private const int SpikeSessions = 50;
     private const double ThinkingSessionCommitsPerSecond = 200;
+    private const int StallSessions = 8;
 
     /// <summary>Every scenario name.</summary>
     public static IReadOnlyList<string> Names { get; } =
-        [Default, "autocommit", "big-transaction", "delayed-durability", "writelog-spike", "restart", "drop-database"];
+        [Default, "autocommit", "big-transaction", "delayed-durability", "writelog-spike", "log-stall", "restart", "drop-database"];
 
     /// <summary>Creates a scenario by name (case-insensitive).</summary>
     /// <exception cref="ArgumentException">The name is unknown (the message lists the valid names) or an option is invalid.</exception>
@@ -64,6 +70,13 @@ public static class SimulationScenarios
                 var spike = new WritelogSpike(TimeSpan.FromSeconds(30), TimeSpan.FromSeconds(120), TimeSpan.FromSeconds(3), TimeSpan.FromSeconds(20), 30_000);
                 b.Instance("sql1", b.Autocommit(5, "payments", SpikeSessions, AutocommitLatencyUs, spike, complete: true, commitsPerSecond: ThinkingSessionCommitsPerSecond));
                 break;
+            case "log-stall":
+                b.Instance(
+                    "sql1",
+                    null,
+                    new LogStall(TimeSpan.FromSeconds(30), TimeSpan.FromSeconds(300), TimeSpan.FromSeconds(105)),
+                    b.Autocommit(5, "shop", StallSessions, AutocommitLatencyUs, null, complete: true, commitsPerSecond: ThinkingSessionCommitsPerSecond));
+                break;
             case "restart":
                 b.Instance(
                     "sql1",
@@ -81,6 +94,8 @@ public static class SimulationScenarios
                 var recurring = new WritelogSpike(TimeSpan.FromSeconds(60), TimeSpan.FromSeconds(180), TimeSpan.FromSeconds(5), TimeSpan.FromSeconds(25), 25_000);
                 b.Instance(
                     "sql-a",
+                    null,
+                    new LogStall(TimeSpan.FromSeconds(300), TimeSpan.FromSeconds(900), TimeSpan.FromSeconds(105)),
                     b.Autocommit(5, "orders", 1, AutocommitLatencyUs, null, complete: true),
                     b.BigTransaction(6, "reporting", 1, complete: true),
                     b.Delayed(7, "audit", 1, complete: false));
@@ -108,11 +123,13 @@ public static class SimulationScenarios
 
         public List<SimulatedInstance> Instances { get; } = [];
 
-        public void Instance(string name, params SimulatedDatabase[] databases) => Instance(name, null, databases);
+        public void Instance(string name, params SimulatedDatabase[] databases) => Instance(name, null, null, databases);
 
-        public void Instance(string name, RestartPlan? restart, params SimulatedDatabase[] databases)
+        public void Instance(string name, RestartPlan? restart, params SimulatedDatabase[] databases) => Instance(name, restart, null, databases);
+
+        public void Instance(string name, RestartPlan? restart, LogStall? stall, params SimulatedDatabase[] databases)
         {
-            Instances.Add(new SimulatedInstance(name, Instances.Count, options, [.. databases], restart));
+            Instances.Add(new SimulatedInstance(name, Instances.Count, options, [.. databases], restart, stall));
             _db = 0;
         }
 

@@ -40,9 +40,12 @@ internal abstract class Workload(SimRandom rng, LatencyModel latency, int sessio
     /// <summary>Produces every flush whose start lies in [<paramref name="from"/>, <paramref name="to"/>).</summary>
     public abstract void Generate(long from, long to, SimulatedInstance instance, SimulatedDatabase db, ISampleSink sink);
 
-    /// <summary>Samples one write's latency in microseconds at <paramref name="ticks"/>.</summary>
+    /// <summary>
+    /// Samples one write's latency in microseconds at <paramref name="ticks"/>; a write issued while the instance's log
+    /// device stalls completes only after the stall ends.
+    /// </summary>
     protected long LatencyAt(SimulatedInstance instance, long ticks, uint size) =>
-        Latency.Sample(Rng, TimeSpan.FromTicks(ticks - instance.SimulationStartTicks), size);
+        Latency.Sample(Rng, TimeSpan.FromTicks(ticks - instance.SimulationStartTicks), size) + (instance.StalledTicks(ticks) / 10);
 }
 
 /// <summary>
@@ -102,9 +105,16 @@ internal sealed class BigTransactionWorkload(SimRandom rng, LatencyModel latency
 
                 if (--_blocksLeft[s] > 0)
                 {
+                    var stalled = instance.StalledTicks(t);
                     var latencyUs = LatencyAt(instance, t, FullBlock);
                     instance.Flush(db, t, FullBlock, latencyUs, 0, sink);
-                    if (Rng.NextDouble() < 0.05)
+                    if (stalled > 0)
+                    {
+                        // The log device completes nothing: the session waits for a free log buffer until it does.
+                        instance.LogBufferWait(latencyUs);
+                        t += latencyUs * 10;
+                    }
+                    else if (Rng.NextDouble() < 0.05)
                     {
                         // All log buffers in flight: the session waits for a free one.
                         instance.LogBufferWait(latencyUs / 2);
@@ -173,9 +183,19 @@ internal sealed class DelayedDurabilityWorkload(SimRandom rng, LatencyModel late
                 _buffered = Math.Max(0, _buffered - size);
                 _threshold = DrawThreshold();
                 instance.Flush(db, t, size, LatencyAt(instance, t, size), 0, sink);
+                if (instance.StalledTicks(t) is > 0 and var stalled)
+                {
+                    // Commits return before hardening, but the log buffers fill behind the stalled write: every session
+                    // waits (LOGBUFFER) until the device completes it.
+                    instance.LogBufferWait(stalled / 10);
+                    for (var i = 0; i < Sessions; i++)
+                    {
+                        Next[i] = Math.Max(Next[i], t + stalled);
+                    }
+                }
             }
 
-            Next[s] = t + (long)(gapTicks * Rng.Between(0.8, 1.2));
+            Next[s] = Math.Max(Next[s], t + (long)(gapTicks * Rng.Between(0.8, 1.2)));
         }
     }
 

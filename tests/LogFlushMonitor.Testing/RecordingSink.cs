@@ -14,6 +14,7 @@ public sealed class RecordingSink(ISampleSink? next = null) : IPacedSampleSink
 {
     private readonly Lock _gate = new();
     private readonly List<object> _all = [];
+    private readonly List<Core.XEvents.OutstandingFlushSource> _sources = [];
     private long _events;
     private long _flushes;
 
@@ -28,6 +29,18 @@ public sealed class RecordingSink(ISampleSink? next = null) : IPacedSampleSink
             lock (_gate)
             {
                 return [.. _all];
+            }
+        }
+    }
+
+    /// <summary>The outstanding-flush sources handed on (not samples: kept apart from <see cref="All"/>).</summary>
+    public IReadOnlyList<Core.XEvents.OutstandingFlushSource> OutstandingSources
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return [.. _sources];
             }
         }
     }
@@ -138,6 +151,24 @@ public sealed class RecordingSink(ISampleSink? next = null) : IPacedSampleSink
         Interlocked.Add(ref _flushes, bucket.Count);
         Add(bucket);
         next?.OnFlushBucket(bucket);
+    }
+
+    /// <inheritdoc />
+    public void OnWriteLogWaiters(in WriteLogWaitersSample waiters)
+    {
+        Add(waiters);
+        next?.OnWriteLogWaiters(waiters);
+    }
+
+    /// <inheritdoc />
+    public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source)
+    {
+        lock (_gate)
+        {
+            _sources.Add(source);
+        }
+
+        next?.OnOutstandingFlushes(source);
     }
 
     /// <inheritdoc />

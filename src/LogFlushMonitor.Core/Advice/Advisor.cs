@@ -45,11 +45,26 @@ public static class Advisor
     /// <summary>WRITELOG waits needed before their percentile speaks.</summary>
     public const int MinWaits = 20;
 
-    /// <summary>The advice for one database, most important first: the log device, then how commits use it.</summary>
+    /// <summary>
+    /// Age at which an in-flight log flush or WRITELOG wait is a stall: SQL Server itself reports I/O requests that take
+    /// longer than 15 seconds (error 833), and a healthy log write takes well under a millisecond.
+    /// </summary>
+    public const double StallSeconds = 15;
+
+    /// <summary>
+    /// The advice for one database, most important first: a stalled log device alone (advice on how commits use the log
+    /// is wrong while nothing can commit), else the log device's speed, then how commits use it.
+    /// </summary>
     public static IReadOnlyList<AdviceItem> Advise(DatabaseSnapshot db)
     {
         ArgumentNullException.ThrowIfNull(db);
         var list = new List<AdviceItem>();
+        if (Stall(db) is { } stall)
+        {
+            list.Add(new("log-stall", AdviceLevel.Warning, stall + ": the log device is not completing writes; check the storage path (a failover, throttling, a full write cache) before anything else"));
+            return list;
+        }
+
         AdviseDevice(db, list);
         AdviseWriteSizes(db, list);
         return list;
@@ -111,6 +126,31 @@ public static class Advisor
             list.Add(new("full-block-flushes", AdviceLevel.Info, string.Create(ci,
                 $"{full * 100:0} % of flushes are full 60 KB log blocks: large transactions fill the log buffer; flush sizes are already as large as they get")));
         }
+    }
+
+    /// <summary>
+    /// What shows a stall now: flushes outstanding for <see cref="StallSeconds"/> or more ("8 flushes outstanding for
+    /// 40 s") and sessions waiting on WRITELOG as long ("8 sessions waiting on WRITELOG for up to 40 s"), joined when
+    /// both show it; null while neither does. As in the SqlServerLogStalled alert, one outstanding flush alone is not a
+    /// stall unless a session waits too: on a quiet database it is as likely a complete event the session lost.
+    /// </summary>
+    public static string? Stall(DatabaseSnapshot db)
+    {
+        ArgumentNullException.ThrowIfNull(db);
+        var ci = CultureInfo.InvariantCulture;
+        string? flushes = null, waits = null;
+        if (db is { OutstandingFlushes: > 0 and var n, OldestOutstandingFlushSeconds: { } age } && age >= StallSeconds
+            && (n >= 2 || db.WriteLogWaitingSessions > 0))
+        {
+            flushes = string.Create(ci, $"{n} {(n == 1 ? "flush" : "flushes")} outstanding for {age:0} s");
+        }
+
+        if (db is { WriteLogWaitingSessions: > 0 and var s, WriteLogLongestWaitSeconds: { } longest } && longest >= StallSeconds)
+        {
+            waits = string.Create(ci, $"{s} {(s == 1 ? "session" : "sessions")} waiting on WRITELOG for up to {longest:0} s");
+        }
+
+        return flushes is null ? waits : waits is null ? flushes : flushes + "; " + waits;
     }
 
     /// <summary>

@@ -60,6 +60,21 @@ public sealed record DatabaseSnapshot
     /// </summary>
     public WriteLogWindow? BusiestWriteLogWindow { get; init; }
 
+    /// <summary>
+    /// Flushes that started and have not completed (log_flush_start without its log_flush_complete): now in the service
+    /// (stream mode), at the end of the input in analyze. Null when nothing pairs this database's flushes (histogram mode).
+    /// </summary>
+    public int? OutstandingFlushes { get; init; }
+
+    /// <summary>How long ago the oldest of <see cref="OutstandingFlushes"/> started, seconds (0 when none).</summary>
+    public double? OldestOutstandingFlushSeconds { get; init; }
+
+    /// <summary>Sessions waiting on WRITELOG now (the last sys.dm_os_waiting_tasks poll); null when not polled.</summary>
+    public int? WriteLogWaitingSessions { get; init; }
+
+    /// <summary>The longest of those sessions' current WRITELOG waits, seconds (0 when none waits).</summary>
+    public double? WriteLogLongestWaitSeconds { get; init; }
+
     /// <summary>Seconds between the first and last event.</summary>
     public double EventSpanSeconds => FirstEventUtc is { } f && LastEventUtc is { } l ? (l - f).TotalSeconds : 0;
 }

@@ -7,7 +7,7 @@ namespace LogFlushMonitor.Core.Aggregation;
 internal sealed class InstanceState
 {
     private DatabaseEvents?[] _byId = new DatabaseEvents?[64];
-    private readonly int[] _generation = new int[3];
+    private readonly int[] _generation = new int[Enum.GetValues<PollKind>().Length];
 
     public InstanceState(string name)
     {
@@ -53,6 +53,12 @@ internal sealed class InstanceState
     public Dictionary<string, WaitStatsSeries> WaitStats { get; } = new(StringComparer.Ordinal);
 
     public Dictionary<(int DatabaseId, int FileId), FileStatsSeries> FileStats { get; } = [];
+
+    /// <summary>Sessions waiting on WRITELOG now, per database_id (the last waiting-tasks poll).</summary>
+    public Dictionary<int, WriteLogWaitersSeries> WriteLogWaiters { get; } = [];
+
+    /// <summary>Where the source keeps the flushes that started and have not completed (stream mode), or null.</summary>
+    public XEvents.OutstandingFlushSource? Outstanding { get; set; }
 
     /// <summary>Incremented at each restart seen, so cumulative trackers start new series.</summary>
     public int Epoch { get; private set; }
@@ -101,6 +107,9 @@ internal sealed class InstanceState
 
         return db;
     }
+
+    /// <summary>The event state of a database, if events arrived for it (nothing is created).</summary>
+    public DatabaseEvents? Find(int databaseId) => (uint)databaseId < (uint)_byId.Length ? _byId[databaseId] : null;
 
     /// <summary>The event state of the database named <paramref name="name"/>, if events arrived for it (per poll, not per event).</summary>
     public DatabaseEvents? DatabaseByName(string name)

@@ -177,6 +177,9 @@ public sealed partial class LogFlushAggregator
                 case PollKind.FileStats:
                     RetireFiles(inst, keep);
                     break;
+                case PollKind.WriteLogWaiters:
+                    RemoveStale(inst.WriteLogWaiters, keep);
+                    break;
             }
         }
 

@@ -36,7 +36,7 @@ public sealed partial class LogFlushAggregator
     }
 
     /// <summary>Under the lock: one instance's measurements of one family, from the group its series were created in.</summary>
-    private static void ReadFamily(InstanceState inst, MetricDefinition family, MeasurementBuffers into)
+    private void ReadFamily(InstanceState inst, MetricDefinition family, MeasurementBuffers into)
     {
         switch (family.Source)
         {
@@ -129,6 +129,9 @@ public sealed partial class LogFlushAggregator
                     }
                 }
 
+                return;
+            case AggregationSource { Fact: AggregationFact.OutstandingFlushes or AggregationFact.OutstandingFlushAge or AggregationFact.WriteLogWaiting or AggregationFact.WriteLogLongestWait } inFlight:
+                ReadInFlight(inst, family, inFlight.Fact, into);
                 return;
             default:
                 throw new InvalidOperationException($"{family.Name}: the aggregation has no state for {family.Source}.");

@@ -61,7 +61,7 @@ public sealed partial class LogFlushAggregator : ISampleSink, IMetricReadings
     {
         lock (_gate)
         {
-            return SnapshotBuilder.Build(_instances.Values);
+            return AddInFlight(SnapshotBuilder.Build(_instances.Values));
         }
     }
 

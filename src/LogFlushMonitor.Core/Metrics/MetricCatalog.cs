@@ -193,6 +193,40 @@ public static class MetricCatalog
             PromQL = "average log write latency: `rate(sqlserver_log_file_write_stall_seconds_total[5m]) / rate(sqlserver_log_file_writes_total[5m])` (over 0.010 s consistently is a bottleneck)",
         },
 
+        // In flight now: what a stalled log device shows while every completed-only figure above stays flat.
+        new()
+        {
+            Name = "sqlserver.log.flush.outstanding", Unit = "{flush}", Kind = MetricKind.Gauge, IsInteger = true, Attributes = InstDb, Section = MetricSection.InFlight,
+            Source = new AggregationSource(AggregationFact.OutstandingFlushes),
+            Description = "Log flushes started and not completed (log_flush_start without its log_flush_complete, paired on log_block_id as the events are read), per database; stream mode only, 0 when none.",
+            Meaning = "log flushes started and not completed: a `log_flush_start` whose `log_flush_complete` (same `database_id` and `log_block_id`) has not arrived. Paired as the events are read, before the pipeline's channel (a complete dropped there cannot fake a stall). Stream mode, and the simulated and replayed sources; 0 for a database with events and nothing outstanding; absent in histogram mode (nothing pairs there: the waiters below cover it)",
+            PromQL = "`max by (sqlserver_instance_name, sqlserver_database_name) (sqlserver_log_flush_outstanding)`",
+        },
+        new()
+        {
+            Name = "sqlserver.log.flush.outstanding.age", Unit = "s", Kind = MetricKind.Gauge, IsInteger = false, Attributes = InstDb, Section = MetricSection.InFlight,
+            Source = new AggregationSource(AggregationFact.OutstandingFlushAge),
+            Description = "How long ago the oldest outstanding log flush started, on the server's clock (0 when none): a start that never completes ages, it does not vanish.",
+            Meaning = "how long ago the oldest of them started, when the metrics are read: a start that never completes ages, it does not vanish; 0 when none is outstanding (so the alert is a plain `>= 15`, and the panel a line at zero, not a gap). Measured on the server's clock as the events tell it (the newest event's time plus the local time since it arrived), so a skew between the server's clock and the monitor's does not show; a healthy flush in flight reads at most the session's dispatch latency (5 s)",
+            PromQL = "`max by (sqlserver_instance_name, sqlserver_database_name) (sqlserver_log_flush_outstanding_age_seconds) >= 15`",
+        },
+        new()
+        {
+            Name = "sqlserver.database.writelog.waiting", Unit = "{session}", Kind = MetricKind.Gauge, IsInteger = true, Attributes = InstDb, Section = MetricSection.InFlight,
+            Source = new AggregationSource(AggregationFact.WriteLogWaiting),
+            Description = "Sessions waiting on WRITELOG now (sys.dm_os_waiting_tasks joined to sys.dm_exec_requests), per database, as of the last poll.",
+            Meaning = "sessions waiting on WRITELOG now: `sys.dm_os_waiting_tasks` joined to `sys.dm_exec_requests` on `session_id` (the database is the request's), polled every `PollInterval` in every collection mode; 0 for a watched database where nobody waits",
+            PromQL = "`sqlserver_database_writelog_waiting > 0`",
+        },
+        new()
+        {
+            Name = "sqlserver.database.writelog.longest_wait", Unit = "s", Kind = MetricKind.Gauge, IsInteger = false, Attributes = InstDb, Section = MetricSection.InFlight,
+            Source = new AggregationSource(AggregationFact.WriteLogLongestWait),
+            Description = "The longest current WRITELOG wait (wait_duration_ms) of those sessions, as of the last poll (0 when none waits).",
+            Meaning = "the longest current wait of those sessions (`wait_duration_ms`) as of the last poll; 0 when nobody waits",
+            PromQL = "`sqlserver_database_writelog_longest_wait_seconds >= 15`",
+        },
+
         // The instance and the monitor itself.
         new()
         {

@@ -83,6 +83,9 @@ public enum MetricSection
     /// <summary>From log-file I/O stats.</summary>
     FileStats,
 
+    /// <summary>In flight now (flushes outstanding, sessions waiting): what a stalled log device shows.</summary>
+    InFlight,
+
     /// <summary>The instance and the monitor.</summary>
     Monitor,
 }

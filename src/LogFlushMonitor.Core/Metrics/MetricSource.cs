@@ -151,6 +151,21 @@ public enum AggregationFact
     /// <summary>Per database: the share of the flushes the server counted that arrived as no event.</summary>
     EventLossRatio,
 
+    /// <summary>
+    /// Per database: flushes started and not completed, read from the source's pair table at collection time (stream mode;
+    /// no series when nothing pairs the instance's flushes).
+    /// </summary>
+    OutstandingFlushes,
+
+    /// <summary>Per database: how long ago the oldest of <see cref="OutstandingFlushes"/> started, seconds (0 when none).</summary>
+    OutstandingFlushAge,
+
+    /// <summary>Per database: sessions waiting on WRITELOG now, as of the last waiting-tasks poll.</summary>
+    WriteLogWaiting,
+
+    /// <summary>Per database: the longest current WRITELOG wait of those sessions, seconds (0 when none waits).</summary>
+    WriteLogLongestWait,
+
     /// <summary>Per instance and quantity: the events' figure over the server's, of the last window that could be compared.</summary>
     AgreementRatio,
 }

@@ -198,6 +198,10 @@ public sealed class SamplePipeline
 
         public void OnFlushBucket(in FlushBucketSample bucket) => pipeline.Polls.OnFlushBucket(bucket);
 
+        public void OnWriteLogWaiters(in WriteLogWaitersSample waiters) => pipeline.Polls.OnWriteLogWaiters(waiters);
+
+        public void OnOutstandingFlushes(XEvents.OutstandingFlushSource source) => pipeline.Polls.OnOutstandingFlushes(source);
+
         public ValueTask WaitForRoomAsync(CancellationToken cancellationToken) =>
             _held.Count == 0 ? ValueTask.CompletedTask : MoveHeldAsync(cancellationToken);
 

@@ -32,4 +32,14 @@ public interface IPollSink : ILossSink
     /// size, delivered once instead of as that many events.
     /// </summary>
     void OnFlushBucket(in FlushBucketSample bucket);
+
+    /// <summary>Sessions of one database waiting on WRITELOG now (0 when none): in-flight waits, polled.</summary>
+    void OnWriteLogWaiters(in WriteLogWaitersSample waiters);
+
+    /// <summary>
+    /// Where a source keeps the flushes of one instance that started and have not completed, read when the metrics are
+    /// collected (<see cref="XEvents.OutstandingFlushSource"/>). Sent once per source; a later one for the same instance
+    /// replaces it, and a closed one is no longer read (its series go).
+    /// </summary>
+    void OnOutstandingFlushes(XEvents.OutstandingFlushSource source);
 }

@@ -38,6 +38,9 @@ public enum PollKind
 
     /// <summary>sys.dm_io_virtual_file_stats.</summary>
     FileStats,
+
+    /// <summary>sys.dm_os_waiting_tasks: sessions waiting on WRITELOG now (<see cref="WriteLogWaitersSample"/>).</summary>
+    WriteLogWaiters,
 }
 
 /// <summary>Marks the end of one poll of <see cref="Kind"/>: series the poll did not refresh are retired.</summary>

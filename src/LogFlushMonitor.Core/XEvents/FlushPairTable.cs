@@ -204,6 +204,29 @@ public sealed class FlushPairTable
         return found;
     }
 
+    /// <summary>
+    /// Retires every outstanding start as unmatched (counted in <see cref="Retired"/>); returns how many. For when the
+    /// source lost its view of them: a reconnected stream (the events in flight when the connection dropped, completes
+    /// among them, are gone) or a restarted instance (those flushes will never complete).
+    /// </summary>
+    public int RetireAll()
+    {
+        BeginWrite();
+        var retired = 0;
+        for (var k = 0; k < _queueCount; k++)
+        {
+            while (_queues[k].Head is var head and >= 0)
+            {
+                Remove(head, Find(_entries[head].Db, _entries[head].Block));
+                retired++;
+            }
+        }
+
+        Retired += retired;
+        EndWrite();
+        return retired;
+    }
+
     /// <summary>The outstanding starts of every database that has some (safe from any thread with <c>concurrentReaders</c>).</summary>
     public IReadOnlyList<OutstandingFlushes> Outstanding()
     {

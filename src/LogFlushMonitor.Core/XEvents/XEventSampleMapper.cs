@@ -36,6 +36,7 @@ public sealed class XEventSampleMapper : IXEventHandler
     private LogFlushFields _h;
     private ulong _highestClock;
     private XEventPackage? _highestPackage;
+    private long _latestFlushTicks;
 
     /// <summary>Creates a mapper delivering samples of <paramref name="instance"/> to <paramref name="sink"/>.</summary>
     /// <param name="instance">Instance name of every sample.</param>
@@ -52,6 +53,13 @@ public sealed class XEventSampleMapper : IXEventHandler
 
     /// <summary>The flush-latency rule: the pair table (outstanding starts per database), the unit evidence and decision.</summary>
     public FlushLatencyRule Latency => _latency;
+
+    /// <summary>
+    /// The newest timestamp of a log_flush_start or log_flush_complete mapped so far (server time; default before any):
+    /// the reader's clock for how long outstanding flushes have been waiting (<see cref="StreamClock"/>). The reading
+    /// thread only.
+    /// </summary>
+    public DateTime LatestFlushEventUtc => new(_latestFlushTicks, DateTimeKind.Utc);
 
     /// <summary>log_flush_start events mapped.</summary>
     public long FlushStarts { get; private set; }
@@ -104,6 +112,7 @@ public sealed class XEventSampleMapper : IXEventHandler
             record.TryGetUInt64(_h.StartWriteSize, out var size);
             record.TryGetUInt64(_h.StartBlockId, out var block);
             var time = record.TimestampUtc;
+            Latest(time);
             _latency.Start(_h, dbId, block, time.Ticks);
             FlushStarts++;
             _sink.OnLogFlush(new LogFlushEvent(_instance, dbId, Name(record, dbId), (uint)Math.Min(size, uint.MaxValue), block, time, null, seq));
@@ -115,6 +124,7 @@ public sealed class XEventSampleMapper : IXEventHandler
             record.TryGetUInt64(_h.CompleteBlockId, out var block);
             record.TryGetUInt64(_h.CompleteDuration, out var duration);
             var time = record.TimestampUtc;
+            Latest(time);
             if (!_latency.TryPair(_h, dbId, block, time.Ticks, duration, out var latency))
             {
                 latency = _latency.Fallback(duration);
@@ -142,6 +152,14 @@ public sealed class XEventSampleMapper : IXEventHandler
         {
             Sequence(record);
             Count(record);
+        }
+    }
+
+    private void Latest(DateTime time)
+    {
+        if (time.Ticks > _latestFlushTicks)
+        {
+            _latestFlushTicks = time.Ticks;
         }
     }
 

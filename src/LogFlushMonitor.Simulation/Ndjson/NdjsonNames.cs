@@ -33,6 +33,8 @@ internal static class NdjsonNames
     public static readonly JsonEncodedText StartTime = JsonEncodedText.Encode("start_time");
     public static readonly JsonEncodedText Kind = JsonEncodedText.Encode("kind");
     public static readonly JsonEncodedText Count = JsonEncodedText.Encode("count");
+    public static readonly JsonEncodedText Sessions = JsonEncodedText.Encode("sessions");
+    public static readonly JsonEncodedText LongestWaitMs = JsonEncodedText.Encode("longest_wait_ms");
 
     public static readonly JsonEncodedText Flush = JsonEncodedText.Encode("flush");
     public static readonly JsonEncodedText FlushComplete = JsonEncodedText.Encode("flush_complete");
@@ -45,6 +47,7 @@ internal static class NdjsonNames
     public static readonly JsonEncodedText Loss = JsonEncodedText.Encode("loss");
     public static readonly JsonEncodedText Database = JsonEncodedText.Encode("database");
     public static readonly JsonEncodedText FlushBucket = JsonEncodedText.Encode("flush_bucket");
+    public static readonly JsonEncodedText WriteLogWaiting = JsonEncodedText.Encode("writelog_waiting");
 
     public static readonly JsonEncodedText Counters = JsonEncodedText.Encode("counters");
     public static readonly JsonEncodedText WaitStatsKind = JsonEncodedText.Encode("wait_stats");
@@ -54,6 +57,7 @@ internal static class NdjsonNames
     {
         PollKind.Counters => Counters,
         PollKind.WaitStats => WaitStatsKind,
+        PollKind.WriteLogWaiters => WriteLogWaiting,
         _ => FileStatsKind,
     };
 }

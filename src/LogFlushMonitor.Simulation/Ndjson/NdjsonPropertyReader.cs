@@ -41,6 +41,8 @@ internal sealed class NdjsonPropertyReader(NdjsonRecord record, NdjsonStringInte
         : reader.ValueTextEquals("num_of_bytes_written"u8) ? ReadLong(ref reader, "num_of_bytes_written", NdjsonField.Bytes, ref record.BytesWritten)
         : reader.ValueTextEquals("io_stall_write_ms"u8) ? ReadLong(ref reader, "io_stall_write_ms", NdjsonField.Stall, ref record.IoStallWriteMs)
         : reader.ValueTextEquals("start_time"u8) ? ReadTime(ref reader, "start_time", NdjsonField.StartTime, ref record.StartTime)
+        : reader.ValueTextEquals("sessions"u8) ? ReadLong(ref reader, "sessions", NdjsonField.Sessions, ref record.Sessions)
+        : reader.ValueTextEquals("longest_wait_ms"u8) ? ReadLong(ref reader, "longest_wait_ms", NdjsonField.LongestWait, ref record.LongestWaitMs)
         : SkipUnknown(ref reader);
 
     private static string? SkipUnknown(ref Utf8JsonReader reader)

@@ -67,6 +67,12 @@ internal sealed class NdjsonRecord
     /// <summary>The count of a loss or flush_bucket line.</summary>
     public long Count;
 
+    /// <summary>Sessions waiting on WRITELOG (writelog_waiting).</summary>
+    public long Sessions;
+
+    /// <summary>Their longest current wait in milliseconds (writelog_waiting).</summary>
+    public long LongestWaitMs;
+
     /// <summary>Forgets the previous line; optional fields fall back to their defaults.</summary>
     public void Clear()
     {
@@ -125,6 +131,9 @@ internal sealed class NdjsonRecord
                 break;
             case NdjsonRecordType.FlushBucket:
                 sink.OnFlushBucket(new FlushBucketSample(instance, t, DatabaseId, Database, WriteSize, Count));
+                break;
+            case NdjsonRecordType.WriteLogWaiting:
+                sink.OnWriteLogWaiters(new WriteLogWaitersSample(instance, t, DatabaseId, Database!, (int)Sessions, LongestWaitMs));
                 break;
         }
     }

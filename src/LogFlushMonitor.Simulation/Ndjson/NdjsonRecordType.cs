@@ -15,6 +15,7 @@ internal enum NdjsonRecordType : byte
     Loss,
     DatabaseName,
     FlushBucket,
+    WriteLogWaiting,
 }
 
 /// <summary>The fields of an NDJSON line, as flags: which ones a line had, which ones its type requires.</summary>
@@ -43,4 +44,6 @@ internal enum NdjsonField
     StartTime = 1 << 18,
     Kind = 1 << 19,
     Count = 1 << 20,
+    Sessions = 1 << 21,
+    LongestWait = 1 << 22,
 }

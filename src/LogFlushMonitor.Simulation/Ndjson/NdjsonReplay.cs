@@ -1,4 +1,5 @@
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.XEvents;
 
 namespace LogFlushMonitor.Simulation.Ndjson;
 
@@ -97,6 +98,9 @@ public static class NdjsonReplay
             throw new ArgumentException($"Speed must be 0, positive or infinity (was {options.Speed}).", nameof(options));
         }
 
+        // Flushes that start and do not complete are paired on the way, as a live stream pairs them (recordings keep
+        // every flush event with its log_block_id, not the pairing).
+        sink = new OutstandingFlushTracker(sink);
         var paced = options.Speed > 0 && !double.IsPositiveInfinity(options.Speed);
         var time = options.Time;
         var parser = new NdjsonLineParser();

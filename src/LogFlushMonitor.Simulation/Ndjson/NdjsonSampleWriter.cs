@@ -26,10 +26,14 @@ namespace LogFlushMonitor.Simulation.Ndjson;
 /// <item><term>file_stats</term><description>a log file's sys.dm_io_virtual_file_stats row: <c>t, instance, db_id, db,
 /// file_id, num_of_writes, num_of_bytes_written, io_stall_write_ms</c>.</description></item>
 /// <item><term>server_start</term><description><c>t, instance, start_time</c> (sqlserver_start_time).</description></item>
-/// <item><term>poll_completed</term><description><c>t, instance, kind</c>: <c>counters</c>, <c>wait_stats</c> or <c>file_stats</c>.</description></item>
+/// <item><term>poll_completed</term><description><c>t, instance, kind</c>: <c>counters</c>, <c>wait_stats</c>, <c>file_stats</c> or <c>writelog_waiting</c>.</description></item>
 /// <item><term>database</term><description>a database's name as sys.databases lists it: <c>t, instance, db_id, db</c>.</description></item>
 /// <item><term>flush_bucket</term><description><c>count</c> flushes of <c>write_size</c> bytes counted by a server-side
 /// histogram: <c>t, instance, db_id, db</c> (opt), <c>write_size, count</c>.</description></item>
+/// <item><term>writelog_waiting</term><description>sessions of one database waiting on WRITELOG at a poll
+/// (sys.dm_os_waiting_tasks with sys.dm_exec_requests): <c>t, instance, db_id, db, sessions, longest_wait_ms</c> (the
+/// longest current wait, 0 when none waits). A poll writes one per watched database, then a <c>poll_completed</c> of kind
+/// <c>writelog_waiting</c>. Recordings made before this type existed have none: replayed, they show no waiters.</description></item>
 /// <item><term>loss</term><description>events a source knew it lost: <c>t</c> (opt: the time of the previous line),
 /// <c>instance, kind</c> (<c>sequence_gap</c>, <c>channel_full</c>, <c>server_dropped</c>, <c>malformed</c>), <c>count</c>.</description></item>
 /// </list>
@@ -207,6 +211,28 @@ public sealed class NdjsonSampleWriter : ISampleSink, IDisposable
             _json.WriteNumber(NdjsonNames.Count, bucket.Count);
             End();
         }
+    }
+
+    /// <inheritdoc />
+    public void OnWriteLogWaiters(in WriteLogWaitersSample waiters)
+    {
+        lock (_gate)
+        {
+            Begin(NdjsonNames.WriteLogWaiting, waiters.TimestampUtc, waiters.Instance);
+            _json.WriteNumber(NdjsonNames.DbId, waiters.DatabaseId);
+            _json.WriteString(NdjsonNames.Db, waiters.DatabaseName);
+            _json.WriteNumber(NdjsonNames.Sessions, waiters.Sessions);
+            _json.WriteNumber(NdjsonNames.LongestWaitMs, waiters.LongestWaitMs);
+            End();
+        }
+    }
+
+    /// <summary>
+    /// Not recorded: a recording keeps the flush events themselves (with their log_block_id), and a replay pairs them
+    /// again on the way (<see cref="LogFlushMonitor.Core.XEvents.OutstandingFlushTracker"/>).
+    /// </summary>
+    public void OnOutstandingFlushes(LogFlushMonitor.Core.XEvents.OutstandingFlushSource source)
+    {
     }
 
     /// <inheritdoc />

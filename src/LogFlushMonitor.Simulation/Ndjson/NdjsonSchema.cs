@@ -43,7 +43,7 @@ internal static class NdjsonSchema
             return $"invalid field 'start_time': {record.StartTime:O} is outside {EarliestTime:yyyy-MM-dd} to {LatestTime:yyyy-MM-dd}";
         }
 
-        if (record.Type is NdjsonRecordType.FileStats or NdjsonRecordType.DatabaseName && record.Database is null)
+        if (record.Type is NdjsonRecordType.FileStats or NdjsonRecordType.DatabaseName or NdjsonRecordType.WriteLogWaiting && record.Database is null)
         {
             return "invalid field 'db': expected a string";
         }
@@ -53,9 +53,19 @@ internal static class NdjsonSchema
             return "invalid field 'count': expected a positive integer";
         }
 
+        if (record.Type == NdjsonRecordType.WriteLogWaiting && record.Sessions is < 0 or > int.MaxValue)
+        {
+            return "invalid field 'sessions': expected a non-negative 32-bit integer";
+        }
+
+        if (record.Type == NdjsonRecordType.WriteLogWaiting && record.LongestWaitMs < 0)
+        {
+            return "invalid field 'longest_wait_ms': expected a non-negative integer";
+        }
+
         if (record.Type == NdjsonRecordType.PollCompleted && PollKindOf(record.Kind!) is null)
         {
-            return $"invalid field 'kind': '{record.Kind}' is not counters, wait_stats or file_stats";
+            return $"invalid field 'kind': '{record.Kind}' is not counters, wait_stats, file_stats or writelog_waiting";
         }
 
         if (record.Type == NdjsonRecordType.Loss && LossKindOf(record.Kind!) is null)
@@ -81,6 +91,7 @@ internal static class NdjsonSchema
         : reader.ValueTextEquals("loss"u8) ? NdjsonRecordType.Loss
         : reader.ValueTextEquals("database"u8) ? NdjsonRecordType.DatabaseName
         : reader.ValueTextEquals("flush_bucket"u8) ? NdjsonRecordType.FlushBucket
+        : reader.ValueTextEquals("writelog_waiting"u8) ? NdjsonRecordType.WriteLogWaiting
         : NdjsonRecordType.None;
 
     public static PollKind? PollKindOf(string kind) => kind switch
@@ -88,6 +99,7 @@ internal static class NdjsonSchema
         "counters" => PollKind.Counters,
         "wait_stats" => PollKind.WaitStats,
         "file_stats" => PollKind.FileStats,
+        "writelog_waiting" => PollKind.WriteLogWaiters,
         _ => null,
     };
 
@@ -112,6 +124,7 @@ internal static class NdjsonSchema
         NdjsonRecordType.PollCompleted => (NdjsonField.T | NdjsonField.Instance | NdjsonField.Kind, "t, instance, kind"),
         NdjsonRecordType.DatabaseName => (NdjsonField.T | NdjsonField.Instance | NdjsonField.DbId | NdjsonField.Db, "t, instance, db_id, db"),
         NdjsonRecordType.FlushBucket => (NdjsonField.T | NdjsonField.Instance | NdjsonField.DbId | NdjsonField.WriteSize | NdjsonField.Count, "t, instance, db_id, write_size, count"),
+        NdjsonRecordType.WriteLogWaiting => (NdjsonField.T | NdjsonField.Instance | NdjsonField.DbId | NdjsonField.Db | NdjsonField.Sessions | NdjsonField.LongestWait, "t, instance, db_id, db, sessions, longest_wait_ms"),
         _ => (NdjsonField.Instance | NdjsonField.Kind | NdjsonField.Count, "instance, kind, count"),
     };
 
@@ -127,6 +140,7 @@ internal static class NdjsonSchema
         NdjsonRecordType.PollCompleted => "poll_completed",
         NdjsonRecordType.DatabaseName => "database",
         NdjsonRecordType.FlushBucket => "flush_bucket",
+        NdjsonRecordType.WriteLogWaiting => "writelog_waiting",
         _ => "loss",
     };
 
@@ -152,6 +166,7 @@ internal static class NdjsonSchema
                     NdjsonField.Bytes => "num_of_bytes_written",
                     NdjsonField.Stall => "io_stall_write_ms",
                     NdjsonField.StartTime => "start_time",
+                    NdjsonField.LongestWait => "longest_wait_ms",
                     _ => f.ToString().ToLowerInvariant(),
                 });
             }

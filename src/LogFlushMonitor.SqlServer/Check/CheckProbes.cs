@@ -154,6 +154,14 @@ internal static class CheckProbes
         {
         }
 
+        public void OnWriteLogWaiters(in WriteLogWaitersSample waiters)
+        {
+        }
+
+        public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source)
+        {
+        }
+
         public void OnSourceLoss(string instance, LossKind kind, long count)
         {
         }

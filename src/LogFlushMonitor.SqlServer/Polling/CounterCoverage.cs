@@ -65,6 +65,14 @@ internal static class CounterCoverage
         {
         }
 
+        public void OnWriteLogWaiters(in WriteLogWaitersSample waiters)
+        {
+        }
+
+        public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source)
+        {
+        }
+
         public void OnSourceLoss(string instance, LossKind kind, long count)
         {
         }

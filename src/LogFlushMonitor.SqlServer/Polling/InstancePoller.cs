@@ -12,7 +12,8 @@ namespace LogFlushMonitor.SqlServer.Polling;
 /// <summary>
 /// Polls one instance's DMVs into an <see cref="IPollSink"/> over one connection, reused between polls and
 /// opened again when broken. A poll reads, in order: the start time (so Core sees a restart before the rows),
-/// sys.databases, the counters, the log waits, the log files, the event session's drops.
+/// sys.databases, the counters, the log waits, the log files, the event session's drops, the sessions waiting on
+/// WRITELOG now.
 /// </summary>
 /// <remarks>Not thread-safe: one loop per instance calls <see cref="PollOnceAsync"/>.</remarks>
 public sealed class InstancePoller : IAsyncDisposable
@@ -54,10 +55,12 @@ public sealed class InstancePoller : IAsyncDisposable
         var waits = new WaitStatsPoller(context, logger, instance.Azure);
         var files = new FileStatsPoller(context, filter, logger, instance.Azure);
         var start = new ServerStartPoller(context);
+        var writelogWaiters = new WriteLogWaitersPoller(context, filter, instance.Azure, () => instance.Azure ? [] : _databases.Databases);
         _kinds = instance.Azure
-            ? [(CountersKind, counters.PollAsync), ("waits", waits.PollAsync), ("file_stats", files.PollAsync), ("xe_drops", _xeDrops.PollAsync)]
+            ? [(CountersKind, counters.PollAsync), ("waits", waits.PollAsync), ("file_stats", files.PollAsync), ("xe_drops", _xeDrops.PollAsync),
+               ("writelog_waiters", writelogWaiters.PollAsync)]
             : [("start_time", start.PollAsync), ("databases", _databases.PollAsync), (CountersKind, counters.PollAsync),
-               ("waits", waits.PollAsync), ("file_stats", files.PollAsync), ("xe_drops", _xeDrops.PollAsync)];
+               ("waits", waits.PollAsync), ("file_stats", files.PollAsync), ("xe_drops", _xeDrops.PollAsync), ("writelog_waiters", writelogWaiters.PollAsync)];
     }
 
     /// <summary>The instance name.</summary>

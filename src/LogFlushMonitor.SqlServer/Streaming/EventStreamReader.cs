@@ -70,7 +70,23 @@ public sealed class EventStreamReader : IDisposable
         _logger = logger ?? NullLogger.Instance;
         _decoder = new XEventBufferDecoder(instance);
         _buffer = ArrayPool<byte>.Shared.Rent(Math.Max(4096, initialBufferBytes));
+        Outstanding = new OutstandingFlushSource(instance, () => Volatile.Read(ref _mapper)?.Latency.Pairs, () => Clock.Now(Time.GetUtcNow().UtcDateTime));
     }
+
+    /// <summary>The server's now as the events tell it: what outstanding flushes age on.</summary>
+    public StreamClock Clock { get; } = new();
+
+    /// <summary>
+    /// The flushes this stream saw start and not complete, for the aggregation to read at collection time (the current
+    /// mapper's pair table, on <see cref="Clock"/>). Closed when the reader is disposed.
+    /// </summary>
+    public OutstandingFlushSource Outstanding { get; }
+
+    /// <summary>
+    /// Outstanding starts retired when a connection ended: the events in flight then are lost (completes among them),
+    /// so those starts no longer show a stall.
+    /// </summary>
+    public long OutstandingRetiredAtConnectionEnd { get; private set; }
 
     /// <summary>The largest buffer accepted (a bigger one fails the connection instead of growing memory without bound).</summary>
     public int MaxBufferBytes { get; init; } = 64 << 20;
@@ -84,7 +100,7 @@ public sealed class EventStreamReader : IDisposable
     /// <summary>How long a stream request may wait for the server's first answer before the stream counts as open (10 s).</summary>
     public TimeSpan OpenedAfter { get; set; } = TimeSpan.FromSeconds(10);
 
-    /// <summary>The clock of <see cref="LastProgressUtc"/> (the instance's).</summary>
+    /// <summary>The clock of <see cref="LastProgressUtc"/> and of when a buffer arrived (for <see cref="Clock"/>); the instance's.</summary>
     public TimeProvider Time { get; init; } = TimeProvider.System;
 
     /// <summary>
@@ -140,6 +156,15 @@ public sealed class EventStreamReader : IDisposable
     {
         Connections++;
         _decoder.Reset();
+        Clock.Restart();
+        if (_mapper is not null)
+        {
+            lock (_gate)
+            {
+                // A read given up (Abandon) did not retire its connection's starts: they are as lost as any.
+                OutstandingRetiredAtConnectionEnd += _mapper.Latency.Pairs.RetireAll();
+            }
+        }
         if (_mapper is null || _units != units)
         {
             if (_mapper is not null)
@@ -178,6 +203,28 @@ public sealed class EventStreamReader : IDisposable
 
         var generation = Volatile.Read(ref _generation);
         Progress(generation);
+        try
+        {
+            return ReadStream(connection, sessionName, generation, cancellationToken);
+        }
+        finally
+        {
+            // However the connection ended, the events in flight then are lost, and the completes of these starts may be
+            // among them: kept, they would age while no stream runs (the reconnect's backoff, an unreachable server) and
+            // a quiet database would page as stalled. A stall across the reconnect still shows in the waiting tasks, and
+            // in the starts made after it. A read given up (Abandon) leaves that to the next connection's start.
+            lock (_gate)
+            {
+                if (generation == _generation)
+                {
+                    OutstandingRetiredAtConnectionEnd += _mapper!.Latency.Pairs.RetireAll();
+                }
+            }
+        }
+    }
+
+    private StreamEnd ReadStream(SqlConnection connection, string sessionName, int generation, CancellationToken cancellationToken)
+    {
         using var command = new SqlCommand(XeSql.ReadEventStream, connection) { CommandTimeout = 0 };
         command.Parameters.Add("@name", SqlDbType.NVarChar, 128).Value = sessionName;
         using var registration = cancellationToken.Register(static c => ((SqlCommand)c!).Cancel(), command);
@@ -231,9 +278,10 @@ public sealed class EventStreamReader : IDisposable
                         }
 
                         _inRow = false;
+                        OnRow(type, length);
+                        // Counted once decoded: whoever waits for N buffers read then sees what they held.
                         BuffersRead++;
                         BytesRead += length;
-                        OnRow(type, length);
                     }
 
                     _health?.Succeeded(_instance, SourceComponents.Stream);
@@ -269,6 +317,7 @@ public sealed class EventStreamReader : IDisposable
     /// <inheritdoc />
     public void Dispose()
     {
+        Outstanding.Close();
         var buffer = Interlocked.Exchange(ref _buffer, []);
         if (buffer.Length > 0)
         {
@@ -375,6 +424,8 @@ public sealed class EventStreamReader : IDisposable
             {
                 HeaderRows++;
             }
+
+            Clock.Observe(mapper.LatestFlushEventUtc, Time.GetUtcNow().UtcDateTime);
         }
         catch (XelFormatException e)
         {

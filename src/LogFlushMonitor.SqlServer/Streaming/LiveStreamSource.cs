@@ -44,6 +44,7 @@ public sealed class LiveStreamSource : IDisposable
         _names = names;
         Reader = new EventStreamReader(owner.Name, sink, owner.Health, owner.Logger)
         {
+            Time = owner.Time,
             MaxBufferBytes = owner.Fleet.MaxStreamBufferBytes,
             OnStreamOpened = () => owner.Reporter.Recovered(StreamComponent),
         };
@@ -155,6 +156,12 @@ public sealed class LiveStreamSource : IDisposable
                 _owner.Reporter.Recovered(SessionComponent);
                 attempt.Component = StreamComponent;
                 Reader.BeginConnection(capabilities.Units, sessionRestarted: action != SessionAction.None);
+                if (Reader.Connections == 1)
+                {
+                    // The aggregation reads this stream's outstanding flushes at collection time, until Dispose closes it.
+                    _names.OnOutstandingFlushes(Reader.Outstanding);
+                }
+
                 XeLog.StreamConnected(_owner.Logger, _owner.Name, sessions.SessionName, Reader.Connections);
 
                 // The read blocks between buffers for as long as the stream lives: give it its own thread.

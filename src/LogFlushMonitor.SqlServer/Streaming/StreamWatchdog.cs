@@ -190,6 +190,10 @@ public sealed class StreamWatchdog : IDisposable
 
         public void OnFlushBucket(in FlushBucketSample sample) => inner.OnFlushBucket(sample);
 
+        public void OnWriteLogWaiters(in WriteLogWaitersSample sample) => inner.OnWriteLogWaiters(sample);
+
+        public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source) => inner.OnOutstandingFlushes(source);
+
         public void OnSourceLoss(string instance, LossKind kind, long count) => inner.OnSourceLoss(instance, kind, count);
     }
 }

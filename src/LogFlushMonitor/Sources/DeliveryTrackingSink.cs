@@ -77,6 +77,14 @@ internal sealed class DeliveryTrackingSink(IPacedSampleSink inner, SourceHealth 
         Seen(_poller, database.Instance);
     }
 
+    public void OnWriteLogWaiters(in WriteLogWaitersSample waiters)
+    {
+        inner.OnWriteLogWaiters(waiters);
+        Seen(_poller, waiters.Instance);
+    }
+
+    public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source) => inner.OnOutstandingFlushes(source);
+
     public ValueTask WaitForRoomAsync(CancellationToken cancellationToken) => inner.WaitForRoomAsync(cancellationToken);
 
     private void Seen(Tracker tracker, string instance)

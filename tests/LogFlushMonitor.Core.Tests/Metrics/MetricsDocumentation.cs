@@ -105,6 +105,7 @@ internal static class MetricsDocumentation
         MetricSection.InstanceCounters => "instance-counters",
         MetricSection.WaitStats => "wait-stats",
         MetricSection.FileStats => "file-stats",
+        MetricSection.InFlight => "in-flight",
         _ => "monitor",
     };
 }

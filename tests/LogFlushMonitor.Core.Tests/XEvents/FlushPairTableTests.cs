@@ -70,6 +70,23 @@ public class FlushPairTableTests
     }
 
     [Fact]
+    public void RetireAll_lets_go_of_every_outstanding_start_counts_them_and_the_table_keeps_pairing()
+    {
+        var table = new FlushPairTable(concurrentReaders: true);
+        table.Start(5, 1, Ms(0));
+        table.Start(5, 2, Ms(1));
+        table.Start(6, 1, Ms(2));
+
+        Assert.Equal(3, table.RetireAll());
+        Assert.Equal((0, 3L), (table.Count, table.Retired));
+        Assert.Empty(table.Outstanding());
+        Assert.False(table.TryComplete(5, 1, Ms(3), out _));
+        table.Start(5, 3, Ms(4));
+        Assert.True(table.TryComplete(5, 3, Ms(5), out var start));
+        Assert.Equal(Ms(4), start);
+    }
+
+    [Fact]
     public void Database_ids_outside_0_to_32767_still_pair_and_keep_one_queue_each()
     {
         var table = new FlushPairTable();

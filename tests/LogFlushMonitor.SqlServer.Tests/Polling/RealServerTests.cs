@@ -36,6 +36,75 @@ public class RealServerTests(RealSqlServerFixture server)
         Assert.Equal(0, aggregator.SnapshotInstances().Single().Restarts);
     }
 
+    /// <summary>
+    /// The waiting-tasks statement under a workload: sessions committing single rows in a loop on a database of their
+    /// own, while the poller reads sys.dm_os_waiting_tasks with sys.dm_exec_requests. The types of the real result set
+    /// must map (an int or bigint mismatch fails Dapper), every watched database gets a row, and over a few hundred polls
+    /// some commit is caught in its WRITELOG wait on the workload's database (a fast log makes each wait short, so a
+    /// single poll may see none).
+    /// </summary>
+    [SkippableFact]
+    public async Task The_writelog_waiters_poll_runs_on_a_real_server_under_a_commit_workload()
+    {
+        var cs = ConnectionString();
+        var database = "lfm_waiters_" + Guid.NewGuid().ToString("N")[..8];
+        await using var admin = new Microsoft.Data.SqlClient.SqlConnection(cs);
+        await admin.OpenAsync();
+        await Dapper.SqlMapper.ExecuteAsync(admin, $"CREATE DATABASE [{database}]; ALTER DATABASE [{database}] SET RECOVERY FULL;");
+        using var stop = new CancellationTokenSource();
+        var workers = new List<Task>();
+        try
+        {
+            var databaseId = await Dapper.SqlMapper.ExecuteScalarAsync<int>(admin, "SELECT DB_ID(@database)", new { database });
+            await using (var setup = new Microsoft.Data.SqlClient.SqlConnection(cs))
+            {
+                await setup.OpenAsync();
+                await setup.ChangeDatabaseAsync(database);
+                await Dapper.SqlMapper.ExecuteAsync(setup, "CREATE TABLE dbo.t (id int IDENTITY PRIMARY KEY, v char(200) NOT NULL);");
+            }
+
+            for (var w = 0; w < 8; w++)
+            {
+                workers.Add(Task.Run(async () =>
+                {
+                    await using var work = new Microsoft.Data.SqlClient.SqlConnection(cs);
+                    await work.OpenAsync();
+                    await work.ChangeDatabaseAsync(database);
+                    while (!stop.IsCancellationRequested)
+                    {
+                        await Dapper.SqlMapper.ExecuteAsync(work, "INSERT dbo.t (v) VALUES ('x');");
+                    }
+                }));
+            }
+
+            var sink = new RecordingSink();
+            var options = new SqlServerInstanceOptions { Name = "real", ConnectionString = cs };
+            var logger = new CapturingLogger();
+            await using var poller = new InstancePoller(options, cs, new SqlServerSourceOptions(), sink, new SourceHealth(), logger, TimeProvider.System);
+            var deadline = DateTime.UtcNow.AddSeconds(60);
+            while (DateTime.UtcNow < deadline && !sink.Of<WriteLogWaitersSample>().Any(s => s.DatabaseId == databaseId && s.Sessions > 0))
+            {
+                await poller.PollOnceAsync(CancellationToken.None);
+            }
+
+            Assert.DoesNotContain(logger.Lines, l => l.EventId == 501); // no kind failed, the waiting tasks included
+            var samples = sink.Of<WriteLogWaitersSample>();
+            Assert.Contains(samples, s => s.DatabaseName == "master" && s.DatabaseId == 1);
+            Assert.All(samples, s => Assert.True(s.Sessions >= 0 && s.LongestWaitMs >= 0 && s.LongestWaitMs < 60_000, $"{s}"));
+            var caught = samples.Where(s => s.DatabaseId == databaseId && s.Sessions > 0).ToList();
+            Assert.True(caught.Count > 0, $"no poll in 60 s caught one of 8 committing sessions in WRITELOG ({samples.Count(s => s.DatabaseId == databaseId)} polls of {database})");
+            Assert.All(caught, s => Assert.InRange(s.Sessions, 1, 8));
+            Assert.Equal(samples.Count(s => s.DatabaseName == "master"), sink.Of<PollCompleted>().Count(p => p.Kind == PollKind.WriteLogWaiters));
+        }
+        finally
+        {
+            await stop.CancelAsync();
+            await Task.WhenAll(workers).ContinueWith(_ => { }, TaskScheduler.Default);
+            Microsoft.Data.SqlClient.SqlConnection.ClearAllPools();
+            await Dapper.SqlMapper.ExecuteAsync(admin, $"ALTER DATABASE [{database}] SET SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE [{database}];");
+        }
+    }
+
     [SkippableFact]
     public async Task Check_reads_the_version_and_permissions_of_a_real_server()
     {

@@ -54,6 +54,12 @@ public sealed class ScriptedDatabase
     /// <summary>False: online in sys.databases yet absent from the counters (a closed AUTO_CLOSE database, or a fault).</summary>
     public bool HasCounters { get; set; } = true;
 
+    /// <summary>Sessions waiting on WRITELOG now (sys.dm_os_waiting_tasks); 0 on a healthy log at the moment of a poll.</summary>
+    public int WriteLogWaiting { get; set; }
+
+    /// <summary>The longest of their current waits (wait_duration_ms).</summary>
+    public long WriteLogLongestWaitMs { get; set; }
+
     /// <summary>The log file's file_id.</summary>
     public int LogFileId { get; set; } = 2;
 

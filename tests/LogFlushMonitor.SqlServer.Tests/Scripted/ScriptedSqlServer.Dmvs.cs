@@ -13,6 +13,10 @@ public sealed partial class ScriptedSqlServer
     private static readonly TdsColumn[] FileColumns =
         [TdsColumn.Int("DatabaseId"), TdsColumn.NVarChar("DatabaseName"), TdsColumn.Int("FileId"), TdsColumn.BigInt("NumWrites"), TdsColumn.BigInt("BytesWritten"), TdsColumn.BigInt("IoStallWriteMs")];
 
+    // What DmvSql.WriteLogWaiters returns: CAST(database_id AS int), DB_NAME (nvarchar(128)), COUNT (int), MAX(bigint).
+    private static readonly TdsColumn[] WaiterColumns =
+        [TdsColumn.Int("DatabaseId"), TdsColumn.NVarChar("DatabaseName"), TdsColumn.Int("Sessions"), TdsColumn.BigInt("LongestWaitMs")];
+
     private static readonly TdsColumn[] DatabaseColumns =
         [TdsColumn.Int("Id"), TdsColumn.NVarChar("Name"), TdsColumn.NVarChar("State"), TdsColumn.NVarChar("RecoveryModel"), TdsColumn.NVarChar("DelayedDurability"),
          TdsColumn.Bit("AutoClose"), TdsColumn.Bit("IsSnapshot")];
@@ -29,8 +33,23 @@ public sealed partial class ScriptedSqlServer
     /// <summary>nchar(128) as the DMV returns it: blank-padded.</summary>
     private static string Pad(string s) => s.PadRight(128);
 
+    /// <summary>
+    /// The log device of <paramref name="database"/> stops completing writes: <paramref name="sessions"/> sessions have
+    /// been waiting on WRITELOG for up to <paramref name="waited"/> (what sys.dm_os_waiting_tasks shows during a stall).
+    /// </summary>
+    public void StallLog(string database, int sessions, TimeSpan waited)
+    {
+        lock (_gate)
+        {
+            var db = _databases.Single(d => d.Name == database);
+            db.WriteLogWaiting = sessions;
+            db.WriteLogLongestWaitMs = (long)waited.TotalMilliseconds;
+        }
+    }
+
     private void AddDmvRules()
     {
+        Server.When("sys.dm_os_waiting_tasks", WaitingTasks);
         Server.When("sys.dm_os_performance_counters", Counters);
         Server.When("sys.dm_os_wait_stats", Waits);
         Server.When("sys.dm_db_wait_stats", Waits);
@@ -250,6 +269,26 @@ public sealed partial class ScriptedSqlServer
         }
 
         return Begin(request).ResultSet(FileColumns, rows);
+    }
+
+    /// <summary>
+    /// The waiting tasks on WRITELOG grouped per database, as a server returns them: only databases where somebody
+    /// waits (GROUP BY over the waiting tasks). Azure SQL Database's statement (DB_ID()) answers one row for its
+    /// database, "sales", with 0 and 0 when nobody waits.
+    /// </summary>
+    private TdsResponse WaitingTasks(TdsRequest request)
+    {
+        lock (_gate)
+        {
+            if (request.Text.Contains("DB_ID()", StringComparison.Ordinal))
+            {
+                var own = _databases.Single(d => d.Name == "sales");
+                return Begin(request).ResultSet(WaiterColumns, [[own.Id, own.Name, own.WriteLogWaiting, own.WriteLogLongestWaitMs]]);
+            }
+
+            return Begin(request).ResultSet(WaiterColumns,
+                _databases.Where(d => d.IsOnline && d.WriteLogWaiting > 0).Select(d => new object?[] { d.Id, d.Name, d.WriteLogWaiting, d.WriteLogLongestWaitMs }).ToList());
+        }
     }
 
     private TdsResponse Catalog(TdsRequest request)

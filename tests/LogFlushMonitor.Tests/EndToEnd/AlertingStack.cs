@@ -16,7 +16,8 @@ namespace LogFlushMonitor.Tests.EndToEnd;
 /// <see cref="Factor"/>. What the rules see is therefore the scenario stretched by Factor / Speed = 12 under the
 /// shipped rules: a 4-minute spike at 30 ms on a fresh deployment (a database first seen less than 30 minutes ago,
 /// so without a baseline: the floors decide). Running the simulator faster would shorten the test further but
-/// multiplies the events per second on the shared test machine (the run command has no rate scale).
+/// multiplies the events per second on the shared test machine (the run command has no rate scale); a light scenario
+/// may (<see cref="StartAsync"/>'s speed: log-stall's eight sessions run at 3).
 /// </remarks>
 internal sealed partial class AlertingStack : IAsyncDisposable
 {
@@ -30,9 +31,16 @@ internal sealed partial class AlertingStack : IAsyncDisposable
     private CliProcess? _monitor;
     private DirectoryInfo? _work;
 
-    private AlertingStack(string scenario) => Scenario = scenario;
+    private AlertingStack(string scenario, double speed)
+    {
+        Scenario = scenario;
+        SimulationSpeed = speed;
+    }
 
     public string Scenario { get; }
+
+    /// <summary>The simulator's pace for this stack (<see cref="Speed"/> unless the test chose another).</summary>
+    public double SimulationSpeed { get; }
 
     /// <summary>When the monitor process was started: the simulation's virtual time starts no earlier.</summary>
     public DateTimeOffset MonitorStarted { get; private set; }
@@ -52,9 +60,9 @@ internal sealed partial class AlertingStack : IAsyncDisposable
         Skip.IfNot(RealAlertmanager.IsInstalled, RealAlertmanager.NotInstalledReason);
     }
 
-    public static async Task<AlertingStack> StartAsync(string scenario)
+    public static async Task<AlertingStack> StartAsync(string scenario, double speed = Speed)
     {
-        var stack = new AlertingStack(scenario);
+        var stack = new AlertingStack(scenario, speed);
         try
         {
             await stack.StartPartsAsync();
@@ -138,7 +146,7 @@ internal sealed partial class AlertingStack : IAsyncDisposable
 
         MonitorStarted = TimeProvider.System.GetUtcNow();
         _monitor = CliProcess.Start(
-            ["run", "--simulate", Scenario, "--speed", Speed.ToString(CultureInfo.InvariantCulture), "--urls", "http://127.0.0.1:0", "--Log:SummaryInterval=00:00:00"]);
+            ["run", "--simulate", Scenario, "--speed", SimulationSpeed.ToString(CultureInfo.InvariantCulture), "--urls", "http://127.0.0.1:0", "--Log:SummaryInterval=00:00:00"]);
         var port = 0;
         await Eventually.Until(
             () =>

@@ -1,0 +1,60 @@
+using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Hosting;
+using Microsoft.Extensions.Logging;
+
+namespace LogFlushMonitor.Tests.Hosting;
+
+/// <summary>The periodic summary's line: a stall is named first, on a warning line of its own; otherwise the usual line.</summary>
+public class SummaryLineTests
+{
+    private static readonly DateTime T0 = new(2026, 11, 22, 12, 0, 0, DateTimeKind.Utc);
+
+    /// <summary>shop with 5,000 single-sector flushes in a second: the batching advice, unless a stall speaks first.</summary>
+    private static DatabaseSnapshot Shop()
+    {
+        var aggregator = new LogFlushAggregator();
+        for (var i = 0; i < 5000; i++)
+        {
+            aggregator.OnLogFlush(new LogFlushEvent("sql1", 5, "shop", 512, (ulong)i, T0.AddTicks(i * 2000L)));
+        }
+
+        return Assert.Single(aggregator.Snapshot());
+    }
+
+    [Fact]
+    public void A_stall_is_a_warning_whose_line_names_it_before_any_figure()
+    {
+        var logger = new LineLogger();
+        SummaryLine.Log(logger, Shop() with { OutstandingFlushes = 8, OldestOutstandingFlushSeconds = 40.2, WriteLogWaitingSessions = 8, WriteLogLongestWaitSeconds = 39.8 });
+
+        var (level, id, message) = Assert.Single(logger.Lines);
+        Assert.Equal((LogLevel.Warning, 201), (level, id));
+        Assert.StartsWith("sql1/shop: LOG STALL: 8 flushes outstanding for 40 s; 8 sessions waiting on WRITELOG for up to 40 s: the log device is not completing writes; 5000 flush events", message, StringComparison.Ordinal);
+        Assert.DoesNotContain("batch", message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Without_a_stall_the_line_is_the_usual_one_with_its_first_advice()
+    {
+        var logger = new LineLogger();
+        SummaryLine.Log(logger, Shop() with { OutstandingFlushes = 2, OldestOutstandingFlushSeconds = 0.003, WriteLogWaitingSessions = 3, WriteLogLongestWaitSeconds = 0.001 });
+
+        var (level, id, message) = Assert.Single(logger.Lines);
+        Assert.Equal((LogLevel.Information, 200), (level, id));
+        Assert.StartsWith("sql1/shop: 5000 flush events, - flushes/s (counter), 100 % of 512 B, log write - ms; 100 % of flushes are 512 B: commits are row-at-a-time", message, StringComparison.Ordinal);
+    }
+
+    private sealed class LineLogger : ILogger
+    {
+        public List<(LogLevel Level, int EventId, string Message)> Lines { get; } = [];
+
+        public IDisposable? BeginScope<TState>(TState state)
+            where TState : notnull => null;
+
+        public bool IsEnabled(LogLevel logLevel) => true;
+
+        public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter) =>
+            Lines.Add((logLevel, eventId.Id, formatter(state, exception)));
+    }
+}

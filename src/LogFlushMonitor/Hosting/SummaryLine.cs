@@ -11,6 +11,27 @@ namespace LogFlushMonitor.Hosting;
 /// </summary>
 internal static partial class SummaryLine
 {
+    /// <summary>Databases a summary lists by name; the rest are counted in one line.</summary>
+    public const int MaxDatabases = 20;
+
+    /// <summary>
+    /// The <paramref name="count"/> databases most worth a look, worst first: a stalled log, then the most time
+    /// commits spent waiting on the log (Log Flush Wait Time per second), the slowest log writes, the most flushes.
+    /// </summary>
+    public static IEnumerable<DatabaseSnapshot> Worst(IReadOnlyList<DatabaseSnapshot> databases, int count) =>
+        databases
+            .OrderByDescending(d => Advisor.Stall(d) is not null)
+            .ThenByDescending(d => d.CounterFlushWaitSecondsPerSecond ?? 0)
+            .ThenByDescending(d => d.LogWriteLatencySeconds ?? 0)
+            .ThenByDescending(d => d.CounterFlushesPerSecond ?? 0)
+            .ThenBy(d => d.Instance, StringComparer.Ordinal)
+            .ThenBy(d => d.Database, StringComparer.Ordinal)
+            .Take(count);
+
+    [LoggerMessage(EventId = 202, Level = LogLevel.Information,
+        Message = "... and {Rest} more databases, not listed: the summary names the {Listed} with a stalled log or the most log waiting; every database is on /metrics")]
+    public static partial void LogRest(ILogger logger, int rest, int listed);
+
     /// <summary>Logs the line of <paramref name="db"/>.</summary>
     public static void Log(ILogger logger, DatabaseSnapshot db)
     {

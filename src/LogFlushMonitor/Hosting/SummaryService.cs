@@ -3,7 +3,11 @@ using Microsoft.Extensions.Options;
 
 namespace LogFlushMonitor.Hosting;
 
-/// <summary>Logs one line per database at Log:SummaryInterval: what an operator tailing the log should see (<see cref="SummaryLine"/>).</summary>
+/// <summary>
+/// Logs a line per database at Log:SummaryInterval, what an operator tailing the log should see (<see cref="SummaryLine"/>):
+/// for at most <see cref="SummaryLine.MaxDatabases"/> databases, the worst first, and one line counting the rest. At
+/// 32,000 databases one line each wrote 64,000 lines (17 MB) every minute.
+/// </summary>
 internal sealed class SummaryService(
     IOptions<MonitorOptions> options,
     LogFlushAggregator aggregator,
@@ -23,9 +27,15 @@ internal sealed class SummaryService(
         {
             while (await timer.WaitForNextTickAsync(stoppingToken).ConfigureAwait(false))
             {
-                foreach (var db in aggregator.Snapshot().OrderBy(d => d.Instance, StringComparer.Ordinal).ThenBy(d => d.Database, StringComparer.Ordinal))
+                var all = aggregator.Snapshot();
+                foreach (var db in SummaryLine.Worst(all, SummaryLine.MaxDatabases))
                 {
                     SummaryLine.Log(logger, db);
+                }
+
+                if (all.Count > SummaryLine.MaxDatabases)
+                {
+                    SummaryLine.LogRest(logger, all.Count - SummaryLine.MaxDatabases, SummaryLine.MaxDatabases);
                 }
             }
         }

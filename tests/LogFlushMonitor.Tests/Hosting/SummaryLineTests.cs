@@ -45,6 +45,29 @@ public class SummaryLineTests
         Assert.StartsWith("sql1/shop: 5000 flush events, - flushes/s (counter), 100 % of 512 B, log write - ms; 100 % of flushes are 512 B: commits are row-at-a-time", message, StringComparison.Ordinal);
     }
 
+    /// <summary>
+    /// Issue 20 item 10: one line per database was 64,000 lines a minute at 32,000 databases. The summary names at most
+    /// <see cref="SummaryLine.MaxDatabases"/>, the worst first (a stall, then the most log waiting), and counts the rest.
+    /// </summary>
+    [Fact]
+    public void A_summary_of_thousands_of_databases_names_the_worst_twenty_and_counts_the_rest()
+    {
+        var quiet = Shop();
+        var databases = Enumerable.Range(0, 5000).Select(i => quiet with { Database = $"db{i:D4}", CounterFlushWaitSecondsPerSecond = 0.001 }).ToList();
+        databases[4321] = databases[4321] with { CounterFlushWaitSecondsPerSecond = 2.5 };
+        databases[17] = databases[17] with { OutstandingFlushes = 8, OldestOutstandingFlushSeconds = 40.2, WriteLogWaitingSessions = 8, WriteLogLongestWaitSeconds = 39.8 };
+
+        var worst = SummaryLine.Worst(databases, SummaryLine.MaxDatabases).ToList();
+
+        Assert.Equal(20, worst.Count);
+        Assert.Equal(["db0017", "db4321"], worst.Take(2).Select(d => d.Database));
+        var logger = new LineLogger();
+        SummaryLine.LogRest(logger, databases.Count - SummaryLine.MaxDatabases, SummaryLine.MaxDatabases);
+        var (_, id, message) = Assert.Single(logger.Lines);
+        Assert.Equal(202, id);
+        Assert.Contains("4980 more databases", message, StringComparison.Ordinal);
+    }
+
     private sealed class LineLogger : ILogger
     {
         public List<(LogLevel Level, int EventId, string Message)> Lines { get; } = [];

@@ -1,7 +1,6 @@
 using System.Data;
 using Dapper;
 using LogFlushMonitor.Core.Health;
-using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Polling;
 using LogFlushMonitor.SqlServer.Resilience;
@@ -28,7 +27,7 @@ internal static class CheckProbes
     public static async Task PollsAsync(SqlServerInstanceOptions instance, string connectionString, SqlServerSourceOptions fleet, SqlConnection connection,
         bool filesExpected, List<string> problems, List<string> warnings, CancellationToken ct)
     {
-        var sink = new Discard();
+        var sink = DiscardingSink.Instance;
         var poller = new InstancePoller(instance, connectionString, fleet, sink, new SourceHealth(), NullLogger.Instance, TimeProvider.System);
         await using (poller.ConfigureAwait(false))
         {
@@ -106,7 +105,7 @@ internal static class CheckProbes
         var connection = await SqlConnections.OpenAsync(SqlConnections.WithConnectTimeout(connectionString, fleet.ConnectTimeout), ct).ConfigureAwait(false);
         await using (connection.ConfigureAwait(false))
         {
-            using var reader = new EventStreamReader(instance, new Discard(), initialBufferBytes: 64 * 1024);
+            using var reader = new EventStreamReader(instance, DiscardingSink.Instance, initialBufferBytes: 64 * 1024);
             using var probe = CancellationTokenSource.CreateLinkedTokenSource(ct);
             probe.CancelAfter(StreamProbe);
             var end = await Task.Factory.StartNew(() => reader.Read(connection, session, probe.Token), CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default)
@@ -121,57 +120,5 @@ internal static class CheckProbes
     {
         var failure = FailureClassifier.Classify(e, connection.State != ConnectionState.Open);
         return $"{statement} failed ({failure.Kind}): {SqlServerLog.Safe(e)}";
-    }
-
-    /// <summary>Takes every sample and keeps nothing: the probes prove the statements run, the numbers are run's business.</summary>
-    private sealed class Discard : IPollSink, IEventSink
-    {
-        public void OnCounter(in CounterSample counter)
-        {
-        }
-
-        public void OnWaitStats(in WaitStatsSample waitStats)
-        {
-        }
-
-        public void OnFileStats(in FileStatsSample fileStats)
-        {
-        }
-
-        public void OnServerStart(in ServerStartSample start)
-        {
-        }
-
-        public void OnPollCompleted(in PollCompleted completed)
-        {
-        }
-
-        public void OnDatabaseName(in DatabaseNameSample database)
-        {
-        }
-
-        public void OnFlushBucket(in FlushBucketSample bucket)
-        {
-        }
-
-        public void OnWriteLogWaiters(in WriteLogWaitersSample waiters)
-        {
-        }
-
-        public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source)
-        {
-        }
-
-        public void OnSourceLoss(string instance, LossKind kind, long count)
-        {
-        }
-
-        public void OnLogFlush(in LogFlushEvent flush)
-        {
-        }
-
-        public void OnWait(in WaitEvent wait)
-        {
-        }
     }
 }

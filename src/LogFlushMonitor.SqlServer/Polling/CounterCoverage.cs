@@ -1,6 +1,5 @@
 using System.Data.Common;
 using LogFlushMonitor.Core.Aggregation;
-using LogFlushMonitor.Core.Samples;
 using Microsoft.Extensions.Logging.Abstractions;
 
 namespace LogFlushMonitor.SqlServer.Polling;
@@ -15,7 +14,7 @@ internal static class CounterCoverage
     public static async Task<(string? Problem, string? Warning)> CheckAsync(SqlServerInstanceOptions instance, DbConnection connection, int commandTimeoutSeconds, CancellationToken cancellationToken)
     {
         var filter = new DatabaseFilter(instance.IncludeDatabases, instance.ExcludeDatabases);
-        var context = new PollContext(instance.Name, NoSink.Instance, TimeProvider.System, commandTimeoutSeconds);
+        var context = new PollContext(instance.Name, DiscardingSink.Instance, TimeProvider.System, commandTimeoutSeconds);
         DatabasePoller? catalog = null;
         if (!instance.Azure)
         {
@@ -30,51 +29,5 @@ internal static class CounterCoverage
             : (null, counters.MissingDatabases.Count > 0
                 ? $"watched databases without performance counters: {string.Join(", ", counters.MissingDatabases)}; check that each is online and named as in sys.databases."
                 : null);
-    }
-
-    /// <summary>The samples of a check go nowhere.</summary>
-    private sealed class NoSink : IPollSink
-    {
-        public static readonly NoSink Instance = new();
-
-        public void OnCounter(in CounterSample counter)
-        {
-        }
-
-        public void OnWaitStats(in WaitStatsSample waitStats)
-        {
-        }
-
-        public void OnFileStats(in FileStatsSample fileStats)
-        {
-        }
-
-        public void OnServerStart(in ServerStartSample start)
-        {
-        }
-
-        public void OnPollCompleted(in PollCompleted completed)
-        {
-        }
-
-        public void OnDatabaseName(in DatabaseNameSample database)
-        {
-        }
-
-        public void OnFlushBucket(in FlushBucketSample bucket)
-        {
-        }
-
-        public void OnWriteLogWaiters(in WriteLogWaitersSample waiters)
-        {
-        }
-
-        public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source)
-        {
-        }
-
-        public void OnSourceLoss(string instance, LossKind kind, long count)
-        {
-        }
     }
 }

@@ -13,6 +13,10 @@ public partial class ComposeTests
 
     private static Task<Dictionary<string, object?>> RenderAsync(params string[] profileArgs) => RenderAsync([], "", profileArgs);
 
+    // Made up per run: no password, not even a test one, is written into the repository.
+    private static readonly string SaPassword = "Sa-" + Guid.NewGuid().ToString("N");
+    private static readonly string MonitorPassword = "Mon-" + Guid.NewGuid().ToString("N");
+
     /// <summary>docker-compose.yml, then <paramref name="overrides"/> (more -f files), with more .env lines.</summary>
     private static async Task<Dictionary<string, object?>> RenderAsync(string[] overrides, string moreEnv, params string[] profileArgs)
     {
@@ -22,7 +26,7 @@ public partial class ComposeTests
         {
             // An env file of its own, so a developer's .env never changes what is tested.
             var envFile = Path.Combine(env.FullName, "test.env");
-            await File.WriteAllTextAsync(envFile, "MSSQL_SA_PASSWORD=Sa-Passw0rd\nLOGFLUSHMONITOR_SQL_PASSWORD=Monitor-Passw0rd\n" + moreEnv);
+            await File.WriteAllTextAsync(envFile, $"MSSQL_SA_PASSWORD={SaPassword}\nLOGFLUSHMONITOR_SQL_PASSWORD={MonitorPassword}\n" + moreEnv);
             string[] files = ["-f", DeployFiles.Path("docker-compose.yml"), .. overrides.SelectMany(o => new[] { "-f", DeployFiles.Path(o) })];
             var (code, stdout, stderr) = await Tool.RunAsync(
                 compose, ["--env-file", envFile, "--project-directory", DeployFiles.Root, .. files, .. profileArgs, "config"]);
@@ -79,7 +83,7 @@ public partial class ComposeTests
         var connection = (string)env[variable]!;
         Assert.Contains("Server=sqlserver,1433", connection, StringComparison.Ordinal);
         Assert.Contains("User ID=logflushmonitor", connection, StringComparison.Ordinal);
-        Assert.Contains("Monitor-Passw0rd", connection, StringComparison.Ordinal); // from the env file, not the compose file
+        Assert.Contains(MonitorPassword, connection, StringComparison.Ordinal); // from the env file, not the compose file
         Assert.DoesNotContain("--simulate", DeployFiles.List(DeployFiles.At(monitor, "command"), "command"));
         Assert.Equal("service_completed_successfully", DeployFiles.Text(monitor, "depends_on", "sqlserver-setup", "condition"));
 

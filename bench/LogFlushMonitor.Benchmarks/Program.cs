@@ -56,6 +56,12 @@ public static class BenchmarkProgram
             return 2;
         }
 
+        if (databases > FleetFileGenerator.MaxDatabasesPerInstance)
+        {
+            Console.Error.WriteLine($"--databases {databases}: one SQL Server instance holds at most 32,767 databases, and this fleet gives ids from 5, so at most {FleetFileGenerator.MaxDatabasesPerInstance:N0} per instance; give more --instances instead.");
+            return 2;
+        }
+
         var lines = FleetFileGenerator.Write(Path.GetFullPath(output), instances, databases);
         Console.WriteLine($"Wrote {lines:N0} lines ({new FileInfo(output).Length:N0} bytes) for {instances} instances x {databases} databases to {Path.GetFullPath(output)}.");
         Console.WriteLine($"Replay it with: logflushmonitor run --replay {Path.GetFullPath(output)} --speed 0");

@@ -31,6 +31,13 @@ public static class FleetFileGenerator
     private const int FirstDatabaseId = 5;
     private const int LostPerInstance = 2;
 
+    /// <summary>
+    /// The most user databases one instance can have with ids from <see cref="FirstDatabaseId"/>: SQL Server holds at
+    /// most 32,767 databases per instance (Microsoft, "Maximum capacity specifications for SQL Server"), and the
+    /// service rejects a database id above that. A larger estate is several instances.
+    /// </summary>
+    public const int MaxDatabasesPerInstance = short.MaxValue - FirstDatabaseId + 1;
+
     private static readonly DateTime Start = new(2026, 11, 22, 12, 0, 0, DateTimeKind.Utc);
     private static readonly TimeSpan PollInterval = TimeSpan.FromSeconds(15);
 
@@ -43,6 +50,7 @@ public static class FleetFileGenerator
     {
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(instances);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(databases);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(databases, MaxDatabasesPerInstance);
         using var writer = new NdjsonSampleWriter(path);
         for (var i = 0; i < instances; i++)
         {

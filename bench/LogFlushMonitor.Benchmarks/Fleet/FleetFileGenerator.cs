@@ -1,6 +1,6 @@
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.Simulation;
-using LogFlushMonitor.Simulation.Ndjson;
+using LogFlushMonitor.Recording;
 
 namespace LogFlushMonitor.Benchmarks.Fleet;
 

@@ -2,7 +2,7 @@ using System.CommandLine;
 using System.Diagnostics;
 using System.Globalization;
 using LogFlushMonitor.Simulation;
-using LogFlushMonitor.Simulation.Ndjson;
+using LogFlushMonitor.Recording;
 
 namespace LogFlushMonitor.Commands;
 

@@ -1,7 +1,7 @@
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Hosting;
-using LogFlushMonitor.Simulation.Ndjson;
+using LogFlushMonitor.Recording;
 using Microsoft.Extensions.Options;
 
 namespace LogFlushMonitor.Sources;

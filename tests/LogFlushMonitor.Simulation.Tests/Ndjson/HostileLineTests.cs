@@ -1,6 +1,6 @@
 using System.Text;
 using LogFlushMonitor.Core.Aggregation;
-using LogFlushMonitor.Simulation.Ndjson;
+using LogFlushMonitor.Recording;
 
 namespace LogFlushMonitor.Simulation.Tests.Ndjson;
 

@@ -1,5 +1,5 @@
 using LogFlushMonitor.Core.Samples;
-using LogFlushMonitor.Simulation.Ndjson;
+using LogFlushMonitor.Recording;
 
 namespace LogFlushMonitor.Simulation.Tests.Ndjson;
 

@@ -1,7 +1,7 @@
 using System.Text;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
-using LogFlushMonitor.Simulation.Ndjson;
+using LogFlushMonitor.Recording;
 
 namespace LogFlushMonitor.Simulation.Tests.Ndjson;
 

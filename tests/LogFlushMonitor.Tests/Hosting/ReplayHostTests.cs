@@ -1,7 +1,7 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
 using LogFlushMonitor.Simulation;
-using LogFlushMonitor.Simulation.Ndjson;
+using LogFlushMonitor.Recording;
 
 namespace LogFlushMonitor.Tests.Hosting;
 

@@ -1,6 +1,6 @@
 using System.Text.Json;
 
-namespace LogFlushMonitor.Simulation.Ndjson;
+namespace LogFlushMonitor.Recording;
 
 /// <summary>
 /// Reads one property of an NDJSON line into its field of <see cref="NdjsonRecord"/>, by name, with the type the

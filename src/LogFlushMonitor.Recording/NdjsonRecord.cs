@@ -1,6 +1,6 @@
 using LogFlushMonitor.Core.Samples;
 
-namespace LogFlushMonitor.Simulation.Ndjson;
+namespace LogFlushMonitor.Recording;
 
 /// <summary>
 /// The values of one parsed NDJSON line, each under the name of its field, reused line after line (nothing large is

@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.Simulation.Ndjson;
+namespace LogFlushMonitor.Recording;
 
 /// <summary>The <c>type</c> of an NDJSON line: which sample it holds.</summary>
 internal enum NdjsonRecordType : byte

@@ -2,7 +2,7 @@ using System.Buffers;
 using System.Text.Json;
 using LogFlushMonitor.Core.Samples;
 
-namespace LogFlushMonitor.Simulation.Ndjson;
+namespace LogFlushMonitor.Recording;
 
 /// <summary>
 /// Records samples as NDJSON: one JSON object per line, UTF-8, <c>"type"</c> first. <see cref="NdjsonReplay"/>

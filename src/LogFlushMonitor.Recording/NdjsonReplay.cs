@@ -1,7 +1,7 @@
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.Core.XEvents;
 
-namespace LogFlushMonitor.Simulation.Ndjson;
+namespace LogFlushMonitor.Recording;
 
 /// <summary>How <see cref="NdjsonReplay"/> delivers a recording.</summary>
 public sealed record NdjsonReplayOptions

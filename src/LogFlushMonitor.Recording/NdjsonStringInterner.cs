@@ -1,6 +1,6 @@
 using System.Text.Json;
 
-namespace LogFlushMonitor.Simulation.Ndjson;
+namespace LogFlushMonitor.Recording;
 
 /// <summary>
 /// Interns the strings of a replay that repeat (instance, database, wait type, counter names): one instance name is

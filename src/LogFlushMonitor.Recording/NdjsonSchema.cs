@@ -1,7 +1,7 @@
 using System.Text.Json;
 using LogFlushMonitor.Core.Samples;
 
-namespace LogFlushMonitor.Simulation.Ndjson;
+namespace LogFlushMonitor.Recording;
 
 /// <summary>
 /// What each NDJSON type requires and how its names read (the format is documented on <see cref="NdjsonSampleWriter"/>

@@ -1,7 +1,7 @@
 using System.Text.Json;
 using LogFlushMonitor.Core.Samples;
 
-namespace LogFlushMonitor.Simulation.Ndjson;
+namespace LogFlushMonitor.Recording;
 
 /// <summary>
 /// Parses one NDJSON line into an <see cref="NdjsonRecord"/> (each property by <see cref="NdjsonPropertyReader"/>,

@@ -1,7 +1,7 @@
 using System.Text.Json;
 using LogFlushMonitor.Core.Samples;
 
-namespace LogFlushMonitor.Simulation.Ndjson;
+namespace LogFlushMonitor.Recording;
 
 /// <summary>The NDJSON property names and type values, encoded once.</summary>
 internal static class NdjsonNames

@@ -121,8 +121,12 @@ public sealed class EventSessionManager
             all.Where(r => !excludedIds.Contains(r.DatabaseId)).ToDictionary(r => r.DatabaseId, r => r.Name));
     }
 
-    /// <summary>The CREATE EVENT SESSION statement of the live-stream session for this server's capabilities.</summary>
-    public string BuildStreamSessionDdl(XeCapabilities capabilities, DatabaseSelection databases)
+    /// <summary>
+    /// The CREATE EVENT SESSION statement of the live-stream session for this server's capabilities; with
+    /// <paramref name="histogramSlots"/>, a histogram target on log_flush_start's write_size too (<c>check --capture</c>
+    /// reads both from one temporary session).
+    /// </summary>
+    public string BuildStreamSessionDdl(XeCapabilities capabilities, DatabaseSelection databases, int? histogramSlots = null)
     {
         if (!capabilities.HasFlushStart)
         {
@@ -164,7 +168,8 @@ public sealed class EventSessionManager
             events.Add(new XeEventClause(capabilities.WaitEvent!, [.. dbAction, .. sequence], "(" + string.Join(" AND ", parts) + ")"));
         }
 
-        return XeSql.CreateSession(XeSessionName.Quote(SessionName), azure, events, null, _instance.MaxMemoryKb, _instance.MaxDispatchLatencySeconds);
+        var target = histogramSlots is { } slots && capabilities.HasHistogramTarget ? XeSql.HistogramTarget(slots) : null;
+        return XeSql.CreateSession(XeSessionName.Quote(SessionName), azure, events, target, _instance.MaxMemoryKb, _instance.MaxDispatchLatencySeconds);
     }
 
     /// <summary>

@@ -10,6 +10,18 @@ internal static class CheckSql
                CAST(SERVERPROPERTY('EngineEdition') AS int) AS EngineEdition
         """;
 
+    /// <summary>
+    /// <c>check --capture</c>: the whole version line and the servicing level, besides <see cref="ServerProperties"/>.
+    /// Neither SERVERPROPERTY('ServerName') nor 'MachineName' is asked: a capture holds no host name.
+    /// </summary>
+    public const string VersionDetails = """
+        SELECT @@VERSION AS Version,
+               CAST(SERVERPROPERTY('ProductLevel') AS nvarchar(128)) AS ProductLevel,
+               CAST(SERVERPROPERTY('ProductUpdateLevel') AS nvarchar(128)) AS ProductUpdateLevel,
+               CAST(SERVERPROPERTY('ProductMajorVersion') AS nvarchar(128)) AS ProductMajorVersion,
+               CAST(SERVERPROPERTY('EngineEdition') AS int) AS EngineEdition
+        """;
+
     /// <summary>Whether our own connection is encrypted (a session always sees its own row).</summary>
     public const string ConnectionEncryption = """
         SELECT encrypt_option AS EncryptOption FROM sys.dm_exec_connections WHERE session_id = @@SPID

@@ -1,7 +1,11 @@
 using System.CommandLine;
+using System.Globalization;
+using System.Reflection;
 using LogFlushMonitor.Hosting;
 using LogFlushMonitor.SqlServer;
 using LogFlushMonitor.SqlServer.Check;
+using LogFlushMonitor.SqlServer.Check.Capture;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Fleet;
 
 namespace LogFlushMonitor.Commands;
@@ -9,13 +13,27 @@ namespace LogFlushMonitor.Commands;
 /// <summary>
 /// <c>logflushmonitor check</c>: connects to every configured instance (Sources:SqlServer, same configuration
 /// sources as <c>run</c>) and reports version, permissions, encryption and what will be collected. Exit 0 only
-/// when every instance is fine, 1 otherwise, 2 for invalid configuration.
+/// when every instance is fine, 1 otherwise, 2 for invalid configuration. With <c>--capture FILE</c> it then records what
+/// the monitor's beliefs rest on, from each instance, into one zip (<see cref="CaptureArchive"/>; CONTRIBUTING.md).
 /// </summary>
 internal static class CheckCommand
 {
     public static Command Create()
     {
         var command = new Command("check", "Check every configured SQL Server instance: version, permissions held and missing, encryption, what will be collected. Configuration keys can be given as --Section:Key=value.");
+        var capture = new Option<FileInfo?>("--capture")
+        {
+            Description = "Also record, into this zip, what the monitor relies on from each instance (version, XE catalog rows, two polls 15 s apart, 30 s of the live stream's raw rows, the histogram target's XML): review it, then send it (CONTRIBUTING.md). Never holds the connection string, password, login or this machine's name.",
+            HelpName = "capture.zip",
+        };
+        var anonymize = new Option<bool>("--anonymize") { Description = "With --capture: replace user database and instance names by db1, db2, ... and instance1, ... in every entry." };
+        // For tests: a capture takes 30 s by default.
+        var pollGap = new Option<string?>("--capture-poll-gap") { Hidden = true };
+        var streamTime = new Option<string?>("--capture-stream-time") { Hidden = true };
+        command.Options.Add(capture);
+        command.Options.Add(anonymize);
+        command.Options.Add(pollGap);
+        command.Options.Add(streamTime);
         command.TreatUnmatchedTokensAsErrors = false;
         command.SetAction(async (parse, cancellationToken) =>
         {
@@ -26,13 +44,45 @@ internal static class CheckCommand
                 return ExitCodes.Configuration;
             }
 
-            return await RunAsync(unmatched, Console.Out, Console.Error, cancellationToken).ConfigureAwait(false);
+            CaptureRequest? request = null;
+            if (parse.GetValue(capture) is { } file)
+            {
+                var settings = new CaptureSettings { Anonymize = parse.GetValue(anonymize), ToolVersion = ToolVersion() };
+                foreach (var (option, text, apply) in new (string, string?, Func<TimeSpan, CaptureSettings>)[]
+                {
+                    ("--capture-poll-gap", parse.GetValue(pollGap), t => settings with { PollGap = t }),
+                    ("--capture-stream-time", parse.GetValue(streamTime), t => settings with { StreamTime = t }),
+                })
+                {
+                    if (text is null)
+                    {
+                        continue;
+                    }
+
+                    if (!DurationParser.TryParse(text, out var duration))
+                    {
+                        await Console.Error.WriteLineAsync($"{option} '{LogEscaping.Escape(text)}' is not a duration (e.g. 2s).").ConfigureAwait(false);
+                        return ExitCodes.Configuration;
+                    }
+
+                    settings = apply(duration);
+                }
+
+                request = new CaptureRequest(file.FullName, settings);
+            }
+            else if (parse.GetValue(anonymize))
+            {
+                await Console.Error.WriteLineAsync("--anonymize applies to a capture: give --capture FILE too.").ConfigureAwait(false);
+                return ExitCodes.Configuration;
+            }
+
+            return await RunAsync(unmatched, Console.Out, Console.Error, cancellationToken, request).ConfigureAwait(false);
         });
         return command;
     }
 
     /// <summary>Loads and checks the configuration (Sources:SqlServer), checks every instance and writes the report; returns the exit code.</summary>
-    internal static async Task<int> RunAsync(string[] configArgs, TextWriter output, TextWriter error, CancellationToken cancellationToken)
+    internal static async Task<int> RunAsync(string[] configArgs, TextWriter output, TextWriter error, CancellationToken cancellationToken, CaptureRequest? capture = null)
     {
         SqlServerSourceOptions options;
         try
@@ -53,12 +103,91 @@ internal static class CheckCommand
             return ExitCodes.Configuration;
         }
 
+        if (capture is not null && Path.GetDirectoryName(capture.Path) is { } folder && !Directory.Exists(folder))
+        {
+            await error.WriteLineAsync($"--capture: the folder {LogEscaping.Escape(folder)} does not exist; create it or name a file in an existing folder.").ConfigureAwait(false);
+            return ExitCodes.Configuration;
+        }
+
         // Instances are checked side by side: one that hangs costs its own timeouts only.
         var results = await Task.WhenAll(options.Instances.Select(i =>
             InstanceChecker.CheckAsync(i, options, null, cancellationToken))).ConfigureAwait(false);
         CheckReport.Write(output, results.Select(Escaped).ToList());
-        return results.All(r => r.Ok) ? ExitCodes.Ok : ExitCodes.Failure;
+        var exit = results.All(r => r.Ok) ? ExitCodes.Ok : ExitCodes.Failure;
+        return capture is null ? exit : await CaptureAsync(options, capture, output, error, exit, cancellationToken).ConfigureAwait(false);
     }
+
+    /// <summary>A capture asked for on the command line: where to write it and how.</summary>
+    internal sealed record CaptureRequest(string Path, CaptureSettings Settings);
+
+    /// <summary>
+    /// Captures every instance side by side and writes the zip; the exit code stays the check's, or 1 when the file could not
+    /// be written. Ctrl+C ends it without a file (each temporary session is dropped on the way out).
+    /// </summary>
+    private static async Task<int> CaptureAsync(SqlServerSourceOptions options, CaptureRequest request, TextWriter output, TextWriter error, int exit, CancellationToken ct)
+    {
+        var settings = request.Settings;
+        await output.WriteLineAsync(string.Create(CultureInfo.InvariantCulture,
+            $"\nCapturing for --capture: two polls {settings.PollGap.TotalSeconds:0.###} s apart and {settings.StreamTime.TotalSeconds:0.###} s of the live stream on a temporary event session per instance...")).ConfigureAwait(false);
+        var started = DateTime.UtcNow;
+        IReadOnlyList<InstanceCaptureResult> captures;
+        try
+        {
+            captures = await Task.WhenAll(options.Instances.Select(i => InstanceCapture.CaptureAsync(i, options, settings, null, TimeProvider.System, ct))).ConfigureAwait(false);
+            await CaptureArchive.WriteAsync(request.Path, captures, settings, started, Logins(options), ct).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (ct.IsCancellationRequested)
+        {
+            await error.WriteLineAsync("Capture cancelled: no file written.").ConfigureAwait(false);
+            return ExitCodes.Failure;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            await error.WriteLineAsync($"--capture: cannot write {LogEscaping.Escape(request.Path)}: {LogEscaping.Escape(e.Message)}").ConfigureAwait(false);
+            return ExitCodes.Failure;
+        }
+
+        var failed = captures.Sum(c => c.Statements.Count(s => s.ErrorNumber is not null));
+        await output.WriteLineAsync($"Capture written: {LogEscaping.Escape(request.Path)} ({new FileInfo(request.Path).Length.ToString("N0", CultureInfo.InvariantCulture)} bytes).").ConfigureAwait(false);
+        await output.WriteLineAsync($"  It holds {CaptureArchive.Contains}.").ConfigureAwait(false);
+        await output.WriteLineAsync($"  It never holds {CaptureArchive.NeverContains}. "
+            + (settings.Anonymize ? "User database and instance names are replaced by db1, db2, ... and instance1, ...." : "Database and instance names are kept: --anonymize replaces them.")).ConfigureAwait(false);
+        await output.WriteLineAsync(string.Create(CultureInfo.InvariantCulture,
+            $"  {captures.Sum(c => c.Statements.Count)} statements ({failed} failed, with their errors), {captures.Sum(c => c.StreamRows.Count)} stream rows; manifest.json lists each.")).ConfigureAwait(false);
+        foreach (var problem in captures.SelectMany(c => c.Problems.Select(p => $"{c.Instance}: {p}")))
+        {
+            await output.WriteLineAsync($"  capture problem: {LogEscaping.Escape(problem)}").ConfigureAwait(false);
+        }
+
+        await output.WriteLineAsync("  Please review it (a zip of JSON and XML files) before you send it: CONTRIBUTING.md says how.").ConfigureAwait(false);
+        return exit;
+    }
+
+    /// <summary>The login of each instance's connection string (SQL authentication), to be taken out of every text of a capture.</summary>
+    private static List<string> Logins(SqlServerSourceOptions options)
+    {
+        var logins = new List<string>();
+        foreach (var instance in options.Instances)
+        {
+            try
+            {
+                var user = new Microsoft.Data.SqlClient.SqlConnectionStringBuilder(ConnectionStrings.Resolve(instance)).UserID;
+                if (!string.IsNullOrEmpty(user))
+                {
+                    logins.Add(user);
+                }
+            }
+            catch (Exception e) when (e is InvalidOperationException or ArgumentException or FormatException)
+            {
+                // Unresolvable: that instance's capture failed to connect and holds no server text.
+            }
+        }
+
+        return logins;
+    }
+
+    private static string ToolVersion() =>
+        "logflushmonitor " + (typeof(CheckCommand).Assembly.GetCustomAttribute<AssemblyInformationalVersionAttribute>()?.InformationalVersion ?? "unknown");
 
     /// <summary>
     /// The result with every text escaped as log lines are (<see cref="LogEscaping"/>): the server's version, edition and

@@ -26,13 +26,16 @@ public static class CaptureArchive
     /// <summary>What becomes of stream rows, in the manifest.</summary>
     public const string StreamRowRule = "stream rows are kept as the server sent them: the temporary session's events carry database ids, not names. A row whose bytes hold the login, this machine's name or (with --anonymize) a user database or instance name of 4 or more characters is dropped and counted here, not rewritten (its lengths and checksum would no longer hold)";
 
-    /// <summary>Writes <paramref name="captures"/> to <paramref name="path"/> (through a temporary file, so a failed write leaves no half file).</summary>
+    /// <summary>
+    /// Writes <paramref name="captures"/> to <paramref name="path"/> (through a temporary file, so a failed write leaves no
+    /// half file); <paramref name="logins"/> are the login names of the connection strings, taken out of every text.
+    /// </summary>
     public static async Task WriteAsync(string path, IReadOnlyList<InstanceCaptureResult> captures, CaptureSettings settings, DateTime capturedUtc,
-        string? login, CancellationToken ct)
+        IEnumerable<string> logins, CancellationToken ct)
     {
         var databases = captures.SelectMany(c => c.Statements).Where(s => s.Name is "xe_all_databases" or "databases" && s.Columns.Count >= 2)
             .SelectMany(s => s.Rows.Where(r => r[0] is int && r[1] is string).Select(r => ((int)r[0]!, (string)r[1]!))).ToList();
-        var scrubber = new CaptureScrubber(login, Environment.MachineName, settings.Anonymize ? databases : null,
+        var scrubber = new CaptureScrubber(logins, Environment.MachineName, settings.Anonymize ? databases : null,
             settings.Anonymize ? captures.Select(c => c.Instance) : null);
         var temporary = path + ".partial";
         var stream = new FileStream(temporary, FileMode.Create, FileAccess.Write, FileShare.None, 1 << 16, useAsync: true);

@@ -22,8 +22,8 @@ public sealed class CaptureScrubber
     private readonly Dictionary<string, string> _exact = new(StringComparer.OrdinalIgnoreCase);
     private readonly List<byte[]> _binary = [];
 
-    /// <summary>Builds the rewriting for <paramref name="login"/> and <paramref name="clientHost"/> and, when given, <paramref name="databases"/> (id, name) and <paramref name="instances"/>.</summary>
-    public CaptureScrubber(string? login, string? clientHost, IEnumerable<(int Id, string Name)>? databases, IEnumerable<string>? instances)
+    /// <summary>Builds the rewriting for <paramref name="logins"/> and <paramref name="clientHost"/> and, when given, <paramref name="databases"/> (id, name) and <paramref name="instances"/>.</summary>
+    public CaptureScrubber(IEnumerable<string> logins, string? clientHost, IEnumerable<(int Id, string Name)>? databases, IEnumerable<string>? instances)
     {
         var n = 0;
         foreach (var (_, name) in (databases ?? []).Where(d => d.Id > 4).OrderBy(d => d.Id).DistinctBy(d => d.Name, StringComparer.OrdinalIgnoreCase))
@@ -37,7 +37,7 @@ public sealed class CaptureScrubber
             Add(name, $"instance{++n}");
         }
 
-        if (!string.IsNullOrEmpty(login))
+        foreach (var login in logins.Where(l => !string.IsNullOrEmpty(l)))
         {
             Add(login, "<login>");
         }

@@ -20,6 +20,12 @@ public sealed partial class ScriptedSqlServer
     /// <summary>Rows of the live stream; every stream request reads this channel (left open, the stream blocks).</summary>
     public Channel<object?[]> EventStream { get; } = Channel.CreateUnbounded<object?[]>();
 
+    /// <summary>
+    /// Rows (type, data) every live stream of check's temporary sessions (<c>*_check</c>) sends first, each stream all of
+    /// them (each is a new session on a real server); then the stream stays open and silent. Empty by default.
+    /// </summary>
+    public List<(int Type, byte[]? Data)> CheckStreamRows { get; } = [];
+
     /// <summary>Histogram target XML by session name; null = no target row.</summary>
     public Func<string, string?> HistogramTargetXml { get; set; } = _ => null;
 
@@ -49,9 +55,23 @@ public sealed partial class ScriptedSqlServer
         if (t.Contains("fn_MSxe_read_event_stream", StringComparison.Ordinal))
         {
             // A real server gives every session its own events: check's temporary session (named *_check) must not take
-            // the rows a test queued for run's session, so it reads a stream of its own that stays empty.
+            // the rows a test queued for run's session, so it reads a stream of its own (empty unless a test fills it).
             var own = r.Parameters.TryGetValue("@name", out var session) && session is string sessionName && sessionName.EndsWith("_check", StringComparison.Ordinal);
-            return Begin(r).StreamingResultSet(EventStreamColumns, own ? Channel.CreateUnbounded<object?[]>().Reader : EventStream.Reader);
+            if (own)
+            {
+                var rows = Channel.CreateUnbounded<object?[]>();
+                lock (_gate)
+                {
+                    foreach (var (type, data) in CheckStreamRows)
+                    {
+                        rows.Writer.TryWrite([type, data]);
+                    }
+                }
+
+                return Begin(r).StreamingResultSet(EventStreamColumns, rows.Reader);
+            }
+
+            return Begin(r).StreamingResultSet(EventStreamColumns, EventStream.Reader);
         }
 
         if (t.Contains("sys.dm_xe_objects", StringComparison.Ordinal))

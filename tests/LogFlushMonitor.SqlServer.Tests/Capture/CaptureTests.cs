@@ -189,7 +189,8 @@ public sealed class CaptureTests
         using var cancel = new CancellationTokenSource();
         var settings = CaptureRun.Quick() with { PollGap = TimeSpan.FromSeconds(30), StreamTime = TimeSpan.FromSeconds(30) };
         var run = CaptureRun.RunAsync(server, path, settings, cancel.Token);
-        await Eventually.Until(() => server.EventSession("lfm_cap_check").Running, "the temporary session started");
+        // The capture's own session (the stream's events), not check's histogram probe that runs before it under the same name.
+        await Eventually.Until(() => server.EventSession("lfm_cap_check").Running && server.RequestsFor("CREATE EVENT SESSION [lfm_cap_check]").Any(r => r.Text.Contains("log_flush_complete", StringComparison.Ordinal)), "the capture's temporary session started");
         await cancel.CancelAsync();
 
         var (exit, _, error) = await run;

@@ -57,7 +57,7 @@ public sealed class CaptureScrubber
         var trimmed = value.TrimEnd(' ');
         if (_exact.TryGetValue(trimmed, out var exact))
         {
-            return exact.PadRight(value.Length);
+            return trimmed.Length < value.Length ? exact.PadRight(value.Length) : exact; // nchar(128) stays 128 long
         }
 
         foreach (var (pattern, replacement) in _text)

@@ -104,7 +104,16 @@ public static class InstanceCapture
                 await PollAsync(run, instance.Azure, 2, ct).ConfigureAwait(false);
                 if (stream is not null)
                 {
-                    await stream.ConfigureAwait(false);
+                    try
+                    {
+                        // The window closes the stream; a stream that does not close in time is a problem, not a hang.
+                        await stream.WaitAsync(settings.StreamTime + fleet.ConnectTimeout + fleet.CommandTimeout, time, ct).ConfigureAwait(false);
+                    }
+                    catch (TimeoutException)
+                    {
+                        result.Problems.Add("the live stream did not close when its window ended; its rows so far are kept");
+                    }
+
                     var histogram = instance.Azure
                         ? await run.SendAsync("histogram_target", XeSql.DatabaseHistogramData, ct, ("name", name)).ConfigureAwait(false)
                         : await run.SendAsync("histogram_target", XeSql.ServerHistogramData, ct, ("name", name)).ConfigureAwait(false);
@@ -119,11 +128,11 @@ public static class InstanceCapture
                 {
                     try
                     {
-                        await stream.ConfigureAwait(false);
+                        await stream.WaitAsync(fleet.CommandTimeout, time, CancellationToken.None).ConfigureAwait(false);
                     }
-                    catch (OperationCanceledException)
+                    catch (Exception e) when (e is TimeoutException or OperationCanceledException or SqlException or InvalidOperationException or IOException)
                     {
-                        // Cancelled with the rest; the session is dropped below all the same.
+                        // Cancelled with the rest (SqlClient reports a cancelled command as a SqlException): the session is dropped below all the same.
                     }
                 }
 
@@ -162,32 +171,14 @@ public static class InstanceCapture
         InstanceCaptureResult result, CancellationToken window, CancellationToken ct)
     {
         await Task.Yield();
-        long kept = 0;
         try
         {
             var connection = await SqlConnections.OpenAsync(connectionString, window).ConfigureAwait(false);
             await using (connection.ConfigureAwait(false))
             {
-                using var command = new SqlCommand(XeSql.ReadEventStream, connection) { CommandTimeout = 0 };
-                command.Parameters.Add(new SqlParameter("@name", SqlDbType.NVarChar, 128) { Value = session });
-                using var stop = window.Register(command.Cancel);
-                var reader = await command.ExecuteReaderAsync(CommandBehavior.SequentialAccess, window).ConfigureAwait(false);
-                await using (reader.ConfigureAwait(false))
-                {
-                    while (await reader.ReadAsync(window).ConfigureAwait(false))
-                    {
-                        var type = reader.GetInt32(0);
-                        var data = await reader.IsDBNullAsync(1, window).ConfigureAwait(false) ? null : await reader.GetFieldValueAsync<byte[]>(1, window).ConfigureAwait(false);
-                        if (kept + (data?.Length ?? 0) > settings.MaxStreamBytes)
-                        {
-                            result.StreamRowsOverLimit++;
-                            continue;
-                        }
-
-                        kept += data?.Length ?? 0;
-                        result.StreamRows.Add(new CapturedStreamRow(type, data, time.GetUtcNow().UtcDateTime));
-                    }
-                }
+                // Blocking reads on a thread of their own, stopped by SqlCommand.Cancel, as the live-stream source reads.
+                await Task.Factory.StartNew(() => ReadRows(connection, session, settings, time, result, window), CancellationToken.None,
+                    TaskCreationOptions.LongRunning, TaskScheduler.Default).ConfigureAwait(false);
             }
 
             result.StreamEnd = "the server ended the stream before the window closed";
@@ -201,6 +192,29 @@ public static class InstanceCapture
         {
             result.StreamEnd = $"failed: {SqlServerLog.Safe(e)}";
             result.Problems.Add($"the live stream (sys.fn_MSxe_read_event_stream) failed: {SqlServerLog.Safe(e)}");
+        }
+    }
+
+    private static void ReadRows(SqlConnection connection, string session, CaptureSettings settings, TimeProvider time, InstanceCaptureResult result, CancellationToken window)
+    {
+        long kept = 0;
+        using var command = new SqlCommand(XeSql.ReadEventStream, connection) { CommandTimeout = 0 };
+        command.Parameters.Add(new SqlParameter("@name", SqlDbType.NVarChar, 128) { Value = session });
+        using var stop = window.Register(command.Cancel);
+        window.ThrowIfCancellationRequested();
+        using var reader = command.ExecuteReader(CommandBehavior.SequentialAccess);
+        while (reader.Read())
+        {
+            var type = reader.GetInt32(0);
+            var data = reader.IsDBNull(1) ? null : reader.GetFieldValue<byte[]>(1);
+            if (kept + (data?.Length ?? 0) > settings.MaxStreamBytes)
+            {
+                result.StreamRowsOverLimit++;
+                continue;
+            }
+
+            kept += data?.Length ?? 0;
+            result.StreamRows.Add(new CapturedStreamRow(type, data, time.GetUtcNow().UtcDateTime));
         }
     }
 

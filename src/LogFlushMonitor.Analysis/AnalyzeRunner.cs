@@ -123,7 +123,7 @@ internal static class AnalyzeRunner
         {
             // The same file named twice (a folder and a glob) is read once, or it would count twice.
             var fresh = group.Where(p => read.Add(Path.GetFullPath(p))).ToList();
-            var ndjson = fresh.Where(p => settings.AcceptNdjson && NdjsonInput.IsNdjson(p)).ToHashSet(StringComparer.Ordinal);
+            var ndjson = fresh.Where(p => NdjsonInput.IsNdjson(p)).ToHashSet(StringComparer.Ordinal);
             var xel = fresh.Where(p => !ndjson.Contains(p)).ToList();
 
             // Files of one input are one session's rollover set: its numbering continues across them.

@@ -41,9 +41,6 @@ internal sealed record AnalyzeSettings
     /// <summary>Whether stderr is a terminal (decides <see cref="ProgressMode.Auto"/>).</summary>
     public bool StdErrIsTerminal { get; init; }
 
-    /// <summary>Also read NDJSON recordings (<c>simulate --out</c>) among the inputs (the HTML report does; analyze reads .xel only).</summary>
-    public bool AcceptNdjson { get; init; }
-
     /// <summary>
     /// Threads decoding .xel files (<c>--threads</c>): default every core; 1 reads on the calling thread. The report is
     /// the same for any value.

@@ -1,43 +1,56 @@
+using System.Buffers.Binary;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.Recording;
+using LogFlushMonitor.XEvent;
 
 namespace LogFlushMonitor.Analysis;
 
 /// <summary>
-/// An NDJSON recording (what <c>simulate --out</c> writes) as an input of the HTML report: read with the simulator's
-/// reader, its flush and wait events go to the same <see cref="AnalyzeSink"/> as a .xel file's; polled samples are
-/// counted, not analysed. A malformed line makes the file's status corrupt (with the first bad line), the other lines
+/// An NDJSON recording (what <c>simulate --out</c> writes) as an input of <c>analyze</c> and the HTML report: read with
+/// the recording's reader (<see cref="NdjsonReplay"/>), its flush and wait events go to the same
+/// <see cref="AnalyzeSink"/> as a .xel file's; polled samples are counted, not analysed. A malformed line makes the file's status corrupt (with the first bad line), the other lines
 /// still count.
 /// </summary>
 internal static class NdjsonInput
 {
-    /// <summary>True for a .ndjson or .jsonl file, or any file whose first non-blank character is '{' (a .xel file starts with binary).</summary>
+    /// <summary>
+    /// True when <paramref name="path"/> holds an NDJSON recording, decided by its first bytes: the .xel file magic
+    /// (<see cref="XelConstants.FileMagic"/>) makes it a .xel file whatever its name; a first non-blank character '{'
+    /// makes it a recording whatever its name. Only a file that shows neither (empty, or other bytes) is judged by its
+    /// extension (.ndjson, .jsonl), so a recording saved under another name is read as one, a .xel file renamed .ndjson
+    /// is read as .xel, and anything else is read as .xel and reported by the .xel reader as not a .xel file.
+    /// </summary>
     public static bool IsNdjson(string path)
     {
-        var extension = Path.GetExtension(path);
-        if (extension.Equals(".ndjson", StringComparison.OrdinalIgnoreCase) || extension.Equals(".jsonl", StringComparison.OrdinalIgnoreCase))
-        {
-            return true;
-        }
-
         try
         {
             using var file = File.OpenRead(path);
             Span<byte> head = stackalloc byte[64];
-            var read = file.Read(head);
+            var read = file.ReadAtLeast(head, head.Length, throwOnEndOfStream: false);
             var text = head[..read];
+            if (text.Length >= 4 && BinaryPrimitives.ReadUInt32LittleEndian(text) == XelConstants.FileMagic)
+            {
+                return false;
+            }
+
             if (text.StartsWith("\uFEFF"u8))
             {
                 text = text[3..];
             }
 
             var first = text.TrimStart(" \t\r\n"u8);
-            return !first.IsEmpty && first[0] == (byte)'{';
+            if (!first.IsEmpty && first[0] == (byte)'{')
+            {
+                return true;
+            }
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            return false; // reading it as .xel reports the problem
+            // Reading it as .xel reports the problem.
         }
+
+        var extension = Path.GetExtension(path);
+        return extension.Equals(".ndjson", StringComparison.OrdinalIgnoreCase) || extension.Equals(".jsonl", StringComparison.OrdinalIgnoreCase);
     }
 
     /// <summary>Reads one recording into <paramref name="sink"/>.</summary>

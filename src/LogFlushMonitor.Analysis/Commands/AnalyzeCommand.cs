@@ -6,7 +6,7 @@ namespace LogFlushMonitor.Analysis.Commands;
 internal static class AnalyzeCommand
 {
     /// <summary>What the command does, in its help.</summary>
-    public const string Description = "Analyse .xel files offline: per database the log flush write-size histogram, flush durations, WRITELOG waits, rates, lost events and advice.";
+    public const string Description = "Analyse .xel files or NDJSON recordings offline: per database the log flush write-size histogram, flush durations, WRITELOG waits, rates, lost events and advice.";
 
     /// <summary>Builds the <c>analyze</c> subcommand of <c>logflushmonitor</c>; <paramref name="exitCodeOf"/> is the program's exit code for each outcome.</summary>
     public static Command Create(Func<AnalyzeOutcome, int> exitCodeOf) => Configure(new Command("analyze", Description), exitCodeOf);
@@ -23,7 +23,7 @@ internal static class AnalyzeCommand
         var inputs = new Argument<string[]>("inputs")
         {
             Arity = ArgumentArity.OneOrMore,
-            Description = ".xel files, folders (their *.xel files) or globs such as /path/session*.xel; rollover sets are read in order.",
+            Description = ".xel files or NDJSON recordings (simulate --out), folders (their *.xel files) or globs such as /path/session*.xel; rollover sets are read in order.",
         };
         var format = new Option<string>("--format") { Description = "Output: text (default) or json (schema in docs/analyze.md).", DefaultValueFactory = _ => "text" };
         var progress = new Option<string>("--progress")

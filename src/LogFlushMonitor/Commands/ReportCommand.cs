@@ -53,7 +53,6 @@ internal static class ReportCommand
                 Inputs = parse.GetValue(inputs) ?? [],
                 Progress = progressMode.Value,
                 StdErrIsTerminal = !Console.IsErrorRedirected,
-                AcceptNdjson = true,
                 ProgressLabel = "report",
                 Threads = parse.GetValue(threads),
             };

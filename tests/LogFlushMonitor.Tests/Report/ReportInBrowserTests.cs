@@ -17,7 +17,7 @@ public sealed partial class ReportInBrowserTests : IDisposable
         var html = _data.PathOf("report.html");
         using var stdout = new StringWriter();
         using var stderr = new StringWriter();
-        var code = ReportCommand.Run(new AnalyzeSettings { Inputs = inputs, AcceptNdjson = true, Progress = ProgressMode.Never }, new FileInfo(html), stdout, stderr, CancellationToken.None);
+        var code = ReportCommand.Run(new AnalyzeSettings { Inputs = inputs, Progress = ProgressMode.Never }, new FileInfo(html), stdout, stderr, CancellationToken.None);
         Assert.True(code == 0, $"exit {code}: {stderr}");
         return html;
     }

@@ -120,8 +120,7 @@ internal sealed class XelTallyMapper
         }
         else if (handle == _h.WaitInfo && handle.IsValid)
         {
-            // wait_info fires at the start (opcode 0) and the end (1) of a wait; only the end has a duration.
-            if (!record.TryGetMap(_h.WaitInfoOpcode, out var opcode, out _) || opcode == 1)
+            if (_h.IsWaitEnd(record))
             {
                 Wait(record, file, _h.WaitInfoType, _h.WaitInfoDuration, _h.WaitInfoUnit, "wait_info");
             }

@@ -1,3 +1,4 @@
+using LogFlushMonitor.XEvent.Binary;
 using LogFlushMonitor.XEvent.Metadata;
 
 namespace LogFlushMonitor.Core.XEvents;
@@ -74,6 +75,13 @@ public struct LogFlushFields
 
     /// <summary>Whether starts and completes can be paired (both carry log_block_id).</summary>
     public readonly bool CanPair => StartBlockId.IsValid && CompleteBlockId.IsValid;
+
+    /// <summary>
+    /// Whether a sqlos.wait_info event is the end of a wait, the one that carries its duration: wait_info fires at the
+    /// start (opcode 0) and the end (1). An event without the opcode field is taken as an end.
+    /// </summary>
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+    public readonly bool IsWaitEnd(in XEventRecord record) => !record.TryGetMap(WaitInfoOpcode, out var opcode, out _) || opcode == 1;
 
     /// <summary>Resolves everything in <paramref name="metadata"/>; <paramref name="units"/> are the units when no description names one.</summary>
     public static LogFlushFields Resolve(XEventMetadata metadata, XEventUnits units)

@@ -139,8 +139,7 @@ public sealed class XEventSampleMapper : IXEventHandler
         }
         else if (handle == _h.WaitInfo)
         {
-            // wait_info fires at the start (opcode 0) and the end (1) of a wait; only the end has a duration.
-            if (record.TryGetMap(_h.WaitInfoOpcode, out var opcode, out _) && opcode != 1)
+            if (!_h.IsWaitEnd(record))
             {
                 Sequence(record);
                 return;

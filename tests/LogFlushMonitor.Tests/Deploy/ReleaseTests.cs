@@ -161,6 +161,42 @@ public partial class ReleaseTests
     }
 
     [SkippableFact]
+    public async Task The_explained_package_warnings_are_recognised_whatever_the_NuGet_folder_is_called()
+    {
+        // Publish log lines as the SDK prints them, from a package folder that is not ~/.nuget/packages (NUGET_PACKAGES
+        // or a CI cache), on Linux and Windows, and an ILC summary line that names only the assembly.
+        string[] explained =
+        [
+            "/srv/ci-cache/nuget/microsoft.data.sqlclient/7.1.0/runtimes/unix/lib/net9.0/Microsoft.Data.SqlClient.dll : warning IL2104: Assembly 'Microsoft.Data.SqlClient' produced trim warnings. For more information see https://aka.ms/il2104 [/src/src/LogFlushMonitor/LogFlushMonitor.csproj]",
+            @"D:\cache\NuGet\dapper\2.1.86\lib\net8.0\Dapper.dll : warning IL3053: Assembly 'Dapper' produced AOT analysis warnings. [D:\src\src\LogFlushMonitor\LogFlushMonitor.csproj]",
+            "ILC : warning IL2104: Assembly 'System.Configuration.ConfigurationManager' produced trim warnings.",
+        ];
+        const string Unexplained = "/srv/ci-cache/nuget/dapper.aot/1.0.48/lib/net8.0/Dapper.AOT.dll : warning IL2104: Assembly 'Dapper.AOT' produced trim warnings. [/src/x.csproj]";
+        var dir = Directory.CreateTempSubdirectory("lfm-aot-warnings-");
+        try
+        {
+            var ok = Path.Combine(dir.FullName, "ok.log");
+            await File.WriteAllLinesAsync(ok, ["  Restored.", .. explained]);
+            var bad = Path.Combine(dir.FullName, "bad.log");
+            await File.WriteAllLinesAsync(bad, [.. explained, Unexplained]);
+
+            var (code, stdout, stderr) = await BashAsync("release.sh", "--check-aot-warnings", ok);
+            Assert.True(code == 0, stdout + stderr);
+            Assert.Contains("package warnings explained in docs/aot.md: 3", stdout, StringComparison.Ordinal);
+
+            (code, stdout, stderr) = await BashAsync("release.sh", "--check-aot-warnings", bad);
+            Assert.Equal(1, code);
+            Assert.Contains("Dapper.AOT", stdout, StringComparison.Ordinal);
+            Assert.DoesNotContain("Microsoft.Data.SqlClient", stdout, StringComparison.Ordinal);
+            Assert.Contains("docs/aot.md does not explain", stderr, StringComparison.Ordinal);
+        }
+        finally
+        {
+            dir.Delete(recursive: true);
+        }
+    }
+
+    [SkippableFact]
     public async Task Build_and_ci_scripts_pass_shellcheck()
     {
         var shellcheck = Tool.Require("shellcheck", "shellcheck");

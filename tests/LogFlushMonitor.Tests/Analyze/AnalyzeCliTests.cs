@@ -1,11 +1,17 @@
 using System.Globalization;
 using System.Text.Json;
 using System.Text.RegularExpressions;
+using LogFlushMonitor.Analysis;
+using LogFlushMonitor.Commands;
 using LogFlushMonitor.XEvent.TestSupport;
 
 namespace LogFlushMonitor.Tests.Analyze;
 
-/// <summary>`logflushmonitor analyze` through the real executable, on writer-made and real files.</summary>
+/// <summary>
+/// `logflushmonitor analyze` on writer-made and real files. The tests of the report run the command in this process
+/// (<see cref="AnalyzeAsync"/>: the same code prints the same report, without starting a process each time); the
+/// tests of the command line itself (usage errors, what goes to stdout and what to stderr) start the executable.
+/// </summary>
 public sealed partial class AnalyzeCliTests : IDisposable
 {
     private readonly AnalyzeTestFiles _files = new();
@@ -25,7 +31,7 @@ public sealed partial class AnalyzeCliTests : IDisposable
             }
         });
 
-        var (code, stdout, stderr) = await CliProcess.RunAsync("analyze", path);
+        var (code, stdout, stderr) = await AnalyzeAsync(path);
 
         Assert.True(code == 0, stderr);
         Assert.Contains("Database sales (id 7)", stdout, StringComparison.Ordinal);
@@ -102,7 +108,7 @@ public sealed partial class AnalyzeCliTests : IDisposable
             }
         });
 
-        var (code, stdout, stderr) = await CliProcess.RunAsync("analyze", path, "--format", "json");
+        var (code, stdout, stderr) = await AnalyzeAsync(path, "--format", "json");
 
         Assert.True(code == 0, stderr);
         using var doc = JsonDocument.Parse(stdout);
@@ -167,7 +173,7 @@ public sealed partial class AnalyzeCliTests : IDisposable
             }
         });
 
-        var (code, stdout, stderr) = await CliProcess.RunAsync("analyze", path);
+        var (code, stdout, stderr) = await AnalyzeAsync(path);
 
         Assert.True(code == 0, stderr);
         Assert.Contains("no log_flush_start events", stdout, StringComparison.Ordinal);
@@ -205,7 +211,7 @@ public sealed partial class AnalyzeCliTests : IDisposable
 
         foreach (var input in new[] { _files.PathOf("set"), Path.Combine(_files.PathOf("set"), "session_0_*.xel") })
         {
-            var (code, stdout, stderr) = await CliProcess.RunAsync("analyze", input, "--format", "json");
+            var (code, stdout, stderr) = await AnalyzeAsync(input, "--format", "json");
             Assert.True(code == 0, stderr);
             using var doc = JsonDocument.Parse(stdout);
             var files = doc.RootElement.GetProperty("files").EnumerateArray().Select(f => f.GetProperty("path").GetString()).ToList();
@@ -223,7 +229,7 @@ public sealed partial class AnalyzeCliTests : IDisposable
     {
         var real = RealFile();
 
-        var (code, stdout, stderr) = await CliProcess.RunAsync("analyze", real);
+        var (code, stdout, stderr) = await AnalyzeAsync(real);
 
         Assert.True(code == 3, stdout + stderr);
         Assert.Contains("TestXel_0.xel holds no log_flush_start, log_flush_complete or WRITELOG wait events", stdout, StringComparison.Ordinal);
@@ -232,7 +238,7 @@ public sealed partial class AnalyzeCliTests : IDisposable
         Assert.DoesNotContain("write size", stdout, StringComparison.Ordinal);
         Assert.DoesNotContain("█", stdout, StringComparison.Ordinal);
 
-        var (jsonCode, json, jsonErr) = await CliProcess.RunAsync("analyze", real, "--format", "json");
+        var (jsonCode, json, jsonErr) = await AnalyzeAsync(real, "--format", "json");
         Assert.Equal(3, jsonCode);
         Assert.Contains("TestXel_0.xel holds no log_flush_start", jsonErr, StringComparison.Ordinal);
         using var doc = JsonDocument.Parse(json);
@@ -263,7 +269,7 @@ public sealed partial class AnalyzeCliTests : IDisposable
             }
         }, bufferSize: 64 * 1024);
 
-        var (code, text, stderr) = await CliProcess.RunAsync("analyze", path);
+        var (code, text, stderr) = await AnalyzeAsync(path);
         Assert.True(code == 0, stderr);
         Assert.Contains("busiest WRITELOG 10 s: from 2026-11-22 08:10:00 UTC, 200 waits, average 40 ms, 0.8 s waiting per second", text, StringComparison.Ordinal);
         Assert.Contains("in the 10 s from 2026-11-22 08:10:00 UTC commits waited 40 ms each for the log (0.8 s waiting per second)", text, StringComparison.Ordinal);
@@ -271,7 +277,7 @@ public sealed partial class AnalyzeCliTests : IDisposable
         string? first = null;
         foreach (var threads in new[] { "1", "2" })
         {
-            var (jsonCode, json, jsonErr) = await CliProcess.RunAsync("analyze", path, "--format", "json", "--threads", threads);
+            var (jsonCode, json, jsonErr) = await AnalyzeAsync(path, "--format", "json", "--threads", threads);
             Assert.True(jsonCode == 0, jsonErr);
             using var doc = JsonDocument.Parse(json);
             var db = doc.RootElement.GetProperty("databases").EnumerateArray().Single();
@@ -321,7 +327,7 @@ public sealed partial class AnalyzeCliTests : IDisposable
         BitConverter.GetBytes(0x7FFF_0000).CopyTo(copy, badField);
         await File.WriteAllBytesAsync(corrupted, copy);
 
-        var (code, stdout, stderr) = await CliProcess.RunAsync("analyze", truncated, good, corrupted);
+        var (code, stdout, stderr) = await AnalyzeAsync(truncated, good, corrupted);
 
         Assert.True(code == 4, stdout + stderr);
         Assert.Contains($"error: {corrupted}: damaged:", stderr, StringComparison.Ordinal);
@@ -331,7 +337,7 @@ public sealed partial class AnalyzeCliTests : IDisposable
         Assert.Contains("Database gooddb (id 11)", stdout, StringComparison.Ordinal);
         Assert.Contains("flushes: 400", stdout, StringComparison.Ordinal);
 
-        var (jsonCode, json, _) = await CliProcess.RunAsync("analyze", truncated, good, corrupted, "--format", "json");
+        var (jsonCode, json, _) = await AnalyzeAsync(truncated, good, corrupted, "--format", "json");
         Assert.Equal(4, jsonCode);
         using var doc = JsonDocument.Parse(json);
         var files = doc.RootElement.GetProperty("files");
@@ -391,6 +397,43 @@ public sealed partial class AnalyzeCliTests : IDisposable
     }
 
     private static string RealFile() => TestData.RealXelFile;
+
+    /// <summary>
+    /// <c>analyze ARGS</c> in this process, as the command runs once its arguments are parsed: the inputs,
+    /// <c>--format</c> and <c>--threads</c> into <see cref="AnalyzeSettings"/>, <see cref="AnalyzeRunner.Run"/> with the
+    /// program's exit codes, stdout and stderr captured (not a terminal, as when redirected: plain text, no progress).
+    /// </summary>
+    private static Task<(int Code, string StdOut, string StdErr)> AnalyzeAsync(params string[] args)
+    {
+        var inputs = new List<string>();
+        var format = ReportFormat.Text;
+        var threads = Environment.ProcessorCount;
+        for (var i = 0; i < args.Length; i++)
+        {
+            switch (args[i])
+            {
+                case "--format":
+                    format = args[++i] switch
+                    {
+                        "json" => ReportFormat.Json,
+                        "text" => ReportFormat.Text,
+                        var other => throw new ArgumentException($"this helper knows text and json, not {other}", nameof(args)),
+                    };
+                    break;
+                case "--threads":
+                    threads = int.Parse(args[++i], CultureInfo.InvariantCulture);
+                    break;
+                default:
+                    inputs.Add(args[i]);
+                    break;
+            }
+        }
+
+        using var stdout = new StringWriter();
+        using var stderr = new StringWriter();
+        var code = AnalyzeRunner.Run(new AnalyzeSettings { Inputs = inputs, Format = format, Threads = threads }, ExitCodes.Of, stdout, stderr, CancellationToken.None);
+        return Task.FromResult((code, stdout.ToString(), stderr.ToString()));
+    }
 
     /// <summary>The reported percentile is the true one rounded up to its 10 %-wide bucket.</summary>
     private static void AssertQuantile(List<double> values, double q, double reported)

@@ -1,9 +1,15 @@
+using LogFlushMonitor.Analysis;
+using LogFlushMonitor.Commands;
 using LogFlushMonitor.Tests.Analyze;
 using LogFlushMonitor.XEvent.TestSupport;
 
 namespace LogFlushMonitor.Tests.Report;
 
-/// <summary><c>logflushmonitor report</c> through the real executable: inputs, exit codes, what it says.</summary>
+/// <summary>
+/// <c>logflushmonitor report</c>: inputs, exit codes, what it says. The tests of the page and the messages run the
+/// command in this process (<see cref="ReportAsync"/>); the tests of the command line (a missing input, no --out, an
+/// output that cannot be written) start the executable.
+/// </summary>
 public sealed class ReportCliTests : IDisposable
 {
     private readonly AnalyzeTestFiles _files = new();
@@ -13,6 +19,19 @@ public sealed class ReportCliTests : IDisposable
     {
         _files.Dispose();
         _data.Dispose();
+    }
+
+    /// <summary>
+    /// <c>report INPUTS --out HTML</c> in this process, as the command runs once its arguments are parsed
+    /// (<see cref="ReportCommand.Run"/> with the settings it builds), stdout and stderr captured.
+    /// </summary>
+    private static Task<(int Code, string StdOut, string StdErr)> ReportAsync(string html, params string[] inputs)
+    {
+        using var stdout = new StringWriter();
+        using var stderr = new StringWriter();
+        var settings = new AnalyzeSettings { Inputs = inputs, ProgressLabel = "report" };
+        var code = ReportCommand.Run(settings, new FileInfo(html), stdout, stderr, CancellationToken.None);
+        return Task.FromResult((code, stdout.ToString(), stderr.ToString()));
     }
 
     private string GoodXel() => _files.Write("good.xel", w =>
@@ -31,7 +50,7 @@ public sealed class ReportCliTests : IDisposable
     {
         var html = _files.PathOf("out/report.html");
 
-        var (code, stdout, stderr) = await CliProcess.RunAsync("report", _data.Hostile(), GoodXel(), "--out", html);
+        var (code, stdout, stderr) = await ReportAsync(html, _data.Hostile(), GoodXel());
 
         Assert.True(code == 0, stderr);
         Assert.Contains($"report: wrote {html} (2 database(s)", stdout, StringComparison.Ordinal);
@@ -51,7 +70,7 @@ public sealed class ReportCliTests : IDisposable
         await File.WriteAllLinesAsync(ndjson, [.. File.ReadLines(_data.Hostile()).Take(20), "{\"type\":\"flush\",\"t\":", .. File.ReadLines(_data.Hostile()).Skip(20).Take(20)]);
         var html = _files.PathOf("report.html");
 
-        var (code, stdout, stderr) = await CliProcess.RunAsync("report", garbage, GoodXel(), ndjson, "--out", html);
+        var (code, stdout, stderr) = await ReportAsync(html, garbage, GoodXel(), ndjson);
 
         Assert.True(code == 4, stdout + stderr);
         Assert.Contains($"error: {garbage}:", stderr, StringComparison.Ordinal);
@@ -74,7 +93,7 @@ public sealed class ReportCliTests : IDisposable
         });
         var html = _files.PathOf("report.html");
 
-        var (code, stdout, stderr) = await CliProcess.RunAsync("report", other, "--out", html);
+        var (code, stdout, stderr) = await ReportAsync(html, other);
 
         Assert.True(code == 3, stdout + stderr);
         Assert.Contains("other.xel holds no log_flush_start, log_flush_complete or WRITELOG wait events. It holds: 50 PAGEIOLATCH_SH waits", stderr, StringComparison.Ordinal);

@@ -76,7 +76,7 @@ internal static partial class SummaryLine
 
         LogWhoLine(logger, db.Instance, db.Database,
             waiting is null ? "nobody waited on WRITELOG" : string.Create(CultureInfo.InvariantCulture, $"{waiting} waited most on WRITELOG ({most:0.###} s)"),
-            writer is null ? "no open transaction holds log" : string.Create(CultureInfo.InvariantCulture, $"{writer.Application} holds the most log in open transactions ({writer.LogBytesUsed / 1048576.0:0.#} MiB in {writer.Transactions})"));
+            writer is null ? "no open transaction holds log" : string.Create(CultureInfo.InvariantCulture, $"{writer.Application} holds the most log: {writer.LogBytesUsed / 1048576.0:0.#} MiB in {writer.Transactions} open transaction(s)"));
     }
 
     private static string Format(double? v) => v is { } x ? x.ToString("0", CultureInfo.InvariantCulture) : "-";

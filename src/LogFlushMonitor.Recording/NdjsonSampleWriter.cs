@@ -219,7 +219,7 @@ public sealed class NdjsonSampleWriter : ISampleSink, IDisposable
     }
 
     /// <summary>
-    /// Not recorded: the NDJSON schema has no record for the top log writers yet (docs/ndjson.md), so a replay shows none;
+    /// Not recorded: the NDJSON schema has no record for the top log writers yet (docs/configuration.md, "The NDJSON sample format"), so a replay shows none;
     /// every other sample of the same poll is recorded.
     /// </summary>
     public void OnLogWriters(in LogWritersSample writers)

@@ -7,7 +7,8 @@ CREATE LOGIN [logflushmonitor] WITH PASSWORD = N'<replace-with-a-strong-password
 -- The monitor connects to master; a user there makes that explicit (no database role is needed).
 CREATE USER [logflushmonitor] FOR LOGIN [logflushmonitor];
 
--- Performance counters, wait stats, file stats, sessions' drop counts and the live event stream
+-- Performance counters, wait stats, file stats, sessions' drop counts, sessions waiting on WRITELOG, open transactions'
+-- log by program (sys.dm_tran_database_transactions / sys.dm_tran_session_transactions) and the live event stream
 -- (the narrower 2022 permission; VIEW SERVER STATE also works but shows more):
 GRANT VIEW SERVER PERFORMANCE STATE TO [logflushmonitor];
 -- The monitor's event session, with the finer 2022 grants (ALTER ANY EVENT SESSION covers them all):

@@ -42,6 +42,9 @@ internal sealed class SimulatedDatabase
 
     public long BytesFlushed { get; set; }
 
+    /// <summary>BytesFlushed at the last transactions poll (the log written since stands for the open transactions' log).</summary>
+    public long BytesAtLastWritersPoll { get; set; }
+
     public long FlushWaits { get; set; }
 
     public long FlushWaitTicks { get; set; }

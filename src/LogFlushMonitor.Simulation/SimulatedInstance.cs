@@ -23,6 +23,10 @@ internal sealed class SimulatedInstance
     private const string WriteLog = "WRITELOG";
     private const string LogBuffer = "LOGBUFFER";
 
+    /// <summary>The applications' shares of 128 (as <see cref="Application"/> picks them), the last two folded into "other".</summary>
+    private static readonly (string App, int Share)[] ApplicationShares =
+        [("OrderService", 48), ("BillingWorker", 24), ("InventorySync", 16), ("EtlLoader", 12), ("ReportingJob", 10), ("other", 18)];
+
     private readonly List<SimulatedDatabase> _databases;
     private readonly RestartPlan? _restart;
     private readonly LogStall? _stall;
@@ -220,8 +224,28 @@ internal sealed class SimulatedInstance
         _writeLogMaxTicks = Math.Max(_writeLogMaxTicks, waitTicks);
         if (Deliver(sink, out seq))
         {
-            sink.OnWait(new WaitEvent(Name, WriteLog, TimeSpan.FromTicks(waitTicks), db.Id, db.Name, t.AddTicks(waitTicks), seq));
+            sink.OnWait(new WaitEvent(Name, WriteLog, TimeSpan.FromTicks(waitTicks), db.Id, db.Name, t.AddTicks(waitTicks), seq, Application(block)));
         }
+    }
+
+    /// <summary>
+    /// The client application of the session that waited for <paramref name="block"/>: seven applications with skewed
+    /// shares (so the top 5 per database and "other" both show), chosen from the block id alone so the random
+    /// streams of the rest of the simulation stay as they were.
+    /// </summary>
+    internal static string Application(ulong block)
+    {
+        var share = (int)((block * 0x9E3779B97F4A7C15UL) >> 57); // 0..127, spread over consecutive blocks
+        return share switch
+        {
+            < 48 => "OrderService",
+            < 72 => "BillingWorker",
+            < 88 => "InventorySync",
+            < 100 => "EtlLoader",
+            < 110 => "ReportingJob",
+            < 120 => "AuditLogger",
+            _ => "Microsoft SQL Server Management Studio - Query",
+        };
     }
 
     /// <summary>Completes the stalled flushes whose write finishes before <paramref name="to"/>, in the order they started.</summary>
@@ -310,6 +334,26 @@ internal sealed class SimulatedInstance
         }
 
         sink.OnPollCompleted(new PollCompleted(Name, t, PollKind.WriteLogWaiters));
+
+        // sys.dm_tran_database_transactions: the log written since the last poll stands for what the applications' short
+        // transactions hold, split by their shares (Application); the top 5 and "other" (AuditLogger, SSMS), as the poller folds.
+        foreach (var db in _databases)
+        {
+            var written = db.BytesFlushed - db.BytesAtLastWritersPoll;
+            db.BytesAtLastWritersPoll = db.BytesFlushed;
+            if (written <= 0)
+            {
+                continue;
+            }
+
+            foreach (var (app, share) in ApplicationShares)
+            {
+                var used = written * share / 128;
+                sink.OnLogWriters(new LogWritersSample(Name, t, db.Id, db.Name, app, app == "other" ? 2 : 1, used, 2 * used));
+            }
+        }
+
+        sink.OnPollCompleted(new PollCompleted(Name, t, PollKind.LogWriters));
     }
 
     private void Counters(ISampleSink sink, DateTime t, string db, long flushes, long bytes, long waits, long waitMs, long usedKb, long sizeKb, long hits, long lookups) =>

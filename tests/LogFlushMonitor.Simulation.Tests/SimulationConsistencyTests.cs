@@ -122,7 +122,7 @@ public class SimulationConsistencyTests
     {
         var recording = Record("autocommit", TimeSpan.FromSeconds(10));
         var polls = recording.All.OfType<PollCompleted>().ToList();
-        Assert.Equal(3 * 4, polls.Count); // at 0, 5 and 10 s: counters, wait stats, file stats, WRITELOG waiters
+        Assert.Equal(3 * 5, polls.Count); // at 0, 5 and 10 s: counters, wait stats, file stats, WRITELOG waiters, log writers
         Assert.Equal(3, polls.Count(p => p.Kind == PollKind.WriteLogWaiters));
         Assert.Equal([T0, T0.AddSeconds(5), T0.AddSeconds(10)], polls.Select(p => p.TimestampUtc).Distinct());
         var names = recording.Counters.Where(c => c.TimestampUtc == T0.AddSeconds(5)).Select(c => (c.CounterInstance, c.CounterName, c.CounterType)).ToList();

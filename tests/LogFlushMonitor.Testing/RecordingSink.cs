@@ -161,6 +161,13 @@ public sealed class RecordingSink(ISampleSink? next = null) : IPacedSampleSink
     }
 
     /// <inheritdoc />
+    public void OnLogWriters(in LogWritersSample writers)
+    {
+        Add(writers);
+        next?.OnLogWriters(writers);
+    }
+
+    /// <inheritdoc />
     public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source)
     {
         lock (_gate)

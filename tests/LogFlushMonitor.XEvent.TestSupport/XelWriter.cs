@@ -7,7 +7,8 @@ namespace LogFlushMonitor.XEvent.TestSupport;
 /// <summary>
 /// Test-only writer of .xel files and live-stream rows, following shared/XEL-FORMAT.md. It declares
 /// sqlserver.log_flush_start / log_flush_complete, sqlos.wait_completed / wait_info and the actions
-/// sqlserver.database_id, sqlserver.database_name, package0.event_sequence. Its output proves the
+/// sqlserver.database_id, sqlserver.database_name, sqlserver.client_app_name (wait events' clientApp, UTF-16 as a server
+/// writes it), package0.event_sequence. Its output proves the
 /// aggregation paths only; the real files in tests/testdata prove the format.
 /// </summary>
 public sealed class XelWriter : IDisposable
@@ -55,6 +56,8 @@ public sealed class XelWriter : IDisposable
     private readonly uint _actionDatabaseId = Rid.Action(2, 0);
     private readonly uint _actionDatabaseName = Rid.Action(2, 29);
     private readonly uint _actionSequence = Rid.Action(0, 9);
+    private readonly uint _actionClientApp = Rid.Action(2, 30);
+    private string? _clientApp;
     private readonly ByteSink _buffer;
     private readonly ByteSink _payload = new(256);
     private readonly ByteSink _variable = new(256);
@@ -152,6 +155,7 @@ public sealed class XelWriter : IDisposable
         sqlserver.Events.Add(flushStart);
         sqlserver.Actions.Add(new ActionSpec("database_id", 0, Rid.Type(6), 0));
         sqlserver.Actions.Add(new ActionSpec("database_name", 29, Rid.Type(20), 0));
+        sqlserver.Actions.Add(new ActionSpec("client_app_name", 30, Rid.Type(20), 0));
         var completePackage = sqlserver;
         if (_options.RepeatSqlServerPackage)
         {
@@ -216,8 +220,9 @@ public sealed class XelWriter : IDisposable
 
     /// <summary>Writes sqlos.wait_completed; the database action is added when <paramref name="databaseId"/> is set.</summary>
     public void WaitCompleted(DateTime timestampUtc, uint waitTypeKey, ulong duration, uint? databaseId,
-        ulong? sequence = null, ulong signalDuration = 0, string? databaseName = null, ulong waitResource = 0)
+        ulong? sequence = null, ulong signalDuration = 0, string? databaseName = null, ulong waitResource = 0, string? clientApp = null)
     {
+        _clientApp = clientApp;
         Begin(_waitCompleted);
         SetUInt(_waitCompleted, 0, waitTypeKey);
         SetUInt(_waitCompleted, 1, duration);
@@ -228,8 +233,9 @@ public sealed class XelWriter : IDisposable
 
     /// <summary>Writes sqlos.wait_info (opcode 0 begin, 1 end).</summary>
     public void WaitInfo(DateTime timestampUtc, uint waitTypeKey, byte opcode, ulong duration, uint? databaseId,
-        ulong? sequence = null, ulong signalDuration = 0, string? databaseName = null)
+        ulong? sequence = null, ulong signalDuration = 0, string? databaseName = null, string? clientApp = null)
     {
+        _clientApp = clientApp;
         Begin(_waitInfo);
         SetUInt(_waitInfo, 0, waitTypeKey);
         SetUInt(_waitInfo, 1, opcode);
@@ -338,6 +344,14 @@ public sealed class XelWriter : IDisposable
             _actions.U32(_actionDatabaseName);
             _actions.U32((uint)(databaseName.Length * 2));
             _actions.Utf16(databaseName);
+        }
+
+        if (_clientApp is { } app)
+        {
+            _actions.U32(_actionClientApp);
+            _actions.U32((uint)(app.Length * 2));
+            _actions.Utf16(app);
+            _clientApp = null;
         }
 
         if (sequence is { } seq)

@@ -32,6 +32,9 @@ internal sealed class DatabaseEvents
 
     public Dictionary<string, WaitTypeEvents> Waits { get; } = new(StringComparer.Ordinal);
 
+    /// <summary>WRITELOG time by client application, once a wait event carried the client_app_name action (else null).</summary>
+    public ApplicationWaits? Applications { get; set; }
+
     public long FirstTicks { get; set; } = long.MaxValue;
 
     public long LastTicks { get; set; } = long.MinValue;
@@ -46,6 +49,8 @@ internal sealed class DatabaseEvents
         {
             w.Tags = WaitTags(w.WaitType);
         }
+
+        Applications?.Renamed();
     }
 
     public KeyValuePair<string, object?>[] WaitTags(string waitType) =>

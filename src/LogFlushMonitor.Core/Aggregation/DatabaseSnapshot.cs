@@ -21,6 +21,15 @@ public sealed record DatabaseSnapshot
     /// <summary>Waits by type from wait events.</summary>
     public required IReadOnlyList<WaitSnapshot> Waits { get; init; }
 
+    /// <summary>
+    /// WRITELOG time by client application (top 5 and "other", most time first), when wait events carried the
+    /// client_app_name action; empty otherwise (histogram mode, a session without the action).
+    /// </summary>
+    public IReadOnlyList<ApplicationWriteLog> WriteLogApplications { get; init; } = [];
+
+    /// <summary>The top log writers at the last transactions poll (top 5 and "other", most log first); empty when none or not polled.</summary>
+    public IReadOnlyList<ApplicationLogWriter> LogWriters { get; init; } = [];
+
     /// <summary>First and last event time, when any event arrived.</summary>
     public DateTime? FirstEventUtc { get; init; }
 

@@ -57,6 +57,9 @@ internal sealed class InstanceState
     /// <summary>Sessions waiting on WRITELOG now, per database_id (the last waiting-tasks poll).</summary>
     public Dictionary<int, WriteLogWaitersSeries> WriteLogWaiters { get; } = [];
 
+    /// <summary>Log held by open transactions per database_id and application (the last transactions poll: top 5 and other).</summary>
+    public Dictionary<(int DatabaseId, string Application), LogWritersSeries> LogWriters { get; } = [];
+
     /// <summary>Where the source keeps the flushes that started and have not completed (stream mode), or null.</summary>
     public XEvents.OutstandingFlushSource? Outstanding { get; set; }
 

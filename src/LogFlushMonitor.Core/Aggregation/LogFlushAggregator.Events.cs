@@ -202,6 +202,10 @@ public sealed partial class LogFlushAggregator
         if (e.WaitType == WriteLog)
         {
             inst.Agreement.WriteLogMs += seconds * 1000;
+            if (e.ClientApp is not null)
+            {
+                (db.Applications ??= new ApplicationWaits(db)).Add(e.ClientApp, seconds, e.TimestampUtc.Ticks);
+            }
         }
 
         w.Durations.Add(seconds);

@@ -34,6 +34,27 @@ public sealed partial class LogFlushAggregator
     }
 
     /// <inheritdoc />
+    public void OnLogWriters(in LogWritersSample writers)
+    {
+        lock (_gate)
+        {
+            var inst = Instance(writers.Instance);
+            inst.LearnName(writers.DatabaseId, writers.DatabaseName);
+            var key = (writers.DatabaseId, writers.Application);
+            if (!inst.LogWriters.TryGetValue(key, out var s) || s.DatabaseName != writers.DatabaseName)
+            {
+                s = new LogWritersSeries(inst.Name, writers.DatabaseName, writers.Application);
+                inst.LogWriters[key] = s;
+            }
+
+            s.Stamp = inst.CurrentStamp(PollKind.LogWriters);
+            s.Transactions = Math.Max(0, writers.Transactions);
+            s.LogBytesUsed = Math.Max(0, writers.LogBytesUsed);
+            s.LogBytesReserved = Math.Max(0, writers.LogBytesReserved);
+        }
+    }
+
+    /// <inheritdoc />
     public void OnOutstandingFlushes(OutstandingFlushSource source)
     {
         ArgumentNullException.ThrowIfNull(source);

@@ -133,6 +133,33 @@ public sealed partial class LogFlushAggregator
             case AggregationSource { Fact: AggregationFact.OutstandingFlushes or AggregationFact.OutstandingFlushAge or AggregationFact.WriteLogWaiting or AggregationFact.WriteLogLongestWait } inFlight:
                 ReadInFlight(inst, family, inFlight.Fact, into);
                 return;
+            case AggregationSource { Fact: AggregationFact.WriteLogApplicationTime or AggregationFact.WriteLogApplicationWaits } apps:
+                foreach (var db in inst.Databases)
+                {
+                    if (db.Applications is { } a)
+                    {
+                        foreach (var t in a.Exported)
+                        {
+                            var time = apps.Fact == AggregationFact.WriteLogApplicationTime;
+                            Add(into, family, time ? (long)t.Seconds : t.Waits, time ? t.Seconds : t.Waits, t.Tags!);
+                        }
+                    }
+                }
+
+                return;
+            case AggregationSource { Fact: AggregationFact.LogWriterBytesUsed or AggregationFact.LogWriterBytesReserved or AggregationFact.LogWriterTransactions } writers:
+                foreach (var s in inst.LogWriters.Values)
+                {
+                    var value = writers.Fact switch
+                    {
+                        AggregationFact.LogWriterBytesUsed => s.LogBytesUsed,
+                        AggregationFact.LogWriterBytesReserved => s.LogBytesReserved,
+                        _ => s.Transactions,
+                    };
+                    Add(into, family, value, value, s.Tags);
+                }
+
+                return;
             default:
                 throw new InvalidOperationException($"{family.Name}: the aggregation has no state for {family.Source}.");
         }

@@ -24,6 +24,9 @@ internal static class SnapshotBuilder
                     WriteSizes = sizes,
                     FlushDurations = db.FlushDurations.Copy(),
                     Waits = db.Waits.Values.Select(w => new WaitSnapshot(w.WaitType, w.Durations.Count, w.Durations.MeanSeconds, w.Durations.Quantile(0.95), w.Durations.MaxSeconds)).ToList(),
+                    WriteLogApplications = db.Applications is { } apps
+                        ? [.. apps.Exported.Select(a => new ApplicationWriteLog(a.ExportName, a.Seconds, a.Waits)).OrderByDescending(a => a.Seconds).ThenBy(a => a.Application, StringComparer.Ordinal)]
+                        : [],
                     FirstEventUtc = db.FirstTicks == long.MaxValue ? null : new DateTime(db.FirstTicks, DateTimeKind.Utc),
                     LastEventUtc = db.LastTicks == long.MinValue ? null : new DateTime(db.LastTicks, DateTimeKind.Utc),
                     CounterFlushesPerSecond = Counter(inst, db.Name, DatabasesCounters.LogFlushes)?.Tracker.LastRate,
@@ -34,6 +37,7 @@ internal static class SnapshotBuilder
                     CounterFlushWaitsPerSecond = Counter(inst, db.Name, DatabasesCounters.LogFlushWaits)?.Tracker.LastRate,
                     LogWritesPerSecond = Files(inst, db.Name).Sum(f => f.Writes.LastRate),
                     EventLossRatio = Counter(inst, db.Name, DatabasesCounters.LogFlushes)?.LossRatio,
+                    LogWriters = Writers(inst, db.Name),
                 });
             }
 
@@ -62,6 +66,7 @@ internal static class SnapshotBuilder
                     CounterFlushWaitSecondsPerSecond = FlushWaitPressure(inst, name),
                     CounterFlushWaitsPerSecond = Counter(inst, name, DatabasesCounters.LogFlushWaits)?.Tracker.LastRate,
                     LogWritesPerSecond = Files(inst, name).Sum(f => f.Writes.LastRate),
+                    LogWriters = Writers(inst, name),
                 });
             }
         }
@@ -75,6 +80,11 @@ internal static class SnapshotBuilder
     // Log Flush Wait Time is cumulative milliseconds (DOMAIN.md §4): its rate in ms/s over 1000 is seconds waited per second.
     private static double? FlushWaitPressure(InstanceState inst, string database) =>
         Counter(inst, database, DatabasesCounters.LogFlushWaitTime)?.Tracker.LastRate / 1000.0;
+
+    private static List<ApplicationLogWriter> Writers(InstanceState inst, string database) =>
+        [.. inst.LogWriters.Values.Where(w => w.DatabaseName == database)
+            .Select(w => new ApplicationLogWriter(w.Application, w.Transactions, w.LogBytesUsed, w.LogBytesReserved))
+            .OrderByDescending(w => w.LogBytesUsed).ThenBy(w => w.Application, StringComparer.Ordinal)];
 
     private static IEnumerable<FileStatsSeries> Files(InstanceState inst, string database) =>
         inst.FileStats.Values.Where(f => f.DatabaseName == database);

@@ -2,3 +2,19 @@ namespace LogFlushMonitor.Core.Aggregation;
 
 /// <summary>Statistics of one wait type on one database, from wait events.</summary>
 public sealed record WaitSnapshot(string WaitType, long Count, double MeanSeconds, double P95Seconds, double MaxSeconds);
+
+/// <summary>
+/// WRITELOG time of one client application on one database, from wait events (the top 5 and "other", as exported):
+/// cumulative since monitoring began, or since the application entered the top.
+/// </summary>
+/// <param name="Application">The application as exported (cut to the attribute length), or "other".</param>
+/// <param name="Seconds">WRITELOG seconds.</param>
+/// <param name="Waits">WRITELOG waits.</param>
+public sealed record ApplicationWriteLog(string Application, double Seconds, long Waits);
+
+/// <summary>The log held by one application's open transactions in one database at the last transactions poll.</summary>
+/// <param name="Application">The program name as exported (cut), or "other".</param>
+/// <param name="Transactions">Open transactions that used or reserved log.</param>
+/// <param name="LogBytesUsed">Log bytes they used.</param>
+/// <param name="LogBytesReserved">Log bytes reserved for them.</param>
+public sealed record ApplicationLogWriter(string Application, long Transactions, long LogBytesUsed, long LogBytesReserved);

@@ -12,6 +12,12 @@ public static class MetricAttributes
     /// <summary>The database name (or "id:N" until the name is known).</summary>
     public const string Database = "sqlserver.database.name";
 
+    /// <summary>
+    /// A client application (the XE action client_app_name, or program_name of sys.dm_exec_sessions): one of the top
+    /// five per database, or "other".
+    /// </summary>
+    public const string Application = "sqlserver.application.name";
+
     /// <summary>A wait type, e.g. WRITELOG.</summary>
     public const string WaitType = "wait.type";
 

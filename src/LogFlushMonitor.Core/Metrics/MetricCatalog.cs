@@ -16,6 +16,7 @@ public static class MetricCatalog
     private static readonly string[] Inst = [Instance];
     private static readonly string[] InstDb = [Instance, Database];
     private static readonly string[] InstDbWait = [Instance, Database, WaitType];
+    private static readonly string[] InstDbApp = [Instance, Database, Application];
     private static readonly string[] InstDbCounter = [Instance, Database, CounterObject, CounterName];
     private static readonly string[] InstCounter = [Instance, CounterObject, CounterName];
     private static readonly string[] InstWait = [Instance, WaitType];
@@ -67,6 +68,23 @@ public static class MetricCatalog
             Description = "Duration of each completed wait attributed to a database by wait events (WRITELOG: a commit waiting for its log flush).",
             Meaning = "each completed wait attributed to a database by wait events (`wait_completed` / `wait_info` end); WRITELOG is a commit waiting for its flush",
             PromQL = "WRITELOG p95 per database: `histogram_quantile(0.95, sum by (le, sqlserver_database_name) (rate(sqlserver_database_wait_duration_seconds_bucket{wait_type=\"WRITELOG\"}[5m])))`",
+        },
+
+        new()
+        {
+            Name = "sqlserver.database.writelog.application.time", Unit = "s", Kind = MetricKind.Counter, IsInteger = false, Attributes = InstDbApp, Section = MetricSection.Events,
+            Source = new AggregationSource(AggregationFact.WriteLogApplicationTime),
+            Description = "WRITELOG wait time by client application (the wait events' client_app_name action): the top 5 applications per database by WRITELOG time over the last 10 minutes, chosen again every 5 minutes, and 'other'.",
+            Meaning = "WRITELOG time by client application: the wait events' `sqlserver.client_app_name` action. Per database at most the top 5 applications (by WRITELOG time over the last two 5-minute windows of event time, chosen again every 5 minutes; the first five to wait fill free slots at once) and `other` (every other application, waits without an application, past 64 applications tracked per database); cumulative, each series counts the time while its application was chosen. Stream mode and replay only: histogram mode has no per-event data and no series",
+            PromQL = "who waits: `topk(5, sum by (sqlserver_database_name, sqlserver_application_name) (rate(sqlserver_database_writelog_application_time_seconds_total[5m])))`",
+        },
+        new()
+        {
+            Name = "sqlserver.database.writelog.application.waits", Unit = "{wait}", Kind = MetricKind.Counter, IsInteger = true, Attributes = InstDbApp, Section = MetricSection.Events,
+            Source = new AggregationSource(AggregationFact.WriteLogApplicationWaits),
+            Description = "WRITELOG waits by client application, the same top 5 and 'other' per database as sqlserver.database.writelog.application.time.",
+            Meaning = "WRITELOG waits counted by the same applications (top 5 and `other`); the time's rate over this one's is the application's average WRITELOG wait",
+            PromQL = "average wait per application: `rate(sqlserver_database_writelog_application_time_seconds_total[5m]) / rate(sqlserver_database_writelog_application_waits_total[5m])`",
         },
 
         // Performance counters of the Databases object, by cntr_type.
@@ -225,6 +243,31 @@ public static class MetricCatalog
             Description = "The longest current WRITELOG wait (wait_duration_ms) of those sessions, as of the last poll (0 when none waits).",
             Meaning = "the longest current wait of those sessions (`wait_duration_ms`) as of the last poll; 0 when nobody waits",
             PromQL = "`sqlserver_database_writelog_longest_wait_seconds >= 15`",
+        },
+
+        new()
+        {
+            Name = "sqlserver.database.log.writer.used", Unit = "By", Kind = MetricKind.Gauge, IsInteger = true, Attributes = InstDbApp, Section = MetricSection.InFlight,
+            Source = new AggregationSource(AggregationFact.LogWriterBytesUsed),
+            Description = "Log bytes used by open transactions (database_transaction_log_bytes_used) by program_name, per database, as of the last poll: the top 5 applications and 'other'.",
+            Meaning = "the top log writers: log bytes used so far by open transactions (`sys.dm_tran_database_transactions.database_transaction_log_bytes_used`, joined through `sys.dm_tran_session_transactions` to `sys.dm_exec_sessions.program_name`), per database, polled every `PollInterval` in every mode. At most the 5 applications using the most and `other` (the rest, and sessions without a program name) per database, chosen again at each poll; no series for a database without open transactions that wrote log",
+            PromQL = "`topk(5, sqlserver_database_log_writer_used_bytes)`",
+        },
+        new()
+        {
+            Name = "sqlserver.database.log.writer.reserved", Unit = "By", Kind = MetricKind.Gauge, IsInteger = true, Attributes = InstDbApp, Section = MetricSection.InFlight,
+            Source = new AggregationSource(AggregationFact.LogWriterBytesReserved),
+            Description = "Log bytes reserved by the same open transactions (database_transaction_log_bytes_reserved), as of the last poll.",
+            Meaning = "log bytes reserved for the same transactions (`database_transaction_log_bytes_reserved`: room kept for a rollback), same applications",
+            PromQL = "`sqlserver_database_log_writer_reserved_bytes`",
+        },
+        new()
+        {
+            Name = "sqlserver.database.log.writer.transactions", Unit = "{transaction}", Kind = MetricKind.Gauge, IsInteger = true, Attributes = InstDbApp, Section = MetricSection.InFlight,
+            Source = new AggregationSource(AggregationFact.LogWriterTransactions),
+            Description = "Open transactions that wrote or reserved log, by the same applications, as of the last poll.",
+            Meaning = "open transactions of those applications that used or reserved log in the database",
+            PromQL = "`sqlserver_database_log_writer_transactions`",
         },
 
         // The instance and the monitor itself.

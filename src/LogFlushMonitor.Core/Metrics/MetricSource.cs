@@ -168,6 +168,21 @@ public enum AggregationFact
 
     /// <summary>Per instance and quantity: the events' figure over the server's, of the last window that could be compared.</summary>
     AgreementRatio,
+
+    /// <summary>Per database and client application (top five and other): WRITELOG seconds from wait events, cumulative.</summary>
+    WriteLogApplicationTime,
+
+    /// <summary>Per database and client application (top five and other): WRITELOG waits from wait events, cumulative.</summary>
+    WriteLogApplicationWaits,
+
+    /// <summary>Per database and application (top five and other): log bytes used by open transactions, as of the last poll.</summary>
+    LogWriterBytesUsed,
+
+    /// <summary>Per database and application (top five and other): log bytes reserved by open transactions, as of the last poll.</summary>
+    LogWriterBytesReserved,
+
+    /// <summary>Per database and application (top five and other): open transactions, as of the last poll.</summary>
+    LogWriterTransactions,
 }
 
 /// <summary>The monitor's own state.</summary>

@@ -200,6 +200,8 @@ public sealed class SamplePipeline
 
         public void OnWriteLogWaiters(in WriteLogWaitersSample waiters) => pipeline.Polls.OnWriteLogWaiters(waiters);
 
+        public void OnLogWriters(in LogWritersSample writers) => pipeline.Polls.OnLogWriters(writers);
+
         public void OnOutstandingFlushes(XEvents.OutstandingFlushSource source) => pipeline.Polls.OnOutstandingFlushes(source);
 
         public ValueTask WaitForRoomAsync(CancellationToken cancellationToken) =>

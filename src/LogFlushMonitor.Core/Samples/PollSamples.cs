@@ -41,6 +41,9 @@ public enum PollKind
 
     /// <summary>sys.dm_os_waiting_tasks: sessions waiting on WRITELOG now (<see cref="WriteLogWaitersSample"/>).</summary>
     WriteLogWaiters,
+
+    /// <summary>sys.dm_tran_database_transactions: log held by open transactions, by application (<see cref="LogWritersSample"/>).</summary>
+    LogWriters,
 }
 
 /// <summary>Marks the end of one poll of <see cref="Kind"/>: series the poll did not refresh are retired.</summary>

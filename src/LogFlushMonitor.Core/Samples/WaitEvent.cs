@@ -8,6 +8,10 @@ namespace LogFlushMonitor.Core.Samples;
 /// <param name="DatabaseName">sqlserver.database_name action when present.</param>
 /// <param name="TimestampUtc">Event time, UTC.</param>
 /// <param name="Sequence">package0.event_sequence action, 0 when absent.</param>
+/// <param name="ClientApp">
+/// sqlserver.client_app_name action when present (interned by the source, at most
+/// <see cref="Metrics.MetricAttributes.MaxValueLength"/> + 1 characters); empty when the application sent none.
+/// </param>
 public readonly record struct WaitEvent(
     string Instance,
     string WaitType,
@@ -15,4 +19,5 @@ public readonly record struct WaitEvent(
     int DatabaseId,
     string? DatabaseName,
     DateTime TimestampUtc,
-    long Sequence = 0);
+    long Sequence = 0,
+    string? ClientApp = null);

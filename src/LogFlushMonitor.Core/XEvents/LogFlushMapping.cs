@@ -64,6 +64,9 @@ public struct LogFlushFields
     /// <summary>package0.event_sequence action.</summary>
     public ActionHandle SequenceAction;
 
+    /// <summary>sqlserver.client_app_name action (the application a wait belongs to).</summary>
+    public ActionHandle ClientAppNameAction;
+
     /// <summary>The unit log_flush_complete.duration's description names, or null (then the pairs and the default decide).</summary>
     public DurationUnit? FlushCompleteNamed;
 
@@ -108,6 +111,7 @@ public struct LogFlushFields
             DatabaseIdAction = metadata.GetActionHandle("sqlserver.database_id"),
             DatabaseNameAction = metadata.GetActionHandle("sqlserver.database_name"),
             SequenceAction = metadata.GetActionHandle("package0.event_sequence"),
+            ClientAppNameAction = metadata.GetActionHandle("sqlserver.client_app_name"),
         };
         f.FlushCompleteNamed = DurationUnits.Named(f.CompleteDuration.Definition?.Description);
         f.WaitCompletedUnit = DurationUnits.Named(f.WaitCompletedDuration.Definition?.Description) ?? units.WaitCompleted;

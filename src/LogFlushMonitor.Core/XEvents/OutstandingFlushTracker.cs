@@ -118,6 +118,13 @@ public sealed class OutstandingFlushTracker(ISampleSink inner) : IPacedSampleSin
     }
 
     /// <inheritdoc />
+    public void OnLogWriters(in LogWritersSample writers)
+    {
+        Of(writers.Instance).Saw(writers.TimestampUtc);
+        inner.OnLogWriters(writers);
+    }
+
+    /// <inheritdoc />
     public void OnOutstandingFlushes(OutstandingFlushSource source) => inner.OnOutstandingFlushes(source);
 
     /// <inheritdoc />

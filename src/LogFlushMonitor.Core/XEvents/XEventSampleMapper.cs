@@ -30,6 +30,7 @@ public sealed class XEventSampleMapper : IXEventHandler
     private readonly Dictionary<int, string> _names = [];
     private readonly Dictionary<string, long> _otherEvents = new(StringComparer.Ordinal);
     private readonly Dictionary<uint, string> _otherNames = [];
+    private readonly ClientAppNames _apps = new();
     private SequenceGapTracker _gaps;
     private int _lastNameId = -1;
     private string? _lastName;
@@ -69,6 +70,9 @@ public sealed class XEventSampleMapper : IXEventHandler
 
     /// <summary>Wait events mapped.</summary>
     public long Waits { get; private set; }
+
+    /// <summary>The client_app_name texts seen (interned per reader: the per-event path allocates nothing).</summary>
+    public ClientAppNames Applications => _apps;
 
     /// <summary>Events missing according to event_sequence gaps (exact: an event that arrived out of order is not missing).</summary>
     public long SequenceLost => _gaps.Missing;
@@ -172,8 +176,9 @@ public sealed class XEventSampleMapper : IXEventHandler
 
         record.TryGetUInt64(durationField, out var duration);
         var dbId = record.TryGetUInt64(_h.DatabaseIdAction, out var id) ? (int)id : 0;
+        var app = _h.ClientAppNameAction.IsValid && record.TryGetAction(_h.ClientAppNameAction, out var appValue) ? _apps.Intern(appValue) : null;
         Waits++;
-        _sink.OnWait(new WaitEvent(_instance, waitType, TimeSpan.FromTicks(DurationUnits.ToTicks(duration, unit)), dbId, Name(record, dbId), record.TimestampUtc, seq));
+        _sink.OnWait(new WaitEvent(_instance, waitType, TimeSpan.FromTicks(DurationUnits.ToTicks(duration, unit)), dbId, Name(record, dbId), record.TimestampUtc, seq, app));
     }
 
     private long Sequence(in XEventRecord record)

@@ -40,6 +40,10 @@ internal sealed class DiscardingSink : IPollSink, IEventSink
     {
     }
 
+    public void OnLogWriters(in LogWritersSample writers)
+    {
+    }
+
     public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source)
     {
     }

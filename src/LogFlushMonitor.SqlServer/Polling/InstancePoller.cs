@@ -56,11 +56,13 @@ public sealed class InstancePoller : IAsyncDisposable
         var files = new FileStatsPoller(context, filter, logger, instance.Azure);
         var start = new ServerStartPoller(context);
         var writelogWaiters = new WriteLogWaitersPoller(context, filter, instance.Azure, () => instance.Azure ? [] : _databases.Databases);
+        var logWriters = new LogWritersPoller(context, filter);
         _kinds = instance.Azure
             ? [(CountersKind, counters.PollAsync), ("waits", waits.PollAsync), ("file_stats", files.PollAsync), ("xe_drops", _xeDrops.PollAsync),
-               ("writelog_waiters", writelogWaiters.PollAsync)]
+               ("writelog_waiters", writelogWaiters.PollAsync), ("log_writers", logWriters.PollAsync)]
             : [("start_time", start.PollAsync), ("databases", _databases.PollAsync), (CountersKind, counters.PollAsync),
-               ("waits", waits.PollAsync), ("file_stats", files.PollAsync), ("xe_drops", _xeDrops.PollAsync), ("writelog_waiters", writelogWaiters.PollAsync)];
+               ("waits", waits.PollAsync), ("file_stats", files.PollAsync), ("xe_drops", _xeDrops.PollAsync), ("writelog_waiters", writelogWaiters.PollAsync),
+               ("log_writers", logWriters.PollAsync)];
     }
 
     /// <summary>The instance name.</summary>
@@ -140,6 +142,7 @@ public sealed class InstancePoller : IAsyncDisposable
         "waits" => azure ? "sys.dm_db_wait_stats (log waits)" : "sys.dm_os_wait_stats (log waits)",
         "file_stats" => azure ? "sys.dm_io_virtual_file_stats and sys.database_files (log file I/O)" : "sys.dm_io_virtual_file_stats and sys.master_files (log file I/O)",
         "xe_drops" => azure ? "sys.dm_xe_database_sessions (event session drops)" : "sys.dm_xe_sessions (event session drops)",
+        "log_writers" => "sys.dm_tran_database_transactions, sys.dm_tran_session_transactions and sys.dm_exec_sessions (the top log writers)",
         _ => kind,
     };
 

@@ -81,6 +81,7 @@ public sealed class EventSessionManager
             WriteLogKeys = keys,
             HasDatabaseIdAction = Has("sqlserver", "database_id", "action"),
             HasEventSequenceAction = Has("package0", "event_sequence", "action"),
+            HasClientAppNameAction = Has("sqlserver", "client_app_name", "action"),
             HasHistogramTarget = Has("package0", "histogram", "target"),
             Units = new XEventUnits
             {
@@ -165,7 +166,10 @@ public sealed class EventSessionManager
                 parts.Add(db);
             }
 
-            events.Add(new XeEventClause(capabilities.WaitEvent!, [.. dbAction, .. sequence], "(" + string.Join(" AND ", parts) + ")"));
+            // client_app_name attributes WRITELOG time to applications (top 5 per database); on the wait event only, whose
+            // rate is that of commits that waited, never on the flush events.
+            var app = capabilities.HasClientAppNameAction ? new[] { "sqlserver.client_app_name" } : [];
+            events.Add(new XeEventClause(capabilities.WaitEvent!, [.. dbAction, .. app, .. sequence], "(" + string.Join(" AND ", parts) + ")"));
         }
 
         var target = histogramSlots is { } slots && capabilities.HasHistogramTarget ? XeSql.HistogramTarget(slots) : null;

@@ -35,6 +35,9 @@ public sealed record XeCapabilities
     /// <summary>The sqlserver.database_id action exists.</summary>
     public bool HasDatabaseIdAction { get; init; }
 
+    /// <summary>The sqlserver.client_app_name action exists (WRITELOG time by application).</summary>
+    public bool HasClientAppNameAction { get; init; }
+
     /// <summary>The package0.event_sequence action exists (loss accounting).</summary>
     public bool HasEventSequenceAction { get; init; }
 

@@ -120,6 +120,28 @@ internal static class DmvSql
         """;
 
     /// <summary>
+    /// The top log writers: log used and reserved by open transactions, per database and program_name
+    /// (sys.dm_tran_database_transactions, joined through sys.dm_tran_session_transactions to sys.dm_exec_sessions).
+    /// A transaction that runs under several sessions (bound sessions, distributed transactions) has a row per session in
+    /// sys.dm_tran_session_transactions (Microsoft docs), so each transaction is taken once, under its lowest session_id.
+    /// Only transactions that used or reserved log count (read-only ones hold none). Needs VIEW SERVER STATE (2022+:
+    /// VIEW SERVER PERFORMANCE STATE; Azure SQL Database: VIEW DATABASE STATE); docs/sqlserver.md.
+    /// </summary>
+    public const string LogWriters = """
+        SELECT CAST(dt.database_id AS int) AS DatabaseId, DB_NAME(dt.database_id) AS DatabaseName,
+               s.program_name AS ProgramName, COUNT(*) AS Transactions,
+               SUM(dt.database_transaction_log_bytes_used) AS LogBytesUsed,
+               SUM(dt.database_transaction_log_bytes_reserved) AS LogBytesReserved
+        FROM sys.dm_tran_database_transactions AS dt
+        JOIN (SELECT transaction_id, MIN(session_id) AS session_id
+              FROM sys.dm_tran_session_transactions
+              GROUP BY transaction_id) AS st ON st.transaction_id = dt.transaction_id
+        JOIN sys.dm_exec_sessions AS s ON s.session_id = st.session_id
+        WHERE dt.database_transaction_log_bytes_used > 0 OR dt.database_transaction_log_bytes_reserved > 0
+        GROUP BY dt.database_id, s.program_name
+        """;
+
+    /// <summary>
     /// Every database with its state, recovery model and delayed durability; whether it closes itself when idle
     /// (AUTO_CLOSE: its counter rows vanish while it is closed) and whether it is a database snapshot (which has no log).
     /// </summary>

@@ -41,6 +41,12 @@ public readonly ref struct XEventValue
 
     internal ValueKind Kind { get; }
 
+    /// <summary>
+    /// True for UTF-16LE text (unicode_string, xml): <see cref="Bytes"/> are the characters, so a caller can hash and
+    /// compare them with a string's bytes without decoding (interning an action's text per event without allocating).
+    /// </summary>
+    public bool IsUtf16Text => Kind is ValueKind.UnicodeString or ValueKind.Xml;
+
     /// <summary>True for integers (of any width), pointers, booleans and map keys.</summary>
     public bool IsInteger => ((1 << (int)Kind) & (IntegerKinds | (1 << (int)ValueKind.Signed))) != 0;
 

@@ -47,11 +47,46 @@ internal static partial class SummaryLine
         LogSummary(logger, db.Instance, db.Database, db.WriteSizes.Count, flushesPerSecond, singleSector, logWrite, Advisor.Advise(db).FirstOrDefault()?.Text ?? "no advice");
     }
 
+    /// <summary>
+    /// Logs who waits and who writes on <paramref name="db"/>, when either is known: the application that spent the most
+    /// time waiting on WRITELOG since the last summary (its cumulative seconds less those in <paramref name="previous"/>,
+    /// which is then updated) and the one whose open transactions hold the most log now.
+    /// </summary>
+    public static void LogWho(ILogger logger, DatabaseSnapshot db, Dictionary<(string, string, string), double> previous)
+    {
+        string? waiting = null;
+        var most = 0.0;
+        foreach (var a in db.WriteLogApplications)
+        {
+            var key = (db.Instance, db.Database, a.Application);
+            var since = a.Seconds - previous.GetValueOrDefault(key);
+            previous[key] = a.Seconds;
+            if (since > most)
+            {
+                most = since;
+                waiting = a.Application;
+            }
+        }
+
+        var writer = db.LogWriters.FirstOrDefault(w => w.LogBytesUsed > 0);
+        if (waiting is null && writer is null)
+        {
+            return;
+        }
+
+        LogWhoLine(logger, db.Instance, db.Database,
+            waiting is null ? "nobody waited on WRITELOG" : string.Create(CultureInfo.InvariantCulture, $"{waiting} waited most on WRITELOG ({most:0.###} s)"),
+            writer is null ? "no open transaction holds log" : string.Create(CultureInfo.InvariantCulture, $"{writer.Application} holds the most log: {writer.LogBytesUsed / 1048576.0:0.#} MiB in {writer.Transactions} open transaction(s)"));
+    }
+
     private static string Format(double? v) => v is { } x ? x.ToString("0", CultureInfo.InvariantCulture) : "-";
 
     [LoggerMessage(EventId = 200, Level = LogLevel.Information,
         Message = "{Instance}/{Database}: {FlushEvents} flush events, {FlushesPerSecond} flushes/s (counter), {SingleSectorPercent} % of 512 B, log write {LogWriteMs} ms; {Advice}")]
     private static partial void LogSummary(ILogger logger, string instance, string database, long flushEvents, string flushesPerSecond, string singleSectorPercent, string logWriteMs, string advice);
+
+    [LoggerMessage(EventId = 203, Level = LogLevel.Information, Message = "{Instance}/{Database}: who: {Waiting} since the last summary; {Writing}")]
+    private static partial void LogWhoLine(ILogger logger, string instance, string database, string waiting, string writing);
 
     [LoggerMessage(EventId = 201, Level = LogLevel.Warning,
         Message = "{Instance}/{Database}: LOG STALL: {Stall}: the log device is not completing writes; {FlushEvents} flush events, {FlushesPerSecond} flushes/s (counter), {SingleSectorPercent} % of 512 B, log write {LogWriteMs} ms")]

@@ -23,6 +23,8 @@ internal sealed class SummaryService(
         }
 
         using var timer = new PeriodicTimer(interval, time);
+        // Each application's WRITELOG seconds at the last summary (the top 5 and other per listed database: bounded).
+        var whoWaited = new Dictionary<(string, string, string), double>();
         try
         {
             while (await timer.WaitForNextTickAsync(stoppingToken).ConfigureAwait(false))
@@ -31,6 +33,7 @@ internal sealed class SummaryService(
                 foreach (var db in SummaryLine.Worst(all, SummaryLine.MaxDatabases))
                 {
                     SummaryLine.Log(logger, db);
+                    SummaryLine.LogWho(logger, db, whoWaited);
                 }
 
                 if (all.Count > SummaryLine.MaxDatabases)

@@ -83,6 +83,12 @@ internal sealed class DeliveryTrackingSink(IPacedSampleSink inner, SourceHealth 
         Seen(_poller, waiters.Instance);
     }
 
+    public void OnLogWriters(in LogWritersSample writers)
+    {
+        inner.OnLogWriters(writers);
+        Seen(_poller, writers.Instance);
+    }
+
     public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source) => inner.OnOutstandingFlushes(source);
 
     public ValueTask WaitForRoomAsync(CancellationToken cancellationToken) => inner.WaitForRoomAsync(cancellationToken);

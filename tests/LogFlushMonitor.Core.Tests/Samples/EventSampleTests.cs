@@ -2,7 +2,7 @@ using LogFlushMonitor.Core.Samples;
 
 namespace LogFlushMonitor.Core.Tests.Samples;
 
-/// <summary>The channel's event struct: what goes in comes out, in 72 bytes.</summary>
+/// <summary>The channel's event struct: what goes in comes out (its size is measured in bench/, EventQueueMemoryBenchmarks).</summary>
 public sealed class EventSampleTests
 {
     private static readonly DateTime T = new(2026, 11, 22, 8, 0, 0, 123, DateTimeKind.Utc);
@@ -31,7 +31,7 @@ public sealed class EventSampleTests
     [Fact]
     public void A_wait_comes_out_as_it_went_in()
     {
-        var wait = new WaitEvent("sql1", "WRITELOG", TimeSpan.FromMilliseconds(12.5), 9, "orders", T, 42);
+        var wait = new WaitEvent("sql1", "WRITELOG", TimeSpan.FromMilliseconds(12.5), 9, "orders", T, 42, "OrderService");
 
         var sample = EventSample.Of(wait);
 

@@ -105,8 +105,13 @@ public class NdjsonTests
         Assert.Equal(new NdjsonReplaySummary(lines, lines, 0), summary);
         Assert.Contains(direct.All, s => s is RecordedLoss);
         Assert.Contains(direct.All, s => s is LogFlushEvent { IsComplete: true });
-        Assert.Equal(direct.All.Count, replayed.All.Count);
-        Assert.Equal(direct.All, replayed.All);
+        // Issue 22 item 3 has no NDJSON record yet: a wait's client application and the top log writers are not written
+        // (nor the log writers' poll_completed), so the replay equals the simulation without them.
+        var recordable = direct.All.Where(s => s is not LogWritersSample and not PollCompleted { Kind: PollKind.LogWriters })
+            .Select(s => s is WaitEvent w ? w with { ClientApp = null } : s).ToList();
+        Assert.Contains(direct.All, s => s is WaitEvent { ClientApp: not null });
+        Assert.Equal(recordable.Count, replayed.All.Count);
+        Assert.Equal(recordable, replayed.All);
     }
 
     [Fact]

@@ -105,6 +105,75 @@ public class RealServerTests(RealSqlServerFixture server)
         }
     }
 
+    /// <summary>
+    /// The top log writers' statement on a real server under a workload: a session named "lfm-bulk" holds an open
+    /// transaction that inserted 2,000 rows of 200 bytes, while sessions named "lfm-oltp-N" commit single rows. The
+    /// real result set's types must map, the open transaction's log bytes must show under its program name (at least the
+    /// rows' size), and no database ever has more than the top 5 programs and "other".
+    /// </summary>
+    [SkippableFact]
+    public async Task The_log_writers_poll_names_the_program_holding_an_open_transaction_on_a_real_server()
+    {
+        var cs = ConnectionString();
+        var database = "lfm_writers_" + Guid.NewGuid().ToString("N")[..8];
+        await using var admin = new Microsoft.Data.SqlClient.SqlConnection(cs);
+        await admin.OpenAsync();
+        await Dapper.SqlMapper.ExecuteAsync(admin, $"CREATE DATABASE [{database}]; ALTER DATABASE [{database}] SET RECOVERY FULL;");
+        using var stop = new CancellationTokenSource();
+        var workers = new List<Task>();
+        try
+        {
+            string Named(string app) => new Microsoft.Data.SqlClient.SqlConnectionStringBuilder(cs) { ApplicationName = app, InitialCatalog = database }.ConnectionString;
+            await using (var setup = new Microsoft.Data.SqlClient.SqlConnection(Named("lfm-setup")))
+            {
+                await setup.OpenAsync();
+                await Dapper.SqlMapper.ExecuteAsync(setup, "CREATE TABLE dbo.t (id int IDENTITY PRIMARY KEY, v char(200) NOT NULL);");
+            }
+
+            for (var w = 0; w < 7; w++)
+            {
+                var app = "lfm-oltp-" + w;
+                workers.Add(Task.Run(async () =>
+                {
+                    await using var work = new Microsoft.Data.SqlClient.SqlConnection(Named(app));
+                    await work.OpenAsync();
+                    while (!stop.IsCancellationRequested)
+                    {
+                        await Dapper.SqlMapper.ExecuteAsync(work, "INSERT dbo.t (v) VALUES ('x');");
+                    }
+                }));
+            }
+
+            await using var bulk = new Microsoft.Data.SqlClient.SqlConnection(Named("lfm-bulk"));
+            await bulk.OpenAsync();
+            await using var open = (Microsoft.Data.SqlClient.SqlTransaction)await bulk.BeginTransactionAsync();
+            await Dapper.SqlMapper.ExecuteAsync(bulk, "INSERT dbo.t (v) SELECT TOP (2000) 'y' FROM sys.all_objects AS a CROSS JOIN sys.all_objects AS b;", transaction: open);
+
+            var sink = new RecordingSink();
+            var options = new SqlServerInstanceOptions { Name = "real", ConnectionString = cs };
+            var logger = new CapturingLogger();
+            await using var poller = new InstancePoller(options, cs, new SqlServerSourceOptions(), sink, new SourceHealth(), logger, TimeProvider.System);
+            await poller.PollOnceAsync(CancellationToken.None);
+            await open.RollbackAsync();
+
+            Assert.DoesNotContain(logger.Lines, l => l.EventId == 501); // no kind failed, the transactions included
+            var writers = sink.Of<LogWritersSample>().Where(w => w.DatabaseName == database).ToList();
+            var held = Assert.Single(writers, w => w.Application == "lfm-bulk");
+            Assert.True(held.LogBytesUsed >= 2000 * 200, $"{held}");
+            Assert.True(held.LogBytesReserved > 0, $"{held}");
+            Assert.Equal(1, held.Transactions);
+            Assert.All(sink.Of<LogWritersSample>().GroupBy(w => w.DatabaseId), g => Assert.True(g.Count() <= 6, string.Join(", ", g)));
+            Assert.Single(sink.Of<PollCompleted>(), p => p.Kind == PollKind.LogWriters);
+        }
+        finally
+        {
+            await stop.CancelAsync();
+            await Task.WhenAll(workers).ContinueWith(_ => { }, TaskScheduler.Default);
+            Microsoft.Data.SqlClient.SqlConnection.ClearAllPools();
+            await Dapper.SqlMapper.ExecuteAsync(admin, $"ALTER DATABASE [{database}] SET SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE [{database}];");
+        }
+    }
+
     [SkippableFact]
     public async Task Check_reads_the_version_and_permissions_of_a_real_server()
     {

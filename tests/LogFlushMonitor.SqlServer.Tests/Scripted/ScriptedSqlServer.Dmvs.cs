@@ -17,6 +17,12 @@ public sealed partial class ScriptedSqlServer
     private static readonly TdsColumn[] WaiterColumns =
         [TdsColumn.Int("DatabaseId"), TdsColumn.NVarChar("DatabaseName"), TdsColumn.Int("Sessions"), TdsColumn.BigInt("LongestWaitMs")];
 
+    // What DmvSql.LogWriters returns: CAST(database_id AS int), DB_NAME (nvarchar(128)), program_name (nvarchar(128), NULL
+    // for a session without one), COUNT(*) (int), SUM of the bigint log columns (bigint).
+    private static readonly TdsColumn[] LogWriterColumns =
+        [TdsColumn.Int("DatabaseId"), TdsColumn.NVarChar("DatabaseName"), TdsColumn.NVarChar("ProgramName"), TdsColumn.Int("Transactions"),
+         TdsColumn.BigInt("LogBytesUsed"), TdsColumn.BigInt("LogBytesReserved")];
+
     private static readonly TdsColumn[] DatabaseColumns =
         [TdsColumn.Int("Id"), TdsColumn.NVarChar("Name"), TdsColumn.NVarChar("State"), TdsColumn.NVarChar("RecoveryModel"), TdsColumn.NVarChar("DelayedDurability"),
          TdsColumn.Bit("AutoClose"), TdsColumn.Bit("IsSnapshot")];
@@ -29,6 +35,12 @@ public sealed partial class ScriptedSqlServer
 
     /// <summary>Extra rows appended to every log file stats answer (database_id, DB_NAME, file_id, writes, bytes, stall ms); null is a NULL cell.</summary>
     public List<(int? DatabaseId, string? DatabaseName, int? FileId, long? Writes, long? Bytes, long? StallMs)> ExtraFiles { get; } = [];
+
+    /// <summary>
+    /// Open transactions that wrote log (sys.dm_tran_database_transactions with their session's program_name): one entry
+    /// per transaction; the statement's answer groups them per database and program, as a server does.
+    /// </summary>
+    public List<(string Database, string? Program, long LogBytesUsed, long LogBytesReserved)> OpenTransactions { get; } = [];
 
     /// <summary>nchar(128) as the DMV returns it: blank-padded.</summary>
     private static string Pad(string s) => s.PadRight(128);
@@ -50,6 +62,7 @@ public sealed partial class ScriptedSqlServer
     private void AddDmvRules()
     {
         Server.When("sys.dm_os_waiting_tasks", WaitingTasks);
+        Server.When("sys.dm_tran_database_transactions", LogWriters);
         Server.When("sys.dm_os_performance_counters", Counters);
         Server.When("sys.dm_os_wait_stats", Waits);
         Server.When("sys.dm_db_wait_stats", Waits);
@@ -288,6 +301,22 @@ public sealed partial class ScriptedSqlServer
 
             return Begin(request).ResultSet(WaiterColumns,
                 _databases.Where(d => d.IsOnline && d.WriteLogWaiting > 0).Select(d => new object?[] { d.Id, d.Name, d.WriteLogWaiting, d.WriteLogLongestWaitMs }).ToList());
+        }
+    }
+
+    /// <summary>DmvSql.LogWriters: the open transactions grouped per database and program_name; only those that hold log.</summary>
+    private TdsResponse LogWriters(TdsRequest request)
+    {
+        lock (_gate)
+        {
+            var rows = OpenTransactions.Where(t => t.LogBytesUsed > 0 || t.LogBytesReserved > 0)
+                .GroupBy(t => (t.Database, t.Program))
+                .Select(g =>
+                {
+                    var db = _databases.Single(d => d.Name == g.Key.Database);
+                    return new object?[] { db.Id, db.Name, g.Key.Program, g.Count(), g.Sum(t => t.LogBytesUsed), g.Sum(t => t.LogBytesReserved) };
+                }).ToList();
+            return Begin(request).ResultSet(LogWriterColumns, rows);
         }
     }
 

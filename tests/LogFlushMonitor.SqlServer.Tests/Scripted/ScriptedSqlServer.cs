@@ -337,6 +337,8 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
         text.Contains("sys.dm_os_", StringComparison.OrdinalIgnoreCase) ||
         text.Contains("sys.dm_io_", StringComparison.OrdinalIgnoreCase) ||
         text.Contains("sys.dm_xe_", StringComparison.OrdinalIgnoreCase) ||
+        // sys.dm_tran_session_transactions and sys.dm_tran_database_transactions: VIEW SERVER STATE (their pages' Permissions).
+        text.Contains("sys.dm_tran_", StringComparison.OrdinalIgnoreCase) ||
         // Microsoft documents VIEW SERVER STATE for sys.dm_exec_connections too ("Permissions" of its page).
         text.Contains("sys.dm_exec_connections", StringComparison.OrdinalIgnoreCase);
 

@@ -36,7 +36,7 @@ public sealed class EventSessionManagerTests
         Assert.StartsWith("CREATE EVENT SESSION [lfm_test] ON SERVER", ddl, StringComparison.Ordinal);
         Assert.Contains("ADD EVENT sqlserver.log_flush_start (ACTION (package0.event_sequence) WHERE ([database_id] = (5)))", ddl, StringComparison.Ordinal);
         Assert.Contains("ADD EVENT sqlserver.log_flush_complete (ACTION (package0.event_sequence) WHERE ([database_id] = (5)))", ddl, StringComparison.Ordinal);
-        Assert.Contains("ADD EVENT sqlos.wait_completed (ACTION (sqlserver.database_id, package0.event_sequence) WHERE (([wait_type] = (190)) AND ([sqlserver].[database_id] = (5))))", ddl, StringComparison.Ordinal);
+        Assert.Contains("ADD EVENT sqlos.wait_completed (ACTION (sqlserver.database_id, sqlserver.client_app_name, package0.event_sequence) WHERE (([wait_type] = (190)) AND ([sqlserver].[database_id] = (5))))", ddl, StringComparison.Ordinal);
         Assert.Contains("MAX_MEMORY = 2048 KB", ddl, StringComparison.Ordinal);
         Assert.Contains("EVENT_RETENTION_MODE = ALLOW_SINGLE_EVENT_LOSS", ddl, StringComparison.Ordinal);
         Assert.Contains("MAX_DISPATCH_LATENCY = 3 SECONDS", ddl, StringComparison.Ordinal);
@@ -52,6 +52,23 @@ public sealed class EventSessionManagerTests
     }
 
     [Fact]
+    public async Task The_client_app_name_action_goes_on_the_wait_event_only_and_only_when_the_catalog_has_it()
+    {
+        await using var server = new XeScriptedServer();
+        var (_, with) = await EnsureStreamSession(server, Options(o => o.IncludeDatabases = ["sales"]));
+        await using var without = new XeScriptedServer();
+        without.Objects.RemoveAll(o => o.Name == "client_app_name");
+        var (_, none) = await EnsureStreamSession(without, Options(o => o.IncludeDatabases = ["sales"]));
+
+        Assert.NotNull(with);
+        Assert.NotNull(none);
+        Assert.Single(System.Text.RegularExpressions.Regex.Matches(with, "client_app_name"));
+        Assert.Contains("ADD EVENT sqlos.wait_completed (ACTION (sqlserver.database_id, sqlserver.client_app_name, package0.event_sequence)", with, StringComparison.Ordinal);
+        Assert.DoesNotContain("client_app_name", none, StringComparison.Ordinal);
+        Assert.Contains("ADD EVENT sqlos.wait_completed (ACTION (sqlserver.database_id, package0.event_sequence)", none, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task Without_wait_completed_the_session_uses_wait_info_end_events_and_an_exclude_list_becomes_not_equal_predicates()
     {
         await using var server = new XeScriptedServer();
@@ -61,7 +78,7 @@ public sealed class EventSessionManagerTests
         var (_, ddl) = await EnsureStreamSession(server, Options(o => o.ExcludeDatabases = ["hr"]));
 
         Assert.NotNull(ddl);
-        Assert.Contains("ADD EVENT sqlos.wait_info (ACTION (sqlserver.database_id, package0.event_sequence) WHERE (([wait_type] = (66) OR [wait_type] = (67)) AND [opcode] = (1) AND (([sqlserver].[database_id] = (2) OR [sqlserver].[database_id] > (4)) AND [sqlserver].[database_id] <> (6))))", ddl, StringComparison.Ordinal);
+        Assert.Contains("ADD EVENT sqlos.wait_info (ACTION (sqlserver.database_id, sqlserver.client_app_name, package0.event_sequence) WHERE (([wait_type] = (66) OR [wait_type] = (67)) AND [opcode] = (1) AND (([sqlserver].[database_id] = (2) OR [sqlserver].[database_id] > (4)) AND [sqlserver].[database_id] <> (6))))", ddl, StringComparison.Ordinal);
         Assert.Contains("WHERE (([database_id] = (2) OR [database_id] > (4)) AND [database_id] <> (6))", ddl, StringComparison.Ordinal);
         Assert.DoesNotContain("wait_completed", ddl, StringComparison.Ordinal);
     }

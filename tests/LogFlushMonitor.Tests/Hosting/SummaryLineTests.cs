@@ -46,6 +46,31 @@ public class SummaryLineTests
     }
 
     /// <summary>
+    /// Issue 22 item 3: the line after a database's names who waited most on WRITELOG since the last summary (not since
+    /// the start: an application that waited long ago is not named again) and who holds the most log now.
+    /// </summary>
+    [Fact]
+    public void The_who_line_names_the_application_that_waited_most_since_the_last_summary_and_the_largest_log_writer()
+    {
+        var logger = new LineLogger();
+        var previous = new Dictionary<(string, string, string), double>();
+        var first = Shop() with
+        {
+            WriteLogApplications = [new("ReportingJob", 30.0, 100), new("OrderService", 12.5, 900), new("other", 0.5, 20)],
+            LogWriters = [new("EtlLoader", 1, 536_870_912, 600_000_000), new("OrderService", 3, 4096, 8192)],
+        };
+        SummaryLine.LogWho(logger, first, previous);
+        var second = first with { WriteLogApplications = [new("ReportingJob", 30.0, 100), new("OrderService", 20.0, 1500), new("other", 0.5, 20)], LogWriters = [] };
+        SummaryLine.LogWho(logger, second, previous);
+        SummaryLine.LogWho(logger, Shop(), previous); // nothing known: no line
+
+        Assert.Equal(2, logger.Lines.Count);
+        Assert.Equal((LogLevel.Information, 203), (logger.Lines[0].Level, logger.Lines[0].EventId));
+        Assert.Equal("sql1/shop: who: ReportingJob waited most on WRITELOG (30 s) since the last summary; EtlLoader holds the most log: 512 MiB in 1 open transaction(s)", logger.Lines[0].Message);
+        Assert.Equal("sql1/shop: who: OrderService waited most on WRITELOG (7.5 s) since the last summary; no open transaction holds log", logger.Lines[1].Message);
+    }
+
+    /// <summary>
     /// Issue 20 item 10: one line per database was 64,000 lines a minute at 32,000 databases. The summary names at most
     /// <see cref="SummaryLine.MaxDatabases"/>, the worst first (a stall, then the most log waiting), and counts the rest.
     /// </summary>

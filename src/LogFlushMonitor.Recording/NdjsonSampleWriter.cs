@@ -228,6 +228,14 @@ public sealed class NdjsonSampleWriter : ISampleSink, IDisposable
     }
 
     /// <summary>
+    /// Not recorded yet: the NDJSON schema has no replica record (docs/configuration.md lists the record types), so a
+    /// recording of an availability-group primary replays its HADR_SYNC_COMMIT waits but not its replica queues.
+    /// </summary>
+    public void OnHadrReplica(in HadrReplicaSample replica)
+    {
+    }
+
+    /// <summary>
     /// Not recorded: a recording keeps the flush events themselves (with their log_block_id), and a replay pairs them
     /// again on the way (<see cref="LogFlushMonitor.Core.XEvents.OutstandingFlushTracker"/>).
     /// </summary>

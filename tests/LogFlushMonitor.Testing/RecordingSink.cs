@@ -161,6 +161,13 @@ public sealed class RecordingSink(ISampleSink? next = null) : IPacedSampleSink
     }
 
     /// <inheritdoc />
+    public void OnHadrReplica(in HadrReplicaSample replica)
+    {
+        Add(replica);
+        next?.OnHadrReplica(replica);
+    }
+
+    /// <inheritdoc />
     public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source)
     {
         lock (_gate)

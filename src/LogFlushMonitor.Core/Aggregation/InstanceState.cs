@@ -57,6 +57,12 @@ internal sealed class InstanceState
     /// <summary>Sessions waiting on WRITELOG now, per database_id (the last waiting-tasks poll).</summary>
     public Dictionary<int, WriteLogWaitersSeries> WriteLogWaiters { get; } = [];
 
+    /// <summary>
+    /// Availability-group databases on each replica (the last replica-states poll), by database, group, replica, role and
+    /// mode: a failover that changes a role starts new series instead of relabelling old ones.
+    /// </summary>
+    public Dictionary<(string Database, string Group, string Replica, string Role, string Mode), ReplicaSeries> Replicas { get; } = [];
+
     /// <summary>Where the source keeps the flushes that started and have not completed (stream mode), or null.</summary>
     public XEvents.OutstandingFlushSource? Outstanding { get; set; }
 

@@ -180,6 +180,9 @@ public sealed partial class LogFlushAggregator
                 case PollKind.WriteLogWaiters:
                     RemoveStale(inst.WriteLogWaiters, keep);
                     break;
+                case PollKind.HadrReplicas:
+                    RemoveStale(inst.Replicas, keep);
+                    break;
             }
         }
 

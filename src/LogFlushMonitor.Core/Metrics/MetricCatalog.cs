@@ -20,6 +20,7 @@ public static class MetricCatalog
     private static readonly string[] InstCounter = [Instance, CounterObject, CounterName];
     private static readonly string[] InstWait = [Instance, WaitType];
     private static readonly string[] InstComponent = [Instance, Component];
+    private static readonly string[] InstDbReplica = [Instance, Database, AvailabilityGroup, Replica, ReplicaRole, AvailabilityMode];
 
     /// <summary>Sector-aligned write-size bucket bounds in bytes (512 B sectors up to the 60 KB block).</summary>
     public static readonly IReadOnlyList<double> WriteSizeBuckets = [512, 1024, 2048, 4096, 8192, 16384, 32768, 49152, 61440];
@@ -227,6 +228,32 @@ public static class MetricCatalog
             PromQL = "`sqlserver_database_writelog_longest_wait_seconds >= 15`",
         },
 
+        // Availability-group replicas: the remote half of a commit on a synchronous replica (HADR_SYNC_COMMIT waits for it).
+        ReplicaGauge("sqlserver.replica.log_send_queue.size", "By", ReplicaColumn.LogSendQueueSize, UnitScale.KilobytesToBytes,
+            "Log of the primary database not yet sent to this replica (sys.dm_hadr_database_replica_states log_send_queue_size, KB on the server).",
+            "log of the primary database not yet sent to this secondary: `log_send_queue_size` (KB on the server, exported in bytes). A growing queue on a synchronous secondary means the network or the secondary cannot take the log as fast as it is written",
+            "`max by (sqlserver_instance_name, sqlserver_database_name, sqlserver_replica_name) (sqlserver_replica_log_send_queue_size_bytes)`"),
+        ReplicaGauge("sqlserver.replica.log_send.rate", "By/s", ReplicaColumn.LogSendRate, UnitScale.KilobytesToBytes,
+            "Average rate at which the primary sent log to this replica in its last active period (log_send_rate, KB/s on the server).",
+            "average rate the primary sent log to this secondary in its last active period: `log_send_rate` (KB/s on the server, exported in bytes/s); the server's own average, not a rate taken here",
+            "seconds to drain the send queue: `sqlserver_replica_log_send_queue_size_bytes / sqlserver_replica_log_send_rate_bytes_per_second`"),
+        ReplicaGauge("sqlserver.replica.redo_queue.size", "By", ReplicaColumn.RedoQueueSize, UnitScale.KilobytesToBytes,
+            "Log hardened on the secondary and not yet redone (redo_queue_size, KB on the server).",
+            "log hardened on the secondary and not yet redone: `redo_queue_size` (KB on the server, exported in bytes). It does not delay commits (the harden does), but it is the failover's recovery time and readable secondaries' staleness",
+            "`sqlserver_replica_redo_queue_size_bytes / sqlserver_replica_redo_rate_bytes_per_second`"),
+        ReplicaGauge("sqlserver.replica.redo.rate", "By/s", ReplicaColumn.RedoRate, UnitScale.KilobytesToBytes,
+            "Average rate at which the secondary redoes log (redo_rate, KB/s on the server).",
+            "average rate the secondary redoes log: `redo_rate` (KB/s on the server, exported in bytes/s)",
+            "`sqlserver_replica_redo_rate_bytes_per_second`"),
+        ReplicaGauge("sqlserver.replica.secondary.lag", "s", ReplicaColumn.SecondaryLag, UnitScale.None,
+            "How far the secondary is behind the primary (secondary_lag_seconds; SQL Server 2016 and later, no series before).",
+            "how far the secondary is behind the primary, in seconds: `secondary_lag_seconds`, read on SQL Server 2016 and later (the column does not exist on 2014: no series there, never a 0); NULL rows (the primary's own database) give no value",
+            "`max by (sqlserver_instance_name, sqlserver_database_name, sqlserver_replica_name) (sqlserver_replica_secondary_lag_seconds)`"),
+        ReplicaGauge("sqlserver.replica.last_hardened.age", "s", ReplicaColumn.LastHardenedAge, UnitScale.None,
+            "Seconds since last_hardened_time, on the server's clock at the poll: how old the newest log this replica has hardened is.",
+            "seconds from `last_hardened_time` to the server's clock at the poll (`DATEDIFF(SECOND, last_hardened_time, SYSDATETIME())`, both server-local): how old the newest log block this replica is known to have hardened is. On an idle database it grows with the idleness; read it with the send queue",
+            "`sqlserver_replica_last_hardened_age_seconds > 30 and sqlserver_replica_log_send_queue_size_bytes > 0`"),
+
         // The instance and the monitor itself.
         new()
         {
@@ -363,6 +390,12 @@ public static class MetricCatalog
 
         return families;
     }
+
+    private static MetricDefinition ReplicaGauge(string name, string unit, ReplicaColumn column, UnitScale scale, string description, string meaning, string promQL) => new()
+    {
+        Name = name, Unit = unit, Kind = MetricKind.Gauge, IsInteger = false, Description = description, Meaning = meaning, PromQL = promQL,
+        Attributes = InstDbReplica, Source = new ReplicaSource(column, scale), Section = MetricSection.Replicas,
+    };
 
     private static MetricDefinition Counter(string name, string unit, string counter, UnitScale scale, string description, string meaning, string promQL, CounterScope scope = CounterScope.Database) => new()
     {

@@ -36,6 +36,14 @@ public sealed record WaitStatsSource(WaitStatsColumn Column, UnitScale Scale) : 
 /// <param name="Scale">From the column's unit to the family's.</param>
 public sealed record FileStatsSource(FileStatsColumn Column, UnitScale Scale) : MetricSource;
 
+/// <summary>
+/// A column of <c>sys.dm_hadr_database_replica_states</c>, per database and availability replica (a point value as of
+/// the last poll; no value where the server answered NULL).
+/// </summary>
+/// <param name="Column">The column.</param>
+/// <param name="Scale">From the column's unit to the family's.</param>
+public sealed record ReplicaSource(ReplicaColumn Column, UnitScale Scale) : MetricSource;
+
 /// <summary>What the aggregation knows of an instance or of its databases' events.</summary>
 /// <param name="Fact">Which fact.</param>
 public sealed record AggregationSource(AggregationFact Fact) : MetricSource;
@@ -131,6 +139,28 @@ public enum FileStatsColumn
 
     /// <summary>io_stall_write_ms.</summary>
     IoStallWriteMs,
+}
+
+/// <summary>The columns of <c>sys.dm_hadr_database_replica_states</c> the aggregation keeps (units as the server gives them).</summary>
+public enum ReplicaColumn
+{
+    /// <summary>log_send_queue_size, KB.</summary>
+    LogSendQueueSize,
+
+    /// <summary>log_send_rate, KB/s.</summary>
+    LogSendRate,
+
+    /// <summary>redo_queue_size, KB.</summary>
+    RedoQueueSize,
+
+    /// <summary>redo_rate, KB/s.</summary>
+    RedoRate,
+
+    /// <summary>secondary_lag_seconds, seconds (SQL Server 2016 and later).</summary>
+    SecondaryLag,
+
+    /// <summary>Seconds since last_hardened_time, on the server's clock.</summary>
+    LastHardenedAge,
 }
 
 /// <summary>Facts the aggregation keeps per instance, or per database from the events.</summary>

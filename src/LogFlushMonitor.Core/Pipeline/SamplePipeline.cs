@@ -200,6 +200,8 @@ public sealed class SamplePipeline
 
         public void OnWriteLogWaiters(in WriteLogWaitersSample waiters) => pipeline.Polls.OnWriteLogWaiters(waiters);
 
+        public void OnHadrReplica(in HadrReplicaSample replica) => pipeline.Polls.OnHadrReplica(replica);
+
         public void OnOutstandingFlushes(XEvents.OutstandingFlushSource source) => pipeline.Polls.OnOutstandingFlushes(source);
 
         public ValueTask WaitForRoomAsync(CancellationToken cancellationToken) =>

@@ -36,6 +36,9 @@ public interface IPollSink : ILossSink
     /// <summary>Sessions of one database waiting on WRITELOG now (0 when none): in-flight waits, polled.</summary>
     void OnWriteLogWaiters(in WriteLogWaitersSample waiters);
 
+    /// <summary>One availability-group database on one replica (queues, rates, lag): the remote half of a synchronous commit.</summary>
+    void OnHadrReplica(in HadrReplicaSample replica);
+
     /// <summary>
     /// Where a source keeps the flushes of one instance that started and have not completed, read when the metrics are
     /// collected (<see cref="XEvents.OutstandingFlushSource"/>). Sent once per source; a later one for the same instance

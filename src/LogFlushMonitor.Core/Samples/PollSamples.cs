@@ -41,6 +41,9 @@ public enum PollKind
 
     /// <summary>sys.dm_os_waiting_tasks: sessions waiting on WRITELOG now (<see cref="WriteLogWaitersSample"/>).</summary>
     WriteLogWaiters,
+
+    /// <summary>sys.dm_hadr_database_replica_states: availability-group databases and their replicas (<see cref="HadrReplicaSample"/>).</summary>
+    HadrReplicas,
 }
 
 /// <summary>Marks the end of one poll of <see cref="Kind"/>: series the poll did not refresh are retired.</summary>

@@ -118,6 +118,9 @@ public sealed class OutstandingFlushTracker(ISampleSink inner) : IPacedSampleSin
     }
 
     /// <inheritdoc />
+    public void OnHadrReplica(in HadrReplicaSample replica) => inner.OnHadrReplica(replica);
+
+    /// <inheritdoc />
     public void OnOutstandingFlushes(OutstandingFlushSource source) => inner.OnOutstandingFlushes(source);
 
     /// <inheritdoc />

@@ -40,6 +40,10 @@ internal sealed class DiscardingSink : IPollSink, IEventSink
     {
     }
 
+    public void OnHadrReplica(in HadrReplicaSample replica)
+    {
+    }
+
     public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source)
     {
     }

@@ -192,6 +192,8 @@ public sealed class StreamWatchdog : IDisposable
 
         public void OnWriteLogWaiters(in WriteLogWaitersSample sample) => inner.OnWriteLogWaiters(sample);
 
+        public void OnHadrReplica(in HadrReplicaSample replica) => inner.OnHadrReplica(replica);
+
         public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source) => inner.OnOutstandingFlushes(source);
 
         public void OnSourceLoss(string instance, LossKind kind, long count) => inner.OnSourceLoss(instance, kind, count);

@@ -83,6 +83,12 @@ internal sealed class DeliveryTrackingSink(IPacedSampleSink inner, SourceHealth 
         Seen(_poller, waiters.Instance);
     }
 
+    public void OnHadrReplica(in HadrReplicaSample replica)
+    {
+        inner.OnHadrReplica(replica);
+        Seen(_poller, replica.Instance);
+    }
+
     public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source) => inner.OnOutstandingFlushes(source);
 
     public ValueTask WaitForRoomAsync(CancellationToken cancellationToken) => inner.WaitForRoomAsync(cancellationToken);

@@ -49,6 +49,7 @@ public sealed partial class ScriptedSqlServer
 
     private void AddDmvRules()
     {
+        AddHadrRules();
         Server.When("sys.dm_os_waiting_tasks", WaitingTasks);
         Server.When("sys.dm_os_performance_counters", Counters);
         Server.When("sys.dm_os_wait_stats", Waits);
@@ -231,9 +232,12 @@ public sealed partial class ScriptedSqlServer
     private TdsResponse Waits(TdsRequest request)
     {
         var rows = new List<object?[]>();
+        // The statement's own filter: the types it names (Dapper expands IN @waitTypes into @waitTypes1..n) and the
+        // governor family it matches with LIKE. A type the statement does not ask for is not answered.
+        var named = request.Parameters.Where(p => p.Key.StartsWith("@waitTypes", StringComparison.Ordinal)).Select(p => p.Value as string).ToHashSet(StringComparer.Ordinal);
         lock (_gate)
         {
-            foreach (var (type, w) in _waits)
+            foreach (var (type, w) in _waits.Where(w => named.Contains(w.Key) || w.Key.Contains("LOG_RATE_GOVERNOR", StringComparison.Ordinal)))
             {
                 w.Tasks += w.TasksPerPoll;
                 w.WaitMs += w.MsPerPoll;

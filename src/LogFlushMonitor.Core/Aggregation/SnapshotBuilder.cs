@@ -34,6 +34,7 @@ internal static class SnapshotBuilder
                     CounterFlushWaitsPerSecond = Counter(inst, db.Name, DatabasesCounters.LogFlushWaits)?.Tracker.LastRate,
                     LogWritesPerSecond = Files(inst, db.Name).Sum(f => f.Writes.LastRate),
                     EventLossRatio = Counter(inst, db.Name, DatabasesCounters.LogFlushes)?.LossRatio,
+                    SyncCommitDelayMsPerTransaction = SyncDelay(inst, db.Name),
                 });
             }
 
@@ -62,6 +63,7 @@ internal static class SnapshotBuilder
                     CounterFlushWaitSecondsPerSecond = FlushWaitPressure(inst, name),
                     CounterFlushWaitsPerSecond = Counter(inst, name, DatabasesCounters.LogFlushWaits)?.Tracker.LastRate,
                     LogWritesPerSecond = Files(inst, name).Sum(f => f.Writes.LastRate),
+                    SyncCommitDelayMsPerTransaction = SyncDelay(inst, name),
                 });
             }
         }
@@ -75,6 +77,21 @@ internal static class SnapshotBuilder
     // Log Flush Wait Time is cumulative milliseconds (DOMAIN.md §4): its rate in ms/s over 1000 is seconds waited per second.
     private static double? FlushWaitPressure(InstanceState inst, string database) =>
         Counter(inst, database, DatabasesCounters.LogFlushWaitTime)?.Tracker.LastRate / 1000.0;
+
+    /// <summary>
+    /// Database Replica's Transaction Delay (cumulative ms) over Mirrored Write Transactions/sec (cumulative) in the last
+    /// poll interval: the average time a transaction waited for its synchronous secondaries; null without either or
+    /// without a mirrored transaction in the interval.
+    /// </summary>
+    private static double? SyncDelay(InstanceState inst, string database)
+    {
+        var delay = inst.Counters.GetValueOrDefault((DatabaseReplicaCounters.Object, DatabaseReplicaCounters.TransactionDelay, database));
+        var transactions = inst.Counters.GetValueOrDefault((DatabaseReplicaCounters.Object, DatabaseReplicaCounters.MirroredWriteTransactions, database));
+        return delay is { Tracker.LastRate: { } ms } && CounterCatalog.IsCumulative(delay.CounterType)
+            && transactions is { Tracker.LastRate: > 0 and var perSecond } && CounterCatalog.IsCumulative(transactions.CounterType)
+            ? ms / perSecond
+            : null;
+    }
 
     private static IEnumerable<FileStatsSeries> Files(InstanceState inst, string database) =>
         inst.FileStats.Values.Where(f => f.DatabaseName == database);

@@ -253,6 +253,22 @@ public static class MetricCatalog
             "Seconds since last_hardened_time, on the server's clock at the poll: how old the newest log this replica has hardened is.",
             "seconds from `last_hardened_time` to the server's clock at the poll (`DATEDIFF(SECOND, last_hardened_time, SYSDATETIME())`, both server-local): how old the newest log block this replica is known to have hardened is. On an idle database it grows with the idleness; read it with the send queue",
             "`sqlserver_replica_last_hardened_age_seconds > 30 and sqlserver_replica_log_send_queue_size_bytes > 0`"),
+        new()
+        {
+            Name = "sqlserver.replica.transaction.delay", Unit = "s", Kind = MetricKind.Counter, IsInteger = false, Attributes = InstDb, Section = MetricSection.Replicas,
+            Source = new CounterSource(DatabaseReplicaCounters.TransactionDelay, Cumulative: true, CounterScope.Database, UnitScale.MillisecondsToSeconds, DatabaseReplicaCounters.Object),
+            Description = "Time commits waited for synchronous secondaries to acknowledge (Database Replica: Transaction Delay, cumulative milliseconds on the server), increase since monitoring began.",
+            Meaning = "time commits on this primary database waited for the synchronous secondaries' acknowledgement: `Transaction Delay` of the `Database Replica` object (cumulative milliseconds on the server, exported in seconds); divided by the next one's increase it is the average remote-harden delay per transaction",
+            PromQL = "average sync delay per transaction: `rate(sqlserver_replica_transaction_delay_seconds_total[5m]) / rate(sqlserver_replica_mirrored_write_transactions_total[5m])`",
+        },
+        new()
+        {
+            Name = "sqlserver.replica.mirrored_write.transactions", Unit = "{transaction}", Kind = MetricKind.Counter, IsInteger = true, Attributes = InstDb, Section = MetricSection.Replicas,
+            Source = new CounterSource(DatabaseReplicaCounters.MirroredWriteTransactions, Cumulative: true, CounterScope.Database, UnitScale.None, DatabaseReplicaCounters.Object),
+            Description = "Transactions that waited for the log to reach a synchronous secondary before committing (Database Replica: Mirrored Write Transactions/sec, cumulative), increase since monitoring began.",
+            Meaning = "transactions written on this primary database that waited for the log to reach the secondary before committing: `Mirrored Write Transactions/sec` of the `Database Replica` object (a cumulative count despite the name)",
+            PromQL = "`rate(sqlserver_replica_mirrored_write_transactions_total[5m])`",
+        },
 
         // The instance and the monitor itself.
         new()
@@ -375,8 +391,8 @@ public static class MetricCatalog
         All.FirstOrDefault(f => f.Name == name) ?? throw new KeyNotFoundException($"No metric family is named '{name}'.");
 
     /// <summary>
-    /// The counters of the Databases object a family reads by name: always polled (the statement of the counter poll names
-    /// exactly these, DmvSql.PerformanceCounters, kept equal by a test), in catalog order.
+    /// The counters a family reads by name (of the Databases object, and two of Database Replica): always polled (the
+    /// statement of the counter poll names exactly these, DmvSql.PerformanceCounters, kept equal by a test), in catalog order.
     /// </summary>
     public static IReadOnlyList<string> NamedCounters { get; } =
         [.. All.Select(f => f.Source).OfType<CounterSource>().Select(c => c.Counter).Distinct(StringComparer.Ordinal)];

@@ -19,7 +19,8 @@ public sealed record EventSource(EventMeasure Measure) : MetricSource;
 /// <param name="Cumulative">True for a cumulative counter, false for a point value.</param>
 /// <param name="Scope">The databases' series or the instance's <c>_Total</c>.</param>
 /// <param name="Scale">From the counter's unit to the family's.</param>
-public sealed record CounterSource(string Counter, bool Cumulative, CounterScope Scope, UnitScale Scale) : MetricSource;
+/// <param name="Object">The counter's object after the colon: the Databases object, or Database Replica.</param>
+public sealed record CounterSource(string Counter, bool Cumulative, CounterScope Scope, UnitScale Scale, string Object = Samples.DatabasesCounters.Object) : MetricSource;
 
 /// <summary>Every counter of the Databases object no <see cref="CounterSource"/> claims, by the arithmetic of its type.</summary>
 /// <param name="Arithmetic">The counter types the family takes.</param>

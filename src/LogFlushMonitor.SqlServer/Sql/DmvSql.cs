@@ -13,26 +13,33 @@ internal static class DmvSql
     /// The log counters of the Databases object (named <c>SQLServer:Databases</c> or <c>MSSQL$NAME:Databases</c>: matched
     /// on the part after the colon), asked for by name: a real server has about 47 counters per database and we export
     /// these seven by default (CounterSelection.DefaultCounters, kept equal by a test). nchar columns compare without
-    /// their trailing blanks. Every database's rows come back (seven each); the poll keeps the watched ones.
+    /// their trailing blanks. Every database's rows come back (seven each); the poll keeps the watched ones. With them,
+    /// the two counters of the <c>Database Replica</c> object (one instance per availability-group database, named by
+    /// the database) that time a synchronous commit's wait for its secondaries; no rows without availability groups.
     /// </summary>
     public const string PerformanceCounters = """
         SELECT object_name AS ObjectName, counter_name AS CounterName, instance_name AS InstanceName,
                cntr_value AS Value, cntr_type AS Type
         FROM sys.dm_os_performance_counters
-        WHERE object_name LIKE N'%:Databases%'
-          AND counter_name IN (N'Log Flushes/sec', N'Log Bytes Flushed/sec', N'Log Flush Waits/sec', N'Log Flush Wait Time',
-                               N'Percent Log Used', N'Log File(s) Used Size (KB)', N'Log File(s) Size (KB)')
+        WHERE (object_name LIKE N'%:Databases%'
+               AND counter_name IN (N'Log Flushes/sec', N'Log Bytes Flushed/sec', N'Log Flush Waits/sec', N'Log Flush Wait Time',
+                                    N'Percent Log Used', N'Log File(s) Used Size (KB)', N'Log File(s) Size (KB)'))
+           OR (object_name LIKE N'%:Database Replica%'
+               AND counter_name IN (N'Transaction Delay', N'Mirrored Write Transactions/sec'))
         """;
 
     /// <summary>
     /// Every counter of the Databases object, for when Sources:SqlServer:Counters asks for more than the log counters:
-    /// the configured names and patterns are matched by the poll, so no configured text enters the statement.
+    /// the configured names and patterns are matched by the poll, so no configured text enters the statement. The two
+    /// Database Replica counters come with them, as in <see cref="PerformanceCounters"/>.
     /// </summary>
     public const string AllDatabaseCounters = """
         SELECT object_name AS ObjectName, counter_name AS CounterName, instance_name AS InstanceName,
                cntr_value AS Value, cntr_type AS Type
         FROM sys.dm_os_performance_counters
         WHERE object_name LIKE N'%:Databases%'
+           OR (object_name LIKE N'%:Database Replica%'
+               AND counter_name IN (N'Transaction Delay', N'Mirrored Write Transactions/sec'))
         """;
 
     /// <summary>

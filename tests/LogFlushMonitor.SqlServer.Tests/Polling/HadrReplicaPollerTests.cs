@@ -141,6 +141,39 @@ public class HadrReplicaPollerTests
         Assert.Equal([(40L, 320L), (80L, 640L)], hadr.Select(w => (w.WaitingTasks, w.WaitTimeMs)));
     }
 
+    [Fact]
+    public async Task The_Database_Replica_counters_are_read_with_the_log_counters_and_give_the_delay_per_transaction()
+    {
+        var aggregator = new LogFlushAggregator();
+        await using var server = new ScriptedSqlServer();
+        server.HostAvailabilityGroup();
+        await using var h = new PollerHarness(server, next: aggregator);
+        await h.PollAsync();
+        server.TransactionDelayMsPerPoll = 4_000; // the secondary slows down: 10 ms per transaction
+        await h.PollAsync();
+
+        var replica = h.Sink.Of<CounterSample>().Where(c => c.ObjectName == "Database Replica").ToList();
+        Assert.Equal(["sales"], replica.Select(c => c.CounterInstance).Distinct()); // _Total is no database
+        Assert.Contains(replica, c => c is { CounterName: "Mirrored Write Transactions/sec", Value: 800, CounterType: PerfCounterType.BulkCount });
+        Assert.Contains(replica, c => c is { CounterName: "Transaction Delay", Value: 4_800 });
+        var sales = Assert.Single(aggregator.Snapshot(), d => d.Database == "sales");
+        Assert.Equal(10.0, sales.SyncCommitDelayMsPerTransaction!.Value, 6); // 4,000 ms over 400 transactions in the last poll
+        Assert.Equal(server.RequestsFor("sys.dm_os_performance_counters").Count, server.RequestsFor("Database Replica").Count); // one statement
+    }
+
+    [Fact]
+    public async Task Without_availability_groups_there_are_no_Database_Replica_counters_and_no_delay()
+    {
+        var aggregator = new LogFlushAggregator();
+        await using var server = new ScriptedSqlServer();
+        await using var h = new PollerHarness(server, next: aggregator);
+        await h.PollAsync();
+        await h.PollAsync();
+
+        Assert.DoesNotContain(h.Sink.Of<CounterSample>(), c => c.ObjectName == "Database Replica");
+        Assert.Null(Assert.Single(aggregator.Snapshot(), d => d.Database == "sales").SyncCommitDelayMsPerTransaction);
+    }
+
     [Theory]
     [InlineData("12.0.6024.0", false)]
     [InlineData("13.00.5026", true)]

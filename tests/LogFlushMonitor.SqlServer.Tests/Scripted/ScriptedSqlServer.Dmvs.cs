@@ -116,6 +116,7 @@ public sealed partial class ScriptedSqlServer
                 }
             }
 
+            rows.AddRange(ReplicaCounterRows(request.Text));
             rows.AddRange(ExtraCounters.Select(e => new object?[] { e.Object is null ? null : Pad(e.Object), e.Counter is null ? null : Pad(e.Counter), e.Instance is null ? null : Pad(e.Instance), e.Value, e.Type }));
         }
 
@@ -201,8 +202,11 @@ public sealed partial class ScriptedSqlServer
     private static HashSet<string>? NamedCounters(string text)
     {
         const string Marker = "counter_name IN (";
-        var at = text.IndexOf(Marker, StringComparison.OrdinalIgnoreCase);
-        if (at < 0)
+        // The Databases object's own list: a list after an OR belongs to another object (the Database Replica clause).
+        var databases = text.IndexOf(":Databases%'", StringComparison.Ordinal);
+        var at = text.IndexOf(Marker, Math.Max(0, databases), StringComparison.OrdinalIgnoreCase);
+        var or = databases < 0 ? -1 : text.IndexOf(" OR ", databases, StringComparison.Ordinal);
+        if (at < 0 || (or >= 0 && or < at))
         {
             return null;
         }

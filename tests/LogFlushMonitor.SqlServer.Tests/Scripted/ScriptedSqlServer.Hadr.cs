@@ -57,6 +57,40 @@ public sealed partial class ScriptedSqlServer
         }
     }
 
+    /// <summary>Mirrored write transactions each availability-group database adds per poll (Database Replica object).</summary>
+    public long MirroredTransactionsPerPoll { get; set; } = 400;
+
+    /// <summary>Milliseconds of Transaction Delay each availability-group database adds per poll: 2 ms per transaction by default.</summary>
+    public long TransactionDelayMsPerPoll { get; set; } = 800;
+
+    private long _mirroredTransactions;
+    private long _transactionDelayMs;
+
+    /// <summary>
+    /// Under the lock: the Database Replica rows of a counters statement that asks for that object, one instance per
+    /// availability-group database (named by the database) and _Total, both counters PERF_COUNTER_BULK_COUNT (cumulative;
+    /// public collectors read their deltas, docs/sqlserver.md). None without an availability group.
+    /// </summary>
+    private IEnumerable<object?[]> ReplicaCounterRows(string text)
+    {
+        if (ReplicaRows.Count == 0 || !text.Contains("Database Replica", StringComparison.Ordinal))
+        {
+            return [];
+        }
+
+        _mirroredTransactions += MirroredTransactionsPerPoll;
+        _transactionDelayMs += TransactionDelayMsPerPoll;
+        var obj = Pad(CounterObjectPrefix + ":Database Replica");
+        var rows = new List<object?[]>();
+        foreach (var instance in ReplicaRows.Select(r => r.DatabaseName).OfType<string>().Distinct(StringComparer.Ordinal).Append("_Total"))
+        {
+            rows.Add([obj, Pad("Transaction Delay"), Pad(instance), _transactionDelayMs, 272_696_576]);
+            rows.Add([obj, Pad("Mirrored Write Transactions/sec"), Pad(instance), _mirroredTransactions, 272_696_576]);
+        }
+
+        return rows;
+    }
+
     private void AddHadrRules() => Server.When("sys.dm_hadr_database_replica_states", r =>
     {
         lock (_gate)

@@ -175,6 +175,11 @@ public sealed class NdjsonSampleWriter : ISampleSink, IDisposable
     /// <inheritdoc />
     public void OnPollCompleted(in PollCompleted completed)
     {
+        if (completed.Kind == PollKind.HadrReplicas)
+        {
+            return; // its rows are not recorded either (OnHadrReplica)
+        }
+
         lock (_gate)
         {
             Begin(NdjsonNames.PollCompleted, completed.TimestampUtc, completed.Instance);

@@ -7,13 +7,16 @@ CREATE LOGIN [logflushmonitor] WITH PASSWORD = N'<replace-with-a-strong-password
 -- The monitor connects to master; a user there makes that explicit (no database role is needed).
 CREATE USER [logflushmonitor] FOR LOGIN [logflushmonitor];
 
--- Performance counters, wait stats, file stats, sessions' drop counts, sessions waiting on WRITELOG, open transactions'
--- log by program (sys.dm_tran_database_transactions / sys.dm_tran_session_transactions) and the live event stream:
+-- Performance counters, wait stats, file stats, sessions' drop counts, sessions waiting on WRITELOG, availability
+-- replicas, open transactions' log by program (sys.dm_tran_database_transactions / sys.dm_tran_session_transactions)
+-- and the live event stream:
 GRANT VIEW SERVER STATE TO [logflushmonitor];
 -- Create, start, stop and drop the monitor's event session:
 GRANT ALTER ANY EVENT SESSION TO [logflushmonitor];
 
 -- Optional: average log write latency joins sys.master_files, whose rows are visible only with
 -- VIEW ANY DEFINITION (or CREATE DATABASE / ALTER ANY DATABASE). Without it the monitor reports
--- everything except log file latency; `check` says so.
+-- everything except log file latency; `check` says so. It also shows the names and commit modes of
+-- availability groups (sys.availability_groups / sys.availability_replicas show a login only what it
+-- has a permission on): without it their replicas are still polled, named by the group's id.
 -- GRANT VIEW ANY DEFINITION TO [logflushmonitor];

@@ -7,8 +7,9 @@ CREATE LOGIN [logflushmonitor] WITH PASSWORD = N'<replace-with-a-strong-password
 -- The monitor connects to master; a user there makes that explicit (no database role is needed).
 CREATE USER [logflushmonitor] FOR LOGIN [logflushmonitor];
 
--- Performance counters, wait stats, file stats, sessions' drop counts, sessions waiting on WRITELOG, open transactions'
--- log by program (sys.dm_tran_database_transactions / sys.dm_tran_session_transactions) and the live event stream
+-- Performance counters, wait stats, file stats, sessions' drop counts, sessions waiting on WRITELOG, availability
+-- replicas, open transactions' log by program (sys.dm_tran_database_transactions / sys.dm_tran_session_transactions)
+-- and the live event stream
 -- (the narrower 2022 permission; VIEW SERVER STATE also works but shows more):
 GRANT VIEW SERVER PERFORMANCE STATE TO [logflushmonitor];
 -- The monitor's event session, with the finer 2022 grants (ALTER ANY EVENT SESSION covers them all):
@@ -19,5 +20,7 @@ GRANT DROP ANY EVENT SESSION TO [logflushmonitor];
 
 -- Optional: average log write latency joins sys.master_files, whose rows are visible only with
 -- VIEW ANY DEFINITION (or CREATE DATABASE / ALTER ANY DATABASE). Without it the monitor reports
--- everything except log file latency; `check` says so.
+-- everything except log file latency; `check` says so. It also shows the names and commit modes of
+-- availability groups (sys.availability_groups / sys.availability_replicas show a login only what it
+-- has a permission on): without it their replicas are still polled, named by the group's id.
 -- GRANT VIEW ANY DEFINITION TO [logflushmonitor];

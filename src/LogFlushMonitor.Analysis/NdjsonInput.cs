@@ -142,6 +142,7 @@ internal static class NdjsonInput
         public void OnWriteLogWaiters(in WriteLogWaitersSample waiters) => Poll();
 
         public void OnLogWriters(in LogWritersSample writers) => Poll();
+        public void OnHadrReplica(in HadrReplicaSample replica) => Poll();
 
         // The replay's pairing of starts and completes; the analysis pairs them itself.
         public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source)

@@ -51,6 +51,18 @@ internal sealed class SimulatedDatabase
 
     public long StallTicks { get; set; }
 
+    /// <summary>The database's availability-group secondaries, or null outside a group.</summary>
+    public SyncReplica? Replica { get; init; }
+
+    /// <summary>Transactions that waited for the synchronous secondary (Database Replica: Mirrored Write Transactions/sec).</summary>
+    public long MirroredTransactions { get; set; }
+
+    /// <summary>Time they waited for it, ticks (Database Replica: Transaction Delay).</summary>
+    public long SyncDelayTicks { get; set; }
+
+    /// <summary>The synchronous secondary's last harden round trip, ticks: what its send queue and lag follow.</summary>
+    public long LastSyncDelayTicks { get; set; }
+
     /// <summary>Bytes of log not yet truncated (drives Percent Log Used; survives a restart).</summary>
     public long LogBytesInUse { get; set; }
 
@@ -68,6 +80,8 @@ internal sealed class SimulatedDatabase
         FlushWaits = 0;
         FlushWaitTicks = 0;
         StallTicks = 0;
+        MirroredTransactions = 0;
+        SyncDelayTicks = 0;
     }
 
     /// <summary>A log backup when the log passes 70 % full: back to 10 %, so Percent Log Used saws.</summary>

@@ -22,6 +22,7 @@ internal sealed class SimulatedInstance
     private const string Total = "_Total";
     private const string WriteLog = "WRITELOG";
     private const string LogBuffer = "LOGBUFFER";
+    private const string HadrSyncCommit = "HADR_SYNC_COMMIT";
 
     /// <summary>The applications' shares of 128 (as <see cref="Application"/> picks them), the last two folded into "other".</summary>
     private static readonly (string App, int Share)[] ApplicationShares =
@@ -50,6 +51,10 @@ internal sealed class SimulatedInstance
     private long _logBufferTasks;
     private long _logBufferTicks;
     private long _logBufferMaxTicks;
+    private long _hadrTasks;
+    private long _hadrTicks;
+    private long _hadrMaxTicks;
+    private readonly SimRandom _replicaRng;
 
     public SimulatedInstance(string name, int index, SimulationOptions options, List<SimulatedDatabase> databases, RestartPlan? restart = null, LogStall? stall = null)
     {
@@ -59,6 +64,7 @@ internal sealed class SimulatedInstance
         _stall = stall;
         _lossRate = options.EventLossRate;
         _lossRng = new SimRandom(SimRandom.Derive(options.Seed, index, 0xFFFF));
+        _replicaRng = new SimRandom(SimRandom.Derive(options.Seed, index, 0xFFFE));
     }
 
     /// <summary>The instance name every sample carries (one string object).</summary>
@@ -226,6 +232,22 @@ internal sealed class SimulatedInstance
         {
             sink.OnWait(new WaitEvent(Name, WriteLog, TimeSpan.FromTicks(waitTicks), db.Id, db.Name, t.AddTicks(waitTicks), seq, Application(block)));
         }
+
+        if (db.Replica is { } replica)
+        {
+            // The commit then waits for the synchronous secondary to harden it: the remote half, on its own clock.
+            var syncTicks = replica.DelayMicroseconds(_replicaRng, TimeSpan.FromTicks(ticks - SimulationStartTicks)) * 10;
+            db.MirroredTransactions++;
+            db.SyncDelayTicks += syncTicks;
+            db.LastSyncDelayTicks = syncTicks;
+            _hadrTasks++;
+            _hadrTicks += syncTicks;
+            _hadrMaxTicks = Math.Max(_hadrMaxTicks, syncTicks);
+            if (Deliver(sink, out seq))
+            {
+                sink.OnWait(new WaitEvent(Name, HadrSyncCommit, TimeSpan.FromTicks(syncTicks), db.Id, db.Name, t.AddTicks(waitTicks + syncTicks), seq));
+            }
+        }
     }
 
     /// <summary>
@@ -302,11 +324,18 @@ internal sealed class SimulatedInstance
         }
 
         Counters(sink, t, Total, flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups);
+        const long Ms = TimeSpan.TicksPerMillisecond;
+        foreach (var db in _databases.Where(d => d.Replica is not null))
+        {
+            sink.OnCounter(new CounterSample(Name, t, DatabaseReplicaCounters.Object, DatabaseReplicaCounters.TransactionDelay, db.Name, db.SyncDelayTicks / Ms, PerfCounterType.BulkCount));
+            sink.OnCounter(new CounterSample(Name, t, DatabaseReplicaCounters.Object, DatabaseReplicaCounters.MirroredWriteTransactions, db.Name, db.MirroredTransactions, PerfCounterType.BulkCount));
+        }
+
         sink.OnPollCompleted(new PollCompleted(Name, t, PollKind.Counters));
 
-        const long Ms = TimeSpan.TicksPerMillisecond;
         sink.OnWaitStats(new WaitStatsSample(Name, t, WriteLog, _writeLogTasks, _writeLogTicks / Ms, _writeLogMaxTicks / Ms, _writeLogSignalTicks / Ms));
         sink.OnWaitStats(new WaitStatsSample(Name, t, LogBuffer, _logBufferTasks, _logBufferTicks / Ms, _logBufferMaxTicks / Ms, 0));
+        sink.OnWaitStats(new WaitStatsSample(Name, t, HadrSyncCommit, _hadrTasks, _hadrTicks / Ms, _hadrMaxTicks / Ms, 0));
         sink.OnPollCompleted(new PollCompleted(Name, t, PollKind.WaitStats));
 
         foreach (var db in _databases)
@@ -354,6 +383,38 @@ internal sealed class SimulatedInstance
         }
 
         sink.OnPollCompleted(new PollCompleted(Name, t, PollKind.LogWriters));
+        PollReplicas(t, sink);
+    }
+
+    /// <summary>
+    /// sys.dm_hadr_database_replica_states as the primary sees it: its own copy (queues, rates and lag NULL) and each
+    /// secondary's. The synchronous secondary's send queue and lag follow its harden round trip (the log written while a
+    /// round trip lasts waits to be sent); the asynchronous one trails by a few seconds.
+    /// </summary>
+    private void PollReplicas(DateTime t, ISampleSink sink)
+    {
+        if (!_databases.Any(d => d.Replica is not null))
+        {
+            return; // the poll of an instance without availability groups is not simulated (it would answer no rows)
+        }
+
+        foreach (var db in _databases)
+        {
+            if (db.Replica is not { } r)
+            {
+                continue;
+            }
+
+            var roundTripSeconds = db.LastSyncDelayTicks / (double)TimeSpan.TicksPerSecond;
+            var sendQueueKb = (long)(roundTripSeconds * 2_000); // ~2 MB/s of log behind the round trip
+            sink.OnHadrReplica(new HadrReplicaSample(Name, t, db.Id, db.Name, r.Group, r.Primary, "PRIMARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED", null, null, null, null, null, 0));
+            sink.OnHadrReplica(new HadrReplicaSample(Name, t, db.Id, db.Name, r.Group, r.Synchronous, "SECONDARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED",
+                sendQueueKb, 2_000, 64, 4_000, (long)roundTripSeconds, (long)roundTripSeconds));
+            sink.OnHadrReplica(new HadrReplicaSample(Name, t, db.Id, db.Name, r.Group, r.Asynchronous, "SECONDARY", "ASYNCHRONOUS_COMMIT", "SYNCHRONIZING",
+                6_000 + sendQueueKb, 1_800, 2_000, 3_000, 3, 3));
+        }
+
+        sink.OnPollCompleted(new PollCompleted(Name, t, PollKind.HadrReplicas));
     }
 
     private void Counters(ISampleSink sink, DateTime t, string db, long flushes, long bytes, long waits, long waitMs, long usedKb, long sizeKb, long hits, long lookups) =>
@@ -388,6 +449,7 @@ internal sealed class SimulatedInstance
         _sequence = 0;
         _gaps.Reset();
         _writeLogTasks = _writeLogTicks = _writeLogSignalTicks = _writeLogMaxTicks = 0;
+        _hadrTasks = _hadrTicks = _hadrMaxTicks = 0;
         _logBufferTasks = _logBufferTicks = _logBufferMaxTicks = 0;
         foreach (var db in _databases)
         {

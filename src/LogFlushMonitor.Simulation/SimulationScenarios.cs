@@ -8,8 +8,9 @@ namespace LogFlushMonitor.Simulation;
 /// <list type="bullet">
 /// <item><c>mixed</c>: three instances (sql-a, sql-b, sql-c), eight databases: autocommit, big transaction,
 /// delayed durability, a WRITELOG spike on sql-b/payments (20 sessions of 250 commits/s with think time; 60 s after start, then every
-/// 180 s), light traffic, and a log stall on sql-a (its log device completes nothing for 105 s, 300 s after start, then
-/// every 900 s). Runs forever.</item>
+/// 180 s), light traffic, a log stall on sql-a (its log device completes nothing for 105 s, 300 s after start, then
+/// every 900 s), and sql-c/archive in an availability group whose synchronous secondary slows down as in <c>ag-sync</c>.
+/// Runs forever.</item>
 /// <item><c>autocommit</c>: sql1/shop, single-row autocommit: ~5,000 flushes/s per session, nearly all 512 B.</item>
 /// <item><c>big-transaction</c>: sql1/warehouse, large transactions: mostly 61,440 B flushes, ~250/s.</item>
 /// <item><c>delayed-durability</c>: sql1/audit, 5,000 commits/s per session, ~1 flush per 10 commits, 512 B..60 KB.</item>
@@ -24,6 +25,12 @@ namespace LogFlushMonitor.Simulation;
 /// start the log device stops completing writes for 105 s (again every 300 s): each session's commit starts a flush
 /// that does not complete and waits on WRITELOG for as long (8 flushes outstanding, 8 sessions waiting, the counters
 /// flat), then everything completes at once and commits resume.</item>
+/// <item><c>ag-sync</c>: sql1/orders, autocommit from 8 sessions that each commit up to 200 times a second, in
+/// availability group ag_orders with a synchronous secondary (sql1-b) and an asynchronous one (sql1-dr). Each commit
+/// waits for its local flush (~0.15 ms, unchanged throughout) and then HADR_SYNC_COMMIT for the synchronous secondary
+/// (~0.5 ms); 30 s after start the secondary slows to ~25 ms (10 s ramp, 6 minutes plateau, again every 10 minutes):
+/// sync-commit waits and Transaction Delay rise, its send queue grows, the local flushes stay fast. The simulated
+/// sessions' pace does not include the sync wait.</item>
 /// <item><c>drop-database</c>: sql1 with shop (autocommit) and scratch (big transaction); scratch is dropped 32.5 s
 /// after start: its events stop and its rows vanish from the following polls.</item>
 /// </list>
@@ -45,7 +52,7 @@ public static class SimulationScenarios
 
     /// <summary>Every scenario name.</summary>
     public static IReadOnlyList<string> Names { get; } =
-        [Default, "autocommit", "big-transaction", "delayed-durability", "writelog-spike", "log-stall", "restart", "drop-database"];
+        [Default, "autocommit", "big-transaction", "delayed-durability", "writelog-spike", "log-stall", "ag-sync", "restart", "drop-database"];
 
     /// <summary>Creates a scenario by name (case-insensitive).</summary>
     /// <exception cref="ArgumentException">The name is unknown (the message lists the valid names) or an option is invalid.</exception>
@@ -77,6 +84,9 @@ public static class SimulationScenarios
                     new LogStall(TimeSpan.FromSeconds(30), TimeSpan.FromSeconds(300), TimeSpan.FromSeconds(105)),
                     b.Autocommit(5, "shop", StallSessions, AutocommitLatencyUs, null, complete: true, commitsPerSecond: ThinkingSessionCommitsPerSecond));
                 break;
+            case "ag-sync":
+                b.Instance("sql1", b.InGroup(b.Autocommit(5, "orders", StallSessions, AutocommitLatencyUs, null, complete: true, commitsPerSecond: ThinkingSessionCommitsPerSecond), "sql1"));
+                break;
             case "restart":
                 b.Instance(
                     "sql1",
@@ -107,7 +117,7 @@ public static class SimulationScenarios
                     "sql-c",
                     b.Delayed(5, "telemetry", 1, complete: false),
                     b.BigTransaction(6, "staging", 1, complete: false),
-                    b.Autocommit(7, "archive", 1, 400, null, complete: false, commitsPerSecond: 20));
+                    b.InGroup(b.Autocommit(7, "archive", 1, 400, null, complete: false, commitsPerSecond: 20), "sql-c"));
                 break;
             default:
                 throw new ArgumentException($"Unknown scenario '{name}'. Valid scenarios: {string.Join(", ", Names)}.", nameof(name));
@@ -141,6 +151,13 @@ public static class SimulationScenarios
 
         public SimulatedDatabase Delayed(int id, string name, int sessions, bool complete) =>
             Database(id, name, complete, null, rng => new DelayedDurabilityWorkload(rng, new LatencyModel(DelayedLatencyUs, null), Sessions(sessions), options.RateScale));
+
+        /// <summary>The database in availability group ag_NAME with a synchronous secondary that slows down (ag-sync).</summary>
+        public SimulatedDatabase InGroup(SimulatedDatabase db, string primary) => new(db.Id, db.Name, db.Workload, db.EmitComplete, db.LogSizeKb, db.DropAfter)
+        {
+            Replica = new SyncReplica("ag_" + db.Name, primary, primary + "-b", primary + "-dr", 500,
+                new WritelogSpike(TimeSpan.FromSeconds(30), TimeSpan.FromMinutes(10), TimeSpan.FromSeconds(10), TimeSpan.FromMinutes(6), 25_000)),
+        };
 
         private int Sessions(int scenarioDefault) => options.SessionsPerDatabase ?? scenarioDefault;
 

@@ -6,15 +6,21 @@ using LogFlushMonitor.TdsTestServer.Tls;
 using LogFlushMonitor.XEvent.TestSupport;
 
 // Usage: LogFlushMonitor.ScriptedServer [--encryption NotSupported|Optional|Required|Strict] [--flushes N]
-//                                       [--requests-out FILE] [--lifetime SECONDS]
+//                                       [--requests-out FILE] [--lifetime SECONDS] [--availability-group true]
 // Starts the scripted SQL Server on a free port of 127.0.0.1 and prints one line, "port=<n> certificate=<pem path or
 // ->", then serves until SIGTERM/Ctrl+C or --lifetime (default 600 s) passes: it stops by itself. The live stream gets
 // N log_flush_start events of database 5 ("sales"); every histogram session's target grows by 30 writes of 512 B and
-// 10 of 60 KB per read. On the way out, --requests-out gets every statement received, each on one line.
+// 10 of 60 KB per read. With --availability-group true, "sales" is the primary of ag_sales with a synchronous and an
+// asynchronous secondary (the replica states and Database Replica counters answer for it). On the way out,
+// --requests-out gets every statement received, each on one line.
 var options = Options.Parse(args);
 var certificate = options.Encryption == TdsEncryption.NotSupported ? null : TdsTestCertificates.CreateSelfSigned();
 await using var server = new ScriptedSqlServer(encryption: options.Encryption, certificate: certificate);
 var pem = certificate is null ? "-" : TdsTestCertificates.WritePublicPem(certificate);
+if (options.AvailabilityGroup)
+{
+    server.HostAvailabilityGroup();
+}
 
 var start = new DateTime(2026, 11, 22, 10, 0, 0, DateTimeKind.Utc);
 foreach (var (type, data) in XelWriter.WriteLiveStreamBuffers(start, w =>
@@ -68,7 +74,7 @@ if (options.RequestsOut is { } path)
     await File.WriteAllLinesAsync(path, lines, Encoding.UTF8);
 }
 
-internal sealed record Options(TdsEncryption Encryption, int Flushes, string? RequestsOut, int LifetimeSeconds)
+internal sealed record Options(TdsEncryption Encryption, int Flushes, string? RequestsOut, int LifetimeSeconds, bool AvailabilityGroup = false)
 {
     public static Options Parse(string[] args)
     {
@@ -81,6 +87,7 @@ internal sealed record Options(TdsEncryption Encryption, int Flushes, string? Re
                 "--flushes" => o with { Flushes = int.Parse(args[i + 1], CultureInfo.InvariantCulture) },
                 "--requests-out" => o with { RequestsOut = args[i + 1] },
                 "--lifetime" => o with { LifetimeSeconds = int.Parse(args[i + 1], CultureInfo.InvariantCulture) },
+                "--availability-group" => o with { AvailabilityGroup = bool.Parse(args[i + 1]) },
                 _ => throw new ArgumentException($"Unknown option {args[i]}: see the usage comment in Program.cs."),
             };
         }

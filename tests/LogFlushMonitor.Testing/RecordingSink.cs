@@ -165,6 +165,10 @@ public sealed class RecordingSink(ISampleSink? next = null) : IPacedSampleSink
     {
         Add(writers);
         next?.OnLogWriters(writers);
+    public void OnHadrReplica(in HadrReplicaSample replica)
+    {
+        Add(replica);
+        next?.OnHadrReplica(replica);
     }
 
     /// <inheritdoc />

@@ -66,8 +66,32 @@ public static class Advisor
         }
 
         AdviseDevice(db, list);
+        AdviseReplica(db, list);
         AdviseWriteSizes(db, list);
         return list;
+    }
+
+    /// <summary>A local log flush under this is fast: the other half of a slow synchronous commit is then the replica's.</summary>
+    public const double FastLocalFlushSeconds = 0.005;
+
+    /// <summary>
+    /// Which half of a synchronous commit is slow, as in the SqlServerSyncReplicaSlow alert: the wait for the synchronous
+    /// secondaries (HADR_SYNC_COMMIT waits from the events, else Database Replica's Transaction Delay per mirrored
+    /// transaction) over <see cref="SlowLogWriteSeconds"/> while the local flushes (from the events, else Log Flush Wait
+    /// Time per flush wait) take under <see cref="FastLocalFlushSeconds"/>. Silent when the local half is slow too: the
+    /// device advice speaks first then.
+    /// </summary>
+    private static void AdviseReplica(DatabaseSnapshot db, List<AdviceItem> list)
+    {
+        var sync = db.Waits.FirstOrDefault(x => x.WaitType == "HADR_SYNC_COMMIT") is { Count: >= MinWaits } s ? s.MeanSeconds
+            : db.SyncCommitDelayMsPerTransaction / 1000.0;
+        var local = db.FlushDurations.Count >= MinWaits ? db.FlushDurations.MeanSeconds
+            : db.CounterFlushWaitsPerSecond is > 0 and var waits ? db.CounterFlushWaitSecondsPerSecond / waits : null;
+        if (sync is { } remote && remote > SlowLogWriteSeconds && local is { } flush && flush < FastLocalFlushSeconds)
+        {
+            list.Add(new("sync-replica-slow", AdviceLevel.Warning, string.Create(CultureInfo.InvariantCulture,
+                $"commits wait {remote * 1000:0.#} ms each for the synchronous replica (HADR_SYNC_COMMIT) while local log flushes take {flush * 1000:0.#} ms: the replica or the network is slow, not this log device; check the secondaries' send queue and last harden, and the link")));
+        }
     }
 
     private static void AdviseDevice(DatabaseSnapshot db, List<AdviceItem> list)

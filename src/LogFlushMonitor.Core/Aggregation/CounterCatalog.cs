@@ -32,12 +32,12 @@ internal static class CounterCatalog
             return null;
         }
 
-        if (objectName == DatabasesCounters.Object && Named.TryGetValue(counterName, out var named))
+        if (Named.TryGetValue(counterName, out var named))
         {
             var claimed = false;
             foreach (var (source, family) in named)
             {
-                if (arithmetic != (source.Cumulative ? CounterArithmetic.Cumulative : CounterArithmetic.PointValue))
+                if (source.Object != objectName || arithmetic != (source.Cumulative ? CounterArithmetic.Cumulative : CounterArithmetic.PointValue))
                 {
                     continue;
                 }

@@ -84,6 +84,13 @@ public sealed record DatabaseSnapshot
     /// <summary>The longest of those sessions' current WRITELOG waits, seconds (0 when none waits).</summary>
     public double? WriteLogLongestWaitSeconds { get; init; }
 
+    /// <summary>
+    /// The average time a transaction waited for its synchronous availability-group secondaries in the last poll interval
+    /// (Database Replica: Transaction Delay over Mirrored Write Transactions/sec), milliseconds; null without those
+    /// counters or without a mirrored transaction in the interval.
+    /// </summary>
+    public double? SyncCommitDelayMsPerTransaction { get; init; }
+
     /// <summary>Seconds between the first and last event.</summary>
     public double EventSpanSeconds => FirstEventUtc is { } f && LastEventUtc is { } l ? (l - f).TotalSeconds : 0;
 }

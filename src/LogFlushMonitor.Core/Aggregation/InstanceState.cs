@@ -59,6 +59,11 @@ internal sealed class InstanceState
 
     /// <summary>Log held by open transactions per database_id and application (the last transactions poll: top 5 and other).</summary>
     public Dictionary<(int DatabaseId, string Application), LogWritersSeries> LogWriters { get; } = [];
+    /// <summary>
+    /// Availability-group databases on each replica (the last replica-states poll), by database, group, replica, role and
+    /// mode: a failover that changes a role starts new series instead of relabelling old ones.
+    /// </summary>
+    public Dictionary<(string Database, string Group, string Replica, string Role, string Mode), ReplicaSeries> Replicas { get; } = [];
 
     /// <summary>Where the source keeps the flushes that started and have not completed (stream mode), or null.</summary>
     public XEvents.OutstandingFlushSource? Outstanding { get; set; }

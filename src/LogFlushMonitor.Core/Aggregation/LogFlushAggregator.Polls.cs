@@ -182,6 +182,8 @@ public sealed partial class LogFlushAggregator
                     break;
                 case PollKind.LogWriters:
                     RemoveStale(inst.LogWriters, keep);
+                case PollKind.HadrReplicas:
+                    RemoveStale(inst.Replicas, keep);
                     break;
             }
         }

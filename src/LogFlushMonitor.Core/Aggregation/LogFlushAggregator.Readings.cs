@@ -7,7 +7,7 @@ public sealed partial class LogFlushAggregator
 {
     /// <summary>The families whose state the aggregation keeps, in catalog order.</summary>
     private static readonly MetricDefinition[] ReadFamilies =
-        [.. MetricCatalog.All.Where(f => f.Source is CounterSource or OtherCountersSource or WaitStatsSource or FileStatsSource or AggregationSource)];
+        [.. MetricCatalog.All.Where(f => f.Source is CounterSource or OtherCountersSource or WaitStatsSource or FileStatsSource or ReplicaSource or AggregationSource)];
 
     private static readonly MetricDefinition WriteSizes = MetricCatalog.All.Single(f => f.Source is EventSource { Measure: EventMeasure.FlushWriteSize });
     private static readonly MetricDefinition FlushDurations = MetricCatalog.All.Single(f => f.Source is EventSource { Measure: EventMeasure.FlushDuration });
@@ -88,6 +88,9 @@ public sealed partial class LogFlushAggregator
                     Add(into, family, sum, scaled, database.Tags);
                 }
 
+                return;
+            case ReplicaSource replica:
+                ReadReplicas(inst, family, replica, into);
                 return;
             case AggregationSource { Fact: AggregationFact.InstanceStartTime }:
                 if (inst.StartTimeUtc != default)

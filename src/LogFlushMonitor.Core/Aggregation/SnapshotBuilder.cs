@@ -38,6 +38,8 @@ internal static class SnapshotBuilder
                     LogWritesPerSecond = Files(inst, db.Name).Sum(f => f.Writes.LastRate),
                     EventLossRatio = Counter(inst, db.Name, DatabasesCounters.LogFlushes)?.LossRatio,
                     LogWriters = Writers(inst, db.Name),
+
+                    SyncCommitDelayMsPerTransaction = SyncDelay(inst, db.Name),
                 });
             }
 
@@ -67,6 +69,8 @@ internal static class SnapshotBuilder
                     CounterFlushWaitsPerSecond = Counter(inst, name, DatabasesCounters.LogFlushWaits)?.Tracker.LastRate,
                     LogWritesPerSecond = Files(inst, name).Sum(f => f.Writes.LastRate),
                     LogWriters = Writers(inst, name),
+
+                    SyncCommitDelayMsPerTransaction = SyncDelay(inst, name),
                 });
             }
         }
@@ -85,6 +89,21 @@ internal static class SnapshotBuilder
         [.. inst.LogWriters.Values.Where(w => w.DatabaseName == database)
             .Select(w => new ApplicationLogWriter(w.Application, w.Transactions, w.LogBytesUsed, w.LogBytesReserved))
             .OrderByDescending(w => w.LogBytesUsed).ThenBy(w => w.Application, StringComparer.Ordinal)];
+
+    /// <summary>
+    /// Database Replica's Transaction Delay (cumulative ms) over Mirrored Write Transactions/sec (cumulative) in the last
+    /// poll interval: the average time a transaction waited for its synchronous secondaries; null without either or
+    /// without a mirrored transaction in the interval.
+    /// </summary>
+    private static double? SyncDelay(InstanceState inst, string database)
+    {
+        var delay = inst.Counters.GetValueOrDefault((DatabaseReplicaCounters.Object, DatabaseReplicaCounters.TransactionDelay, database));
+        var transactions = inst.Counters.GetValueOrDefault((DatabaseReplicaCounters.Object, DatabaseReplicaCounters.MirroredWriteTransactions, database));
+        return delay is { Tracker.LastRate: { } ms } && CounterCatalog.IsCumulative(delay.CounterType)
+            && transactions is { Tracker.LastRate: > 0 and var perSecond } && CounterCatalog.IsCumulative(transactions.CounterType)
+            ? ms / perSecond
+            : null;
+    }
 
     private static IEnumerable<FileStatsSeries> Files(InstanceState inst, string database) =>
         inst.FileStats.Values.Where(f => f.DatabaseName == database);

@@ -45,6 +45,18 @@ public static class MetricAttributes
     /// <summary>A metric family of this monitor, by its OpenTelemetry name (sqlserver.monitor.series.overflow).</summary>
     public const string MetricName = "metric.name";
 
+    /// <summary>An availability group's name (sys.availability_groups.name).</summary>
+    public const string AvailabilityGroup = "sqlserver.availability_group.name";
+
+    /// <summary>The instance hosting an availability replica (sys.availability_replicas.replica_server_name).</summary>
+    public const string Replica = "sqlserver.replica.name";
+
+    /// <summary>That replica's role: PRIMARY, SECONDARY or RESOLVING (sys.dm_hadr_availability_replica_states.role_desc).</summary>
+    public const string ReplicaRole = "sqlserver.replica.role";
+
+    /// <summary>That replica's commit mode: SYNCHRONOUS_COMMIT or ASYNCHRONOUS_COMMIT (availability_mode_desc).</summary>
+    public const string AvailabilityMode = "sqlserver.replica.availability_mode";
+
     /// <summary>A metric exporter: otlp.</summary>
     public const string Exporter = "exporter";
 

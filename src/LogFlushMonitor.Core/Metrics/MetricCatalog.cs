@@ -21,6 +21,7 @@ public static class MetricCatalog
     private static readonly string[] InstCounter = [Instance, CounterObject, CounterName];
     private static readonly string[] InstWait = [Instance, WaitType];
     private static readonly string[] InstComponent = [Instance, Component];
+    private static readonly string[] InstDbReplica = [Instance, Database, AvailabilityGroup, Replica, ReplicaRole, AvailabilityMode];
 
     /// <summary>Sector-aligned write-size bucket bounds in bytes (512 B sectors up to the 60 KB block).</summary>
     public static readonly IReadOnlyList<double> WriteSizeBuckets = [512, 1024, 2048, 4096, 8192, 16384, 32768, 49152, 61440];
@@ -269,6 +270,47 @@ public static class MetricCatalog
             Meaning = "open transactions of those applications that used or reserved log in the database",
             PromQL = "`sqlserver_database_log_writer_transactions`",
         },
+        // Availability-group replicas: the remote half of a commit on a synchronous replica (HADR_SYNC_COMMIT waits for it).
+        ReplicaGauge("sqlserver.replica.log_send_queue.size", "By", ReplicaColumn.LogSendQueueSize, UnitScale.KilobytesToBytes,
+            "Log of the primary database not yet sent to this replica (sys.dm_hadr_database_replica_states log_send_queue_size, KB on the server).",
+            "log of the primary database not yet sent to this secondary: `log_send_queue_size` (KB on the server, exported in bytes). A growing queue on a synchronous secondary means the network or the secondary cannot take the log as fast as it is written",
+            "`max by (sqlserver_instance_name, sqlserver_database_name, sqlserver_replica_name) (sqlserver_replica_log_send_queue_size_bytes)`"),
+        ReplicaGauge("sqlserver.replica.log_send.rate", "By/s", ReplicaColumn.LogSendRate, UnitScale.KilobytesToBytes,
+            "Average rate at which the primary sent log to this replica in its last active period (log_send_rate, KB/s on the server).",
+            "average rate the primary sent log to this secondary in its last active period: `log_send_rate` (KB/s on the server, exported in bytes/s); the server's own average, not a rate taken here",
+            "seconds to drain the send queue: `sqlserver_replica_log_send_queue_size_bytes / sqlserver_replica_log_send_rate_bytes_per_second`"),
+        ReplicaGauge("sqlserver.replica.redo_queue.size", "By", ReplicaColumn.RedoQueueSize, UnitScale.KilobytesToBytes,
+            "Log hardened on the secondary and not yet redone (redo_queue_size, KB on the server).",
+            "log hardened on the secondary and not yet redone: `redo_queue_size` (KB on the server, exported in bytes). It does not delay commits (the harden does), but it is the failover's recovery time and readable secondaries' staleness",
+            "`sqlserver_replica_redo_queue_size_bytes / sqlserver_replica_redo_rate_bytes_per_second`"),
+        ReplicaGauge("sqlserver.replica.redo.rate", "By/s", ReplicaColumn.RedoRate, UnitScale.KilobytesToBytes,
+            "Average rate at which the secondary redoes log (redo_rate, KB/s on the server).",
+            "average rate the secondary redoes log: `redo_rate` (KB/s on the server, exported in bytes/s)",
+            "`sqlserver_replica_redo_rate_bytes_per_second`"),
+        ReplicaGauge("sqlserver.replica.secondary.lag", "s", ReplicaColumn.SecondaryLag, UnitScale.None,
+            "How far the secondary is behind the primary (secondary_lag_seconds; SQL Server 2016 and later, no series before).",
+            "how far the secondary is behind the primary, in seconds: `secondary_lag_seconds`, read on SQL Server 2016 and later (the column does not exist on 2014: no series there, never a 0); NULL rows (the primary's own database) give no value",
+            "`max by (sqlserver_instance_name, sqlserver_database_name, sqlserver_replica_name) (sqlserver_replica_secondary_lag_seconds)`"),
+        ReplicaGauge("sqlserver.replica.last_hardened.age", "s", ReplicaColumn.LastHardenedAge, UnitScale.None,
+            "Seconds since last_hardened_time, on the server's clock at the poll: how old the newest log this replica has hardened is.",
+            "seconds from `last_hardened_time` to the server's clock at the poll (`DATEDIFF(SECOND, last_hardened_time, SYSDATETIME())`, both server-local): how old the newest log block this replica is known to have hardened is. On an idle database it grows with the idleness; read it with the send queue",
+            "`sqlserver_replica_last_hardened_age_seconds > 30 and sqlserver_replica_log_send_queue_size_bytes > 0`"),
+        new()
+        {
+            Name = "sqlserver.replica.transaction.delay", Unit = "s", Kind = MetricKind.Counter, IsInteger = false, Attributes = InstDb, Section = MetricSection.Replicas,
+            Source = new CounterSource(DatabaseReplicaCounters.TransactionDelay, Cumulative: true, CounterScope.Database, UnitScale.MillisecondsToSeconds, DatabaseReplicaCounters.Object),
+            Description = "Time commits waited for synchronous secondaries to acknowledge (Database Replica: Transaction Delay, cumulative milliseconds on the server), increase since monitoring began.",
+            Meaning = "time commits on this primary database waited for the synchronous secondaries' acknowledgement: `Transaction Delay` of the `Database Replica` object (cumulative milliseconds on the server, exported in seconds); divided by the next one's increase it is the average remote-harden delay per transaction",
+            PromQL = "average sync delay per transaction: `rate(sqlserver_replica_transaction_delay_seconds_total[5m]) / rate(sqlserver_replica_mirrored_write_transactions_total[5m])`",
+        },
+        new()
+        {
+            Name = "sqlserver.replica.mirrored_write.transactions", Unit = "{transaction}", Kind = MetricKind.Counter, IsInteger = true, Attributes = InstDb, Section = MetricSection.Replicas,
+            Source = new CounterSource(DatabaseReplicaCounters.MirroredWriteTransactions, Cumulative: true, CounterScope.Database, UnitScale.None, DatabaseReplicaCounters.Object),
+            Description = "Transactions that waited for the log to reach a synchronous secondary before committing (Database Replica: Mirrored Write Transactions/sec, cumulative), increase since monitoring began.",
+            Meaning = "transactions written on this primary database that waited for the log to reach the secondary before committing: `Mirrored Write Transactions/sec` of the `Database Replica` object (a cumulative count despite the name)",
+            PromQL = "`rate(sqlserver_replica_mirrored_write_transactions_total[5m])`",
+        },
 
         // The instance and the monitor itself.
         new()
@@ -391,8 +433,8 @@ public static class MetricCatalog
         All.FirstOrDefault(f => f.Name == name) ?? throw new KeyNotFoundException($"No metric family is named '{name}'.");
 
     /// <summary>
-    /// The counters of the Databases object a family reads by name: always polled (the statement of the counter poll names
-    /// exactly these, DmvSql.PerformanceCounters, kept equal by a test), in catalog order.
+    /// The counters a family reads by name (of the Databases object, and two of Database Replica): always polled (the
+    /// statement of the counter poll names exactly these, DmvSql.PerformanceCounters, kept equal by a test), in catalog order.
     /// </summary>
     public static IReadOnlyList<string> NamedCounters { get; } =
         [.. All.Select(f => f.Source).OfType<CounterSource>().Select(c => c.Counter).Distinct(StringComparer.Ordinal)];
@@ -406,6 +448,12 @@ public static class MetricCatalog
 
         return families;
     }
+
+    private static MetricDefinition ReplicaGauge(string name, string unit, ReplicaColumn column, UnitScale scale, string description, string meaning, string promQL) => new()
+    {
+        Name = name, Unit = unit, Kind = MetricKind.Gauge, IsInteger = false, Description = description, Meaning = meaning, PromQL = promQL,
+        Attributes = InstDbReplica, Source = new ReplicaSource(column, scale), Section = MetricSection.Replicas,
+    };
 
     private static MetricDefinition Counter(string name, string unit, string counter, UnitScale scale, string description, string meaning, string promQL, CounterScope scope = CounterScope.Database) => new()
     {

@@ -86,6 +86,9 @@ public enum MetricSection
     /// <summary>In flight now (flushes outstanding, sessions waiting): what a stalled log device shows.</summary>
     InFlight,
 
+    /// <summary>Availability-group replicas (sys.dm_hadr_database_replica_states): the remote half of a synchronous commit.</summary>
+    Replicas,
+
     /// <summary>The instance and the monitor.</summary>
     Monitor,
 }

@@ -19,7 +19,8 @@ public sealed record EventSource(EventMeasure Measure) : MetricSource;
 /// <param name="Cumulative">True for a cumulative counter, false for a point value.</param>
 /// <param name="Scope">The databases' series or the instance's <c>_Total</c>.</param>
 /// <param name="Scale">From the counter's unit to the family's.</param>
-public sealed record CounterSource(string Counter, bool Cumulative, CounterScope Scope, UnitScale Scale) : MetricSource;
+/// <param name="Object">The counter's object after the colon: the Databases object, or Database Replica.</param>
+public sealed record CounterSource(string Counter, bool Cumulative, CounterScope Scope, UnitScale Scale, string Object = Samples.DatabasesCounters.Object) : MetricSource;
 
 /// <summary>Every counter of the Databases object no <see cref="CounterSource"/> claims, by the arithmetic of its type.</summary>
 /// <param name="Arithmetic">The counter types the family takes.</param>
@@ -35,6 +36,14 @@ public sealed record WaitStatsSource(WaitStatsColumn Column, UnitScale Scale) : 
 /// <param name="Column">The column.</param>
 /// <param name="Scale">From the column's unit to the family's.</param>
 public sealed record FileStatsSource(FileStatsColumn Column, UnitScale Scale) : MetricSource;
+
+/// <summary>
+/// A column of <c>sys.dm_hadr_database_replica_states</c>, per database and availability replica (a point value as of
+/// the last poll; no value where the server answered NULL).
+/// </summary>
+/// <param name="Column">The column.</param>
+/// <param name="Scale">From the column's unit to the family's.</param>
+public sealed record ReplicaSource(ReplicaColumn Column, UnitScale Scale) : MetricSource;
 
 /// <summary>What the aggregation knows of an instance or of its databases' events.</summary>
 /// <param name="Fact">Which fact.</param>
@@ -131,6 +140,28 @@ public enum FileStatsColumn
 
     /// <summary>io_stall_write_ms.</summary>
     IoStallWriteMs,
+}
+
+/// <summary>The columns of <c>sys.dm_hadr_database_replica_states</c> the aggregation keeps (units as the server gives them).</summary>
+public enum ReplicaColumn
+{
+    /// <summary>log_send_queue_size, KB.</summary>
+    LogSendQueueSize,
+
+    /// <summary>log_send_rate, KB/s.</summary>
+    LogSendRate,
+
+    /// <summary>redo_queue_size, KB.</summary>
+    RedoQueueSize,
+
+    /// <summary>redo_rate, KB/s.</summary>
+    RedoRate,
+
+    /// <summary>secondary_lag_seconds, seconds (SQL Server 2016 and later).</summary>
+    SecondaryLag,
+
+    /// <summary>Seconds since last_hardened_time, on the server's clock.</summary>
+    LastHardenedAge,
 }
 
 /// <summary>Facts the aggregation keeps per instance, or per database from the events.</summary>

@@ -201,6 +201,7 @@ public sealed class SamplePipeline
         public void OnWriteLogWaiters(in WriteLogWaitersSample waiters) => pipeline.Polls.OnWriteLogWaiters(waiters);
 
         public void OnLogWriters(in LogWritersSample writers) => pipeline.Polls.OnLogWriters(writers);
+        public void OnHadrReplica(in HadrReplicaSample replica) => pipeline.Polls.OnHadrReplica(replica);
 
         public void OnOutstandingFlushes(XEvents.OutstandingFlushSource source) => pipeline.Polls.OnOutstandingFlushes(source);
 

@@ -44,6 +44,8 @@ public enum PollKind
 
     /// <summary>sys.dm_tran_database_transactions: log held by open transactions, by application (<see cref="LogWritersSample"/>).</summary>
     LogWriters,
+    /// <summary>sys.dm_hadr_database_replica_states: availability-group databases and their replicas (<see cref="HadrReplicaSample"/>).</summary>
+    HadrReplicas,
 }
 
 /// <summary>Marks the end of one poll of <see cref="Kind"/>: series the poll did not refresh are retired.</summary>

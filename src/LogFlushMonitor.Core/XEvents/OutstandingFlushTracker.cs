@@ -123,6 +123,7 @@ public sealed class OutstandingFlushTracker(ISampleSink inner) : IPacedSampleSin
         Of(writers.Instance).Saw(writers.TimestampUtc);
         inner.OnLogWriters(writers);
     }
+    public void OnHadrReplica(in HadrReplicaSample replica) => inner.OnHadrReplica(replica);
 
     /// <inheritdoc />
     public void OnOutstandingFlushes(OutstandingFlushSource source) => inner.OnOutstandingFlushes(source);

@@ -69,6 +69,7 @@ internal sealed class CounterPoller(
         var now = context.UtcNow;
         var bases = new Dictionary<(string Instance, string Key), (long Value, bool Exact)>();
         var values = new Dictionary<(string Counter, string Instance), (long Value, int Type, bool Exact)>();
+        var replicaValues = new Dictionary<(string Counter, string Instance), (long Value, int Type)>();
         HashSet<string>? unmatched = null;
         var seen = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
         var objectRows = 0;
@@ -82,12 +83,15 @@ internal sealed class CounterPoller(
 
             var objectName = row.ObjectName!.Trim();
             var colon = objectName.IndexOf(':', StringComparison.Ordinal);
-            if (!string.Equals(colon < 0 ? objectName : objectName[(colon + 1)..], DatabasesObject, StringComparison.OrdinalIgnoreCase))
+            var objectPart = colon < 0 ? objectName : objectName[(colon + 1)..];
+            // The Database Replica rows (availability-group databases) ride along; the coverage checks are the Databases object's.
+            var replica = string.Equals(objectPart, DatabaseReplicaCounters.Object, StringComparison.OrdinalIgnoreCase);
+            if (!replica && !string.Equals(objectPart, DatabasesObject, StringComparison.OrdinalIgnoreCase))
             {
                 continue;
             }
 
-            objectRows++;
+            objectRows += replica ? 0 : 1;
             var raw = row.InstanceName!.Trim();
             var (instance, exact) = physical is null ? (raw, true) : MapPhysical(raw, physical);
             if (instance is null)
@@ -103,6 +107,18 @@ internal sealed class CounterPoller(
 
             if (!filter.WatchesCounterInstance(instance))
             {
+                continue;
+            }
+
+            if (replica)
+            {
+                // Named counters only, per database: the object's _Total is no database and no family reads it.
+                var name = row.CounterName!.Trim();
+                if (instance != DatabasesCounters.TotalInstance && selection.Matches(name))
+                {
+                    replicaValues[(name, instance)] = (row.Value!.Value, row.Type!.Value);
+                }
+
                 continue;
             }
 
@@ -145,6 +161,11 @@ internal sealed class CounterPoller(
             }
 
             context.Sink.OnCounter(new CounterSample(context.Instance, now, DatabasesObject, counter, instance, value, type, baseValue));
+        }
+
+        foreach (var ((counter, instance), (value, type)) in replicaValues)
+        {
+            context.Sink.OnCounter(new CounterSample(context.Instance, now, DatabaseReplicaCounters.Object, counter, instance, value, type, 0));
         }
 
         context.Sink.OnPollCompleted(new PollCompleted(context.Instance, now, PollKind.Counters));

@@ -13,7 +13,7 @@ namespace LogFlushMonitor.SqlServer.Polling;
 /// Polls one instance's DMVs into an <see cref="IPollSink"/> over one connection, reused between polls and
 /// opened again when broken. A poll reads, in order: the start time (so Core sees a restart before the rows),
 /// sys.databases, the counters, the log waits, the log files, the event session's drops, the sessions waiting on
-/// WRITELOG now.
+/// WRITELOG now, and (not on Azure SQL Database) the availability-group replicas.
 /// </summary>
 /// <remarks>Not thread-safe: one loop per instance calls <see cref="PollOnceAsync"/>.</remarks>
 public sealed class InstancePoller : IAsyncDisposable
@@ -57,12 +57,13 @@ public sealed class InstancePoller : IAsyncDisposable
         var start = new ServerStartPoller(context);
         var writelogWaiters = new WriteLogWaitersPoller(context, filter, instance.Azure, () => instance.Azure ? [] : _databases.Databases);
         var logWriters = new LogWritersPoller(context, filter);
+        var replicas = new HadrReplicaPoller(context, filter, logger);
         _kinds = instance.Azure
             ? [(CountersKind, counters.PollAsync), ("waits", waits.PollAsync), ("file_stats", files.PollAsync), ("xe_drops", _xeDrops.PollAsync),
                ("writelog_waiters", writelogWaiters.PollAsync), ("log_writers", logWriters.PollAsync)]
             : [("start_time", start.PollAsync), ("databases", _databases.PollAsync), (CountersKind, counters.PollAsync),
                ("waits", waits.PollAsync), ("file_stats", files.PollAsync), ("xe_drops", _xeDrops.PollAsync), ("writelog_waiters", writelogWaiters.PollAsync),
-               ("log_writers", logWriters.PollAsync)];
+               ("log_writers", logWriters.PollAsync), ("hadr_replicas", replicas.PollAsync)];
     }
 
     /// <summary>The instance name.</summary>
@@ -143,6 +144,8 @@ public sealed class InstancePoller : IAsyncDisposable
         "file_stats" => azure ? "sys.dm_io_virtual_file_stats and sys.database_files (log file I/O)" : "sys.dm_io_virtual_file_stats and sys.master_files (log file I/O)",
         "xe_drops" => azure ? "sys.dm_xe_database_sessions (event session drops)" : "sys.dm_xe_sessions (event session drops)",
         "log_writers" => "sys.dm_tran_database_transactions, sys.dm_tran_session_transactions and sys.dm_exec_sessions (the top log writers)",
+        "writelog_waiters" => azure ? "sys.dm_os_waiting_tasks and sys.dm_exec_sessions (sessions waiting on WRITELOG)" : "sys.dm_os_waiting_tasks and sys.dm_exec_requests (sessions waiting on WRITELOG)",
+        "hadr_replicas" => "sys.dm_hadr_database_replica_states with sys.availability_replicas, sys.availability_groups and sys.dm_hadr_availability_replica_states (availability replicas)",
         _ => kind,
     };
 

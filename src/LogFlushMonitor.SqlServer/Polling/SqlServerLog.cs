@@ -74,6 +74,9 @@ internal static partial class SqlServerLog
     [LoggerMessage(EventId = 519, Level = LogLevel.Information, Message = "{Instance}: the log file of database_id {DatabaseId} has no database name (DB_NAME() is NULL: dropped between the two catalog reads?): its row was skipped and counted as malformed. Logged once per database_id")]
     public static partial void FileWithoutDatabaseName(ILogger logger, string instance, int databaseId);
 
+    [LoggerMessage(EventId = 520, Level = LogLevel.Warning, Message = "{Instance}: availability groups are there but sys.availability_groups / sys.availability_replicas show this login none of them (metadata visibility): replicas are exported with the group's id for its name and UNKNOWN commit mode. GRANT VIEW ANY DEFINITION (the setup scripts' optional grant) to name them. Logged once")]
+    public static partial void AvailabilityGroupsHidden(ILogger logger, string instance);
+
     [LoggerMessage(EventId = 510, Level = LogLevel.Information, Message = "{Instance}: polling every {Interval} ({Target})")]
     public static partial void InstanceStarted(ILogger logger, string instance, TimeSpan interval, string target);
 

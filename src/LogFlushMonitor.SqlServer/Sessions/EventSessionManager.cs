@@ -61,6 +61,7 @@ public sealed class EventSessionManager
         var columns = (await connection.QueryAsync<XeCatalogRows.Column>(XeSql.EventColumns, cancellationToken, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false))
             .Select(c => (c.PackageName, c.ObjectName, c.ColumnName, c.TypeName, c.Description)).ToList();
         var keys = (await connection.QueryAsync<long>(XeSql.WriteLogKeys, cancellationToken, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false)).Distinct().Order().ToList();
+        var hadrKeys = (await connection.QueryAsync<long>(XeSql.HadrSyncCommitKeys, cancellationToken, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false)).Distinct().Order().ToList();
 
         bool Has(string package, string name, string type) =>
             objects.Any(o => o.PackageName == package && o.ObjectName == name && string.Equals(o.ObjectType, type, StringComparison.OrdinalIgnoreCase));
@@ -79,6 +80,7 @@ public sealed class EventSessionManager
             FlushCompleteHasDatabaseId = Column("log_flush_complete", "database_id") is not null,
             WaitEvent = waitEvent,
             WriteLogKeys = keys,
+            HadrSyncCommitKeys = hadrKeys,
             HasDatabaseIdAction = Has("sqlserver", "database_id", "action"),
             HasEventSequenceAction = Has("package0", "event_sequence", "action"),
             HasClientAppNameAction = Has("sqlserver", "client_app_name", "action"),
@@ -153,8 +155,9 @@ public sealed class EventSessionManager
 
         if (capabilities.CanCollectWriteLog)
         {
-            // The key comes from sys.dm_xe_map_values on this server; it differs between versions.
-            var waitType = "(" + string.Join(" OR ", capabilities.WriteLogKeys.Select(k => string.Create(CultureInfo.InvariantCulture, $"[wait_type] = ({k})"))) + ")";
+            // The keys come from sys.dm_xe_map_values on this server; they differ between versions. HADR_SYNC_COMMIT rides
+            // along with WRITELOG: the two halves of a commit on a synchronous replica, told apart by the event's map text.
+            var waitType = "(" + string.Join(" OR ", capabilities.WriteLogKeys.Concat(capabilities.HadrSyncCommitKeys).Distinct().Select(k => string.Create(CultureInfo.InvariantCulture, $"[wait_type] = ({k})"))) + ")";
             var parts = new List<string> { waitType };
             if (capabilities.WaitEvent == "sqlos.wait_info")
             {

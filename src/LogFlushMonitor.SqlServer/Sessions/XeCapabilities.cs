@@ -32,6 +32,12 @@ public sealed record XeCapabilities
     /// <summary>The wait_types map key(s) of WRITELOG on this server.</summary>
     public IReadOnlyList<long> WriteLogKeys { get; init; } = [];
 
+    /// <summary>
+    /// The wait_types map key(s) of HADR_SYNC_COMMIT on this server, collected with WRITELOG's (the remote half of a
+    /// commit on a synchronous availability-group replica); empty where the catalog has none.
+    /// </summary>
+    public IReadOnlyList<long> HadrSyncCommitKeys { get; init; } = [];
+
     /// <summary>The sqlserver.database_id action exists.</summary>
     public bool HasDatabaseIdAction { get; init; }
 

@@ -78,14 +78,18 @@ public static class SetupScripts
         s.AppendLine();
         if (target == SetupTarget.SqlServer2019)
         {
-            s.AppendLine("-- Performance counters, wait stats, file stats, sessions' drop counts and the live event stream:");
+            s.AppendLine("-- Performance counters, wait stats, file stats, sessions' drop counts, sessions waiting on WRITELOG, availability");
+            s.AppendLine("-- replicas, open transactions' log by program (sys.dm_tran_database_transactions / sys.dm_tran_session_transactions)");
+            s.AppendLine("-- and the live event stream:");
             s.AppendLine($"GRANT VIEW SERVER STATE TO {name};");
             s.AppendLine("-- Create, start, stop and drop the monitor's event session:");
             s.AppendLine($"GRANT ALTER ANY EVENT SESSION TO {name};");
         }
         else
         {
-            s.AppendLine("-- Performance counters, wait stats, file stats, sessions' drop counts and the live event stream");
+            s.AppendLine("-- Performance counters, wait stats, file stats, sessions' drop counts, sessions waiting on WRITELOG, availability");
+            s.AppendLine("-- replicas, open transactions' log by program (sys.dm_tran_database_transactions / sys.dm_tran_session_transactions)");
+            s.AppendLine("-- and the live event stream");
             s.AppendLine("-- (the narrower 2022 permission; VIEW SERVER STATE also works but shows more):");
             s.AppendLine($"GRANT VIEW SERVER PERFORMANCE STATE TO {name};");
             s.AppendLine("-- The monitor's event session, with the finer 2022 grants (ALTER ANY EVENT SESSION covers them all):");
@@ -98,7 +102,9 @@ public static class SetupScripts
         s.AppendLine();
         s.AppendLine("-- Optional: average log write latency joins sys.master_files, whose rows are visible only with");
         s.AppendLine("-- VIEW ANY DEFINITION (or CREATE DATABASE / ALTER ANY DATABASE). Without it the monitor reports");
-        s.AppendLine("-- everything except log file latency; `check` says so.");
+        s.AppendLine("-- everything except log file latency; `check` says so. It also shows the names and commit modes of");
+        s.AppendLine("-- availability groups (sys.availability_groups / sys.availability_replicas show a login only what it");
+        s.AppendLine("-- has a permission on): without it their replicas are still polled, named by the group's id.");
         s.AppendLine($"-- GRANT VIEW ANY DEFINITION TO {name};");
         return s.ToString();
     }

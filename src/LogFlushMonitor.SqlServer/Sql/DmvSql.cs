@@ -13,26 +13,33 @@ internal static class DmvSql
     /// The log counters of the Databases object (named <c>SQLServer:Databases</c> or <c>MSSQL$NAME:Databases</c>: matched
     /// on the part after the colon), asked for by name: a real server has about 47 counters per database and we export
     /// these seven by default (CounterSelection.DefaultCounters, kept equal by a test). nchar columns compare without
-    /// their trailing blanks. Every database's rows come back (seven each); the poll keeps the watched ones.
+    /// their trailing blanks. Every database's rows come back (seven each); the poll keeps the watched ones. With them,
+    /// the two counters of the <c>Database Replica</c> object (one instance per availability-group database, named by
+    /// the database) that time a synchronous commit's wait for its secondaries; no rows without availability groups.
     /// </summary>
     public const string PerformanceCounters = """
         SELECT object_name AS ObjectName, counter_name AS CounterName, instance_name AS InstanceName,
                cntr_value AS Value, cntr_type AS Type
         FROM sys.dm_os_performance_counters
-        WHERE object_name LIKE N'%:Databases%'
-          AND counter_name IN (N'Log Flushes/sec', N'Log Bytes Flushed/sec', N'Log Flush Waits/sec', N'Log Flush Wait Time',
-                               N'Percent Log Used', N'Log File(s) Used Size (KB)', N'Log File(s) Size (KB)')
+        WHERE (object_name LIKE N'%:Databases%'
+               AND counter_name IN (N'Log Flushes/sec', N'Log Bytes Flushed/sec', N'Log Flush Waits/sec', N'Log Flush Wait Time',
+                                    N'Percent Log Used', N'Log File(s) Used Size (KB)', N'Log File(s) Size (KB)'))
+           OR (object_name LIKE N'%:Database Replica%'
+               AND counter_name IN (N'Transaction Delay', N'Mirrored Write Transactions/sec'))
         """;
 
     /// <summary>
     /// Every counter of the Databases object, for when Sources:SqlServer:Counters asks for more than the log counters:
-    /// the configured names and patterns are matched by the poll, so no configured text enters the statement.
+    /// the configured names and patterns are matched by the poll, so no configured text enters the statement. The two
+    /// Database Replica counters come with them, as in <see cref="PerformanceCounters"/>.
     /// </summary>
     public const string AllDatabaseCounters = """
         SELECT object_name AS ObjectName, counter_name AS CounterName, instance_name AS InstanceName,
                cntr_value AS Value, cntr_type AS Type
         FROM sys.dm_os_performance_counters
         WHERE object_name LIKE N'%:Databases%'
+           OR (object_name LIKE N'%:Database Replica%'
+               AND counter_name IN (N'Transaction Delay', N'Mirrored Write Transactions/sec'))
         """;
 
     /// <summary>
@@ -53,7 +60,7 @@ internal static class DmvSql
         FROM sys.databases
         """;
 
-    /// <summary>Waits on the log: WRITELOG, LOGBUFFER and the LOG_RATE_GOVERNOR family. Parameter: <c>@waitTypes</c>.</summary>
+    /// <summary>Waits on the log: WRITELOG, LOGBUFFER, HADR_SYNC_COMMIT and the LOG_RATE_GOVERNOR family. Parameter: <c>@waitTypes</c>.</summary>
     public const string WaitStats = """
         SELECT wait_type AS WaitType, waiting_tasks_count AS WaitingTasks, wait_time_ms AS WaitTimeMs,
                max_wait_time_ms AS MaxWaitTimeMs, signal_wait_time_ms AS SignalWaitTimeMs
@@ -142,6 +149,57 @@ internal static class DmvSql
         """;
 
     /// <summary>
+    /// Availability-group databases on each replica (SQL Server 2016 and later): <c>sys.dm_hadr_database_replica_states</c>
+    /// (on a primary one row for its own database and one for each secondary's copy; on a secondary its own copies) with
+    /// the group's name (<c>sys.availability_groups</c>), the replica's server name and commit mode
+    /// (<c>sys.availability_replicas</c>) and its role (<c>sys.dm_hadr_availability_replica_states</c>: a secondary knows
+    /// only its own replica's role). Every join is LEFT: the two catalog views show only what the login has some
+    /// permission on (metadata visibility), so a least-privilege login may see the DMV's rows and no group; the replica's
+    /// name then comes from <c>sys.dm_hadr_availability_replica_cluster_states</c> (a DMV, VIEW SERVER STATE), the group is
+    /// named by its id, and <c>CatalogVisible</c> = 0 tells the poll to say so once instead of reading "no group". Queues in KB, rates in KB/s, secondary_lag_seconds in seconds (Microsoft docs of
+    /// the views; docs/sqlserver.md). The harden's age is taken on the server's clock (last_hardened_time is server-local
+    /// datetime, a belief docs/sqlserver.md names). No AG: no rows, no error. Needs VIEW SERVER STATE (2022+: VIEW SERVER
+    /// PERFORMANCE STATE).
+    /// </summary>
+    public const string HadrReplicaStates = """
+        SELECT CAST(drs.database_id AS int) AS DatabaseId, DB_NAME(drs.database_id) AS DatabaseName,
+               ISNULL(ag.name, CAST(drs.group_id AS nvarchar(36))) AS AvailabilityGroup,
+               ISNULL(ar.replica_server_name, rcs.replica_server_name) AS Replica, ars.role_desc AS Role,
+               ar.availability_mode_desc AS AvailabilityMode, drs.synchronization_state_desc AS SynchronizationState,
+               CAST(CASE WHEN ag.group_id IS NULL OR ar.replica_id IS NULL THEN 0 ELSE 1 END AS bit) AS CatalogVisible,
+               drs.log_send_queue_size AS LogSendQueueKb, drs.log_send_rate AS LogSendRateKbPerSecond,
+               drs.redo_queue_size AS RedoQueueKb, drs.redo_rate AS RedoRateKbPerSecond,
+               drs.secondary_lag_seconds AS SecondaryLagSeconds,
+               CAST(DATEDIFF(SECOND, drs.last_hardened_time, SYSDATETIME()) AS bigint) AS LastHardenedAgeSeconds
+        FROM sys.dm_hadr_database_replica_states AS drs
+        LEFT JOIN sys.availability_replicas AS ar ON ar.replica_id = drs.replica_id
+        LEFT JOIN sys.availability_groups AS ag ON ag.group_id = drs.group_id
+        LEFT JOIN sys.dm_hadr_availability_replica_cluster_states AS rcs ON rcs.replica_id = drs.replica_id
+        LEFT JOIN sys.dm_hadr_availability_replica_states AS ars ON ars.replica_id = drs.replica_id
+        """;
+
+    /// <summary>
+    /// <see cref="HadrReplicaStates"/> for SQL Server 2014, whose view has no secondary_lag_seconds (added in 2016): the
+    /// column reads NULL, which exports no value.
+    /// </summary>
+    public const string HadrReplicaStates2014 = """
+        SELECT CAST(drs.database_id AS int) AS DatabaseId, DB_NAME(drs.database_id) AS DatabaseName,
+               ISNULL(ag.name, CAST(drs.group_id AS nvarchar(36))) AS AvailabilityGroup,
+               ISNULL(ar.replica_server_name, rcs.replica_server_name) AS Replica, ars.role_desc AS Role,
+               ar.availability_mode_desc AS AvailabilityMode, drs.synchronization_state_desc AS SynchronizationState,
+               CAST(CASE WHEN ag.group_id IS NULL OR ar.replica_id IS NULL THEN 0 ELSE 1 END AS bit) AS CatalogVisible,
+               drs.log_send_queue_size AS LogSendQueueKb, drs.log_send_rate AS LogSendRateKbPerSecond,
+               drs.redo_queue_size AS RedoQueueKb, drs.redo_rate AS RedoRateKbPerSecond,
+               CAST(NULL AS bigint) AS SecondaryLagSeconds,
+               CAST(DATEDIFF(SECOND, drs.last_hardened_time, SYSDATETIME()) AS bigint) AS LastHardenedAgeSeconds
+        FROM sys.dm_hadr_database_replica_states AS drs
+        LEFT JOIN sys.availability_replicas AS ar ON ar.replica_id = drs.replica_id
+        LEFT JOIN sys.availability_groups AS ag ON ag.group_id = drs.group_id
+        LEFT JOIN sys.dm_hadr_availability_replica_cluster_states AS rcs ON rcs.replica_id = drs.replica_id
+        LEFT JOIN sys.dm_hadr_availability_replica_states AS ars ON ars.replica_id = drs.replica_id
+        """;
+
+    /// <summary>
     /// Every database with its state, recovery model and delayed durability; whether it closes itself when idle
     /// (AUTO_CLOSE: its counter rows vanish while it is closed) and whether it is a database snapshot (which has no log).
     /// </summary>
@@ -178,6 +236,9 @@ internal static class DmvSql
         WHERE name = @name
         """;
 
-    /// <summary>The wait types named exactly (the governor family is matched with LIKE).</summary>
-    public static readonly string[] LogWaitTypes = ["WRITELOG", "LOGBUFFER"];
+    /// <summary>
+    /// The wait types named exactly (the governor family is matched with LIKE). HADR_SYNC_COMMIT is the remote half of a
+    /// commit on a synchronous availability-group replica; its row exists (at zero) on an instance without one.
+    /// </summary>
+    public static readonly string[] LogWaitTypes = ["WRITELOG", "LOGBUFFER", "HADR_SYNC_COMMIT"];
 }

@@ -40,6 +40,16 @@ internal static class XeSql
         """;
 
     /// <summary>
+    /// The wait_types map key(s) of HADR_SYNC_COMMIT (a commit waiting for a synchronous availability-group secondary to
+    /// harden its log), looked up like WRITELOG's: never assumed. No row where the wait type is unknown.
+    /// </summary>
+    public const string HadrSyncCommitKeys = """
+        SELECT CAST(v.map_key AS bigint) AS MapKey
+        FROM sys.dm_xe_map_values AS v
+        WHERE v.name = N'wait_types' AND v.map_value = N'HADR_SYNC_COMMIT'
+        """;
+
+    /// <summary>
     /// Every database, for resolving IncludeDatabases / ExcludeDatabases to ids in the monitor: no configured name
     /// enters DDL, and no list becomes parameters (past 2,100 a request fails with error 8003).
     /// </summary>

@@ -87,6 +87,10 @@ internal sealed class DeliveryTrackingSink(IPacedSampleSink inner, SourceHealth 
     {
         inner.OnLogWriters(writers);
         Seen(_poller, writers.Instance);
+    public void OnHadrReplica(in HadrReplicaSample replica)
+    {
+        inner.OnHadrReplica(replica);
+        Seen(_poller, replica.Instance);
     }
 
     public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source) => inner.OnOutstandingFlushes(source);

@@ -86,6 +86,18 @@ internal static class MetricsDocumentation
                     break;
                 case MetricAttributes.CounterObject:
                     break;
+                case MetricAttributes.AvailabilityGroup:
+                    names.Add("availability group");
+                    break;
+                case MetricAttributes.Replica:
+                    names.Add("replica");
+                    break;
+                case MetricAttributes.ReplicaRole:
+                    names.Add("role");
+                    break;
+                case MetricAttributes.AvailabilityMode:
+                    names.Add("availability mode");
+                    break;
                 case MetricAttributes.CounterName:
                     names.Add("counter object and name");
                     break;
@@ -106,6 +118,7 @@ internal static class MetricsDocumentation
         MetricSection.WaitStats => "wait-stats",
         MetricSection.FileStats => "file-stats",
         MetricSection.InFlight => "in-flight",
+        MetricSection.Replicas => "replicas",
         _ => "monitor",
     };
 }

@@ -24,6 +24,7 @@ public class CheckProbeTests
     [InlineData("sys.dm_os_performance_counters", "sys.dm_os_performance_counters (the Databases object)")]
     [InlineData("sys.dm_os_wait_stats", "sys.dm_os_wait_stats (log waits)")]
     [InlineData("sys.dm_os_sys_info", "sys.dm_os_sys_info (start time)")]
+    [InlineData("sys.dm_hadr_database_replica_states", "sys.dm_hadr_database_replica_states with sys.availability_replicas, sys.availability_groups and sys.dm_hadr_availability_replica_states (availability replicas)")]
     public async Task A_statement_that_fails_although_the_permission_looks_held_is_named(string fragment, string named)
     {
         await using var server = new ScriptedSqlServer { Encrypted = true };

@@ -37,6 +37,29 @@ public class RealServerTests(RealSqlServerFixture server)
     }
 
     /// <summary>
+    /// The availability-replica statement on a real server without availability groups (the test servers are stand-alone
+    /// containers): the join's real types bind, it answers no rows and no error, the poll completes, and nothing is logged
+    /// about it. The HADR_SYNC_COMMIT row of the wait stats is there at zero.
+    /// </summary>
+    [SkippableFact]
+    public async Task The_replica_poll_answers_no_rows_and_no_error_on_a_server_without_availability_groups()
+    {
+        var cs = ConnectionString();
+        var sink = new RecordingSink();
+        var health = new SourceHealth();
+        var log = new CapturingLogger();
+        var options = new SqlServerInstanceOptions { Name = "real", ConnectionString = cs };
+        await using var poller = new InstancePoller(options, cs, new SqlServerSourceOptions(), sink, health, log, TimeProvider.System);
+        await poller.PollOnceAsync(CancellationToken.None);
+
+        Assert.Empty(sink.Of<HadrReplicaSample>());
+        Assert.Single(sink.Of<PollCompleted>(), p => p.Kind == PollKind.HadrReplicas);
+        Assert.DoesNotContain(log.Lines, l => l.Message.Contains("hadr_replicas", StringComparison.Ordinal) || l.EventId == 520);
+        Assert.True(health.IsUp("real", InstancePoller.Component));
+        Assert.Contains(sink.Of<WaitStatsSample>(), w => w.WaitType == "HADR_SYNC_COMMIT");
+    }
+
+    /// <summary>
     /// The waiting-tasks statement under a workload: sessions committing single rows in a loop on a database of their
     /// own, while the poller reads sys.dm_os_waiting_tasks with sys.dm_exec_requests. The types of the real result set
     /// must map (an int or bigint mismatch fails Dapper), every watched database gets a row, and over a few hundred polls

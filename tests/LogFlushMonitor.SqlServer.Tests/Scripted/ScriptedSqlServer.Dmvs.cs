@@ -61,6 +61,7 @@ public sealed partial class ScriptedSqlServer
 
     private void AddDmvRules()
     {
+        AddHadrRules();
         Server.When("sys.dm_os_waiting_tasks", WaitingTasks);
         Server.When("sys.dm_tran_database_transactions", LogWriters);
         Server.When("sys.dm_os_performance_counters", Counters);
@@ -128,6 +129,7 @@ public sealed partial class ScriptedSqlServer
                 }
             }
 
+            rows.AddRange(ReplicaCounterRows(request.Text));
             rows.AddRange(ExtraCounters.Select(e => new object?[] { e.Object is null ? null : Pad(e.Object), e.Counter is null ? null : Pad(e.Counter), e.Instance is null ? null : Pad(e.Instance), e.Value, e.Type }));
         }
 
@@ -213,8 +215,11 @@ public sealed partial class ScriptedSqlServer
     private static HashSet<string>? NamedCounters(string text)
     {
         const string Marker = "counter_name IN (";
-        var at = text.IndexOf(Marker, StringComparison.OrdinalIgnoreCase);
-        if (at < 0)
+        // The Databases object's own list: a list after an OR belongs to another object (the Database Replica clause).
+        var databases = text.IndexOf(":Databases%'", StringComparison.Ordinal);
+        var at = text.IndexOf(Marker, Math.Max(0, databases), StringComparison.OrdinalIgnoreCase);
+        var or = databases < 0 ? -1 : text.IndexOf(" OR ", databases, StringComparison.Ordinal);
+        if (at < 0 || (or >= 0 && or < at))
         {
             return null;
         }
@@ -244,9 +249,12 @@ public sealed partial class ScriptedSqlServer
     private TdsResponse Waits(TdsRequest request)
     {
         var rows = new List<object?[]>();
+        // The statement's own filter: the types it names (Dapper expands IN @waitTypes into @waitTypes1..n) and the
+        // governor family it matches with LIKE. A type the statement does not ask for is not answered.
+        var named = request.Parameters.Where(p => p.Key.StartsWith("@waitTypes", StringComparison.Ordinal)).Select(p => p.Value as string).ToHashSet(StringComparer.Ordinal);
         lock (_gate)
         {
-            foreach (var (type, w) in _waits)
+            foreach (var (type, w) in _waits.Where(w => named.Contains(w.Key) || w.Key.Contains("LOG_RATE_GOVERNOR", StringComparison.Ordinal)))
             {
                 w.Tasks += w.TasksPerPoll;
                 w.WaitMs += w.MsPerPoll;

@@ -17,6 +17,9 @@ public sealed partial class ScriptedSqlServer
     /// <summary>WRITELOG's key in the wait_types map of this server.</summary>
     public long WriteLogMapKey { get; set; } = 190;
 
+    /// <summary>HADR_SYNC_COMMIT's key in the wait_types map of this server (a made-up number: the monitor looks it up).</summary>
+    public long HadrSyncCommitMapKey { get; set; } = 838;
+
     /// <summary>Rows of the live stream; every stream request reads this channel (left open, the stream blocks).</summary>
     public Channel<object?[]> EventStream { get; } = Channel.CreateUnbounded<object?[]>();
 
@@ -103,7 +106,7 @@ public sealed partial class ScriptedSqlServer
 
         if (t.Contains("sys.dm_xe_map_values", StringComparison.Ordinal))
         {
-            return Begin(r).ResultSet([TdsColumn.BigInt("MapKey")], [WriteLogMapKey]);
+            return Begin(r).ResultSet([TdsColumn.BigInt("MapKey")], [t.Contains("N'HADR_SYNC_COMMIT'", StringComparison.Ordinal) ? HadrSyncCommitMapKey : WriteLogMapKey]);
         }
 
         if (t.Contains("FROM sys.databases", StringComparison.Ordinal) && t.Contains("database_id AS DatabaseId", StringComparison.Ordinal))

@@ -47,6 +47,7 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
         _waits["LOGBUFFER"] = new WaitRow(2, 5);
         _waits["LOG_RATE_GOVERNOR"] = new WaitRow(0, 0);
         _waits["POOL_LOG_RATE_GOVERNOR"] = new WaitRow(1, 3);
+        _waits["HADR_SYNC_COMMIT"] = new WaitRow(0, 0); // every wait type has a row, at zero on an instance without a synchronous replica
         Server.Handle(Faults);
         AddWorkloadRules();
         AddEventSessionRules();
@@ -339,6 +340,8 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
         text.Contains("sys.dm_xe_", StringComparison.OrdinalIgnoreCase) ||
         // sys.dm_tran_session_transactions and sys.dm_tran_database_transactions: VIEW SERVER STATE (their pages' Permissions).
         text.Contains("sys.dm_tran_", StringComparison.OrdinalIgnoreCase) ||
+        // The availability-group DMVs too ("Permissions" of sys.dm_hadr_database_replica_states' page).
+        text.Contains("sys.dm_hadr_", StringComparison.OrdinalIgnoreCase) ||
         // Microsoft documents VIEW SERVER STATE for sys.dm_exec_connections too ("Permissions" of its page).
         text.Contains("sys.dm_exec_connections", StringComparison.OrdinalIgnoreCase);
 

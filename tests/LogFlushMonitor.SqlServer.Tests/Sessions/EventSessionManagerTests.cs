@@ -84,6 +84,34 @@ public sealed class EventSessionManagerTests
     }
 
     [Fact]
+    public async Task HADR_SYNC_COMMIT_is_collected_with_WRITELOG_by_the_key_the_server_gives_it()
+    {
+        await using var server = new XeScriptedServer();
+        server.HadrSyncCommitKeys.Add(838);
+        var manager = new EventSessionManager(Options(o => o.IncludeDatabases = ["sales"]));
+        await using var connection = new SqlConnection(server.ConnectionString());
+        await connection.OpenAsync();
+        var capabilities = await manager.ReadCapabilitiesAsync(connection, CancellationToken.None);
+        var (_, ddl) = await EnsureStreamSession(server, Options(o => o.IncludeDatabases = ["sales"]));
+
+        Assert.Equal([838L], capabilities.HadrSyncCommitKeys);
+        Assert.Equal([190L], capabilities.WriteLogKeys);
+        Assert.Contains(server.Server.Requests, r => r.Text.Contains("v.map_value = N'HADR_SYNC_COMMIT'", StringComparison.Ordinal));
+        Assert.NotNull(ddl);
+        Assert.Contains("ADD EVENT sqlos.wait_completed (ACTION (sqlserver.database_id, package0.event_sequence) WHERE (([wait_type] = (190) OR [wait_type] = (838)) AND ([sqlserver].[database_id] = (5))))", ddl, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_server_without_HADR_SYNC_COMMIT_in_its_map_still_collects_WRITELOG()
+    {
+        await using var server = new XeScriptedServer(); // no HADR_SYNC_COMMIT key
+        var (_, ddl) = await EnsureStreamSession(server, Options(o => o.IncludeDatabases = ["sales"]));
+
+        Assert.NotNull(ddl);
+        Assert.Contains("WHERE (([wait_type] = (190)) AND ([sqlserver].[database_id] = (5)))", ddl, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task Without_a_WRITELOG_key_or_log_flush_complete_only_what_exists_is_added()
     {
         await using var server = new XeScriptedServer();

@@ -48,6 +48,9 @@ public sealed partial class XeScriptedServer : IAsyncDisposable
     /// <summary>WRITELOG's map key on this server (deliberately not the 182 of one public template).</summary>
     public List<long> WriteLogKeys { get; } = [190];
 
+    /// <summary>HADR_SYNC_COMMIT's map key(s) on this server; none unless a test sets them (the default session stays as it was).</summary>
+    public List<long> HadrSyncCommitKeys { get; } = [];
+
     /// <summary>Answers the stream query of the n-th stream request (0-based); null = a blocking channel from <see cref="StreamRows"/>.</summary>
     public Func<int, TdsResponse?>? StreamScript { get; set; }
 
@@ -144,7 +147,9 @@ public sealed partial class XeScriptedServer : IAsyncDisposable
 
         if (t.Contains("sys.dm_xe_map_values", StringComparison.Ordinal))
         {
-            return TdsResponse.Rows([TdsColumn.BigInt("MapKey")], [.. WriteLogKeys.Select(k => new object?[] { k })]);
+            // Each statement names its wait type: the fake answers the one asked for.
+            var keys = t.Contains("N'HADR_SYNC_COMMIT'", StringComparison.Ordinal) ? HadrSyncCommitKeys : WriteLogKeys;
+            return TdsResponse.Rows([TdsColumn.BigInt("MapKey")], [.. keys.Select(k => new object?[] { k })]);
         }
 
         if (t.Contains("FROM sys.databases", StringComparison.Ordinal))

@@ -165,6 +165,9 @@ public sealed class RecordingSink(ISampleSink? next = null) : IPacedSampleSink
     {
         Add(writers);
         next?.OnLogWriters(writers);
+    }
+
+    /// <inheritdoc />
     public void OnHadrReplica(in HadrReplicaSample replica)
     {
         Add(replica);

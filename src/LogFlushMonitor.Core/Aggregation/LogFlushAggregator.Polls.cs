@@ -182,6 +182,7 @@ public sealed partial class LogFlushAggregator
                     break;
                 case PollKind.LogWriters:
                     RemoveStale(inst.LogWriters, keep);
+                    break;
                 case PollKind.HadrReplicas:
                     RemoveStale(inst.Replicas, keep);
                     break;

@@ -41,6 +41,9 @@ internal sealed class DiscardingSink : IPollSink, IEventSink
     }
 
     public void OnLogWriters(in LogWritersSample writers)
+    {
+    }
+
     public void OnHadrReplica(in HadrReplicaSample replica)
     {
     }

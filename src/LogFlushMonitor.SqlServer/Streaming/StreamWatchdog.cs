@@ -193,6 +193,7 @@ public sealed class StreamWatchdog : IDisposable
         public void OnWriteLogWaiters(in WriteLogWaitersSample sample) => inner.OnWriteLogWaiters(sample);
 
         public void OnLogWriters(in LogWritersSample sample) => inner.OnLogWriters(sample);
+
         public void OnHadrReplica(in HadrReplicaSample replica) => inner.OnHadrReplica(replica);
 
         public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source) => inner.OnOutstandingFlushes(source);

@@ -87,6 +87,8 @@ internal sealed class DeliveryTrackingSink(IPacedSampleSink inner, SourceHealth 
     {
         inner.OnLogWriters(writers);
         Seen(_poller, writers.Instance);
+    }
+
     public void OnHadrReplica(in HadrReplicaSample replica)
     {
         inner.OnHadrReplica(replica);

@@ -25,15 +25,17 @@ public static class PrometheusNativeHistograms
 
     /// <summary>
     /// Adds the view that gives each histogram instrument for which <paramref name="configure"/> returns a configuration
-    /// its exponential twin (the configuration's name is replaced by the twin's). Register it besides the views that
-    /// configure the classic streams: the SDK makes one stream per matching view.
+    /// its exponential twin (the configuration's name is replaced by the twin's). Once a view matches an instrument the
+    /// SDK no longer makes its default stream, so with <paramref name="addClassicStream"/> a second view keeps the
+    /// classic one (explicit buckets at the instrument's advised bounds, else the SDK's defaults); pass false when
+    /// another view of the app already configures the classic stream of every instrument chosen here.
     /// </summary>
     public static MeterProviderBuilder AddPrometheusNativeHistogramView(
-        this MeterProviderBuilder builder, Func<Instrument, Base2ExponentialBucketHistogramConfiguration?> configure)
+        this MeterProviderBuilder builder, Func<Instrument, Base2ExponentialBucketHistogramConfiguration?> configure, bool addClassicStream = true)
     {
         ArgumentNullException.ThrowIfNull(builder);
         ArgumentNullException.ThrowIfNull(configure);
-        return builder.AddView(instrument =>
+        builder.AddView(instrument =>
         {
             if (!IsHistogram(instrument) || configure(instrument) is not { } twin)
             {
@@ -43,6 +45,26 @@ public static class PrometheusNativeHistograms
             twin.Name = instrument.Name + StreamSuffix;
             return twin;
         });
+        if (addClassicStream)
+        {
+            builder.AddView(instrument => IsHistogram(instrument) && configure(instrument) is not null ? ClassicStream(instrument) : null);
+        }
+
+        return builder;
+    }
+
+    /// <summary>The stream the SDK would have made without views: the advised bucket bounds, or its default ones.</summary>
+    private static MetricStreamConfiguration ClassicStream(Instrument instrument)
+    {
+        double[]? bounds = instrument switch
+        {
+            Histogram<long> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
+            Histogram<double> h => h.Advice?.HistogramBucketBoundaries?.ToArray(),
+            Histogram<int> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
+            Histogram<float> h => h.Advice?.HistogramBucketBoundaries?.Select(b => (double)b).ToArray(),
+            _ => null,
+        };
+        return bounds is null ? new MetricStreamConfiguration() : new ExplicitBucketHistogramConfiguration { Boundaries = bounds };
     }
 
     private static bool IsHistogram(Instrument instrument) =>

@@ -6,7 +6,7 @@ using Microsoft.AspNetCore.Http;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using OpenTelemetry.Resources;
-using static LogFlushMonitor.Prometheus.Tests.MetricFamilyDecoder;
+using static LogFlushMonitor.Testing.MetricFamilyDecoder;
 
 namespace LogFlushMonitor.Prometheus.Tests;
 

@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
 using System.Text;
 
-namespace LogFlushMonitor.Prometheus.Tests;
+namespace LogFlushMonitor.Testing;
 
 /// <summary>
 /// An independent reader of the protobuf exposition, written in the test from the protobuf encoding specification and
@@ -9,7 +9,7 @@ namespace LogFlushMonitor.Prometheus.Tests;
 /// accepts repeated scalars packed and unpacked (as proto2 parsers must), and fails on anything it does not know
 /// instead of skipping it, so an extra or misnumbered field shows.
 /// </summary>
-internal static class MetricFamilyDecoder
+public static class MetricFamilyDecoder
 {
     public sealed record Family(string Name, string? Help, int Type, List<Series> Metrics);
 
@@ -63,7 +63,7 @@ internal static class MetricFamilyDecoder
                 }
             }
 
-            Assert.Equal(PositiveDeltas.Count, delta);
+            Expect(PositiveDeltas.Count, delta);
             return result;
         }
 
@@ -95,10 +95,10 @@ internal static class MetricFamilyDecoder
             var (field, wire) = r.Tag();
             switch (field)
             {
-                case 1: Assert.Equal(2, wire); name = r.String(); break;
-                case 2: Assert.Equal(2, wire); help = r.String(); break;
-                case 3: Assert.Equal(0, wire); type = (int)r.Varint(); break;
-                case 4: Assert.Equal(2, wire); metrics.Add(ReadMetric(r.Message())); break;
+                case 1: Expect(2, wire); name = r.String(); break;
+                case 2: Expect(2, wire); help = r.String(); break;
+                case 3: Expect(0, wire); type = (int)r.Varint(); break;
+                case 4: Expect(2, wire); metrics.Add(ReadMetric(r.Message())); break;
                 default: throw new InvalidDataException($"MetricFamily has unknown field {field}");
             }
         }
@@ -115,13 +115,13 @@ internal static class MetricFamilyDecoder
             switch (field)
             {
                 case 1:
-                    Assert.Equal(2, wire);
+                    Expect(2, wire);
                     var pair = r.Message();
                     string? key = null, value = null;
                     while (!pair.End)
                     {
                         var (f, w) = pair.Tag();
-                        Assert.Equal(2, w);
+                        Expect(2, w);
                         if (f == 1) { key = pair.String(); }
                         else if (f == 2) { value = pair.String(); }
                         else { throw new InvalidDataException($"LabelPair has unknown field {f}"); }
@@ -131,7 +131,7 @@ internal static class MetricFamilyDecoder
                     break;
                 case 2: series.Gauge = ReadValue(r.Message()); break;
                 case 3: series.Counter = ReadValue(r.Message()); break;
-                case 6: Assert.Equal(0, wire); series.TimestampMs = (long)r.Varint(); break;
+                case 6: Expect(0, wire); series.TimestampMs = (long)r.Varint(); break;
                 case 7: series.Histogram = ReadHistogram(r.Message()); break;
                 default: throw new InvalidDataException($"Metric has unknown field {field}");
             }
@@ -146,8 +146,8 @@ internal static class MetricFamilyDecoder
         while (!r.End)
         {
             var (field, wire) = r.Tag();
-            Assert.Equal(1, field);
-            Assert.Equal(1, wire);
+            Expect(1, field);
+            Expect(1, wire);
             value = r.Double();
         }
 
@@ -162,8 +162,8 @@ internal static class MetricFamilyDecoder
             var (field, wire) = r.Tag();
             switch (field)
             {
-                case 1: Assert.Equal(0, wire); h.SampleCount = r.Varint(); break;
-                case 2: Assert.Equal(1, wire); h.SampleSum = r.Double(); break;
+                case 1: Expect(0, wire); h.SampleCount = r.Varint(); break;
+                case 2: Expect(1, wire); h.SampleSum = r.Double(); break;
                 case 3:
                     var bucket = r.Message();
                     ulong cumulative = 0;
@@ -178,9 +178,9 @@ internal static class MetricFamilyDecoder
 
                     h.Buckets.Add((cumulative, bound));
                     break;
-                case 5: Assert.Equal(0, wire); h.Schema = (int)UnZigZag(r.Varint()); break;
-                case 6: Assert.Equal(1, wire); h.ZeroThreshold = r.Double(); break;
-                case 7: Assert.Equal(0, wire); h.ZeroCount = r.Varint(); break;
+                case 5: Expect(0, wire); h.Schema = (int)UnZigZag(r.Varint()); break;
+                case 6: Expect(1, wire); h.ZeroThreshold = r.Double(); break;
+                case 7: Expect(0, wire); h.ZeroCount = r.Varint(); break;
                 case 12:
                     var span = r.Message();
                     int offset = 0;
@@ -188,7 +188,7 @@ internal static class MetricFamilyDecoder
                     while (!span.End)
                     {
                         var (f, w) = span.Tag();
-                        Assert.Equal(0, w);
+                        Expect(0, w);
                         if (f == 1) { offset = (int)UnZigZag(span.Varint()); }
                         else if (f == 2) { length = (uint)span.Varint(); }
                         else { throw new InvalidDataException($"BucketSpan has unknown field {f}"); }
@@ -204,12 +204,20 @@ internal static class MetricFamilyDecoder
                     }
 
                     break;
-                case 13: Assert.Equal(0, wire); h.PositiveDeltas.Add(UnZigZag(r.Varint())); break;
+                case 13: Expect(0, wire); h.PositiveDeltas.Add(UnZigZag(r.Varint())); break;
                 default: throw new InvalidDataException($"Histogram has unexpected field {field}");
             }
         }
 
         return h;
+    }
+
+    private static void Expect(long expected, long actual)
+    {
+        if (expected != actual)
+        {
+            throw new InvalidDataException($"expected {expected} (a wire type, or the deltas the spans count), read {actual}");
+        }
     }
 
     private static long UnZigZag(ulong value) => (long)(value >> 1) ^ -(long)(value & 1);

@@ -163,6 +163,15 @@ public sealed class RealPrometheusTests(Xunit.Abstractions.ITestOutputHelper out
             Assert.True(Math.Abs(fromNative - fromClassic) <= upper - lower, $"q={q}: native {fromNative}, classic {fromClassic}, classic bucket ({lower}, {upper}]");
         }
 
+        // The native forms docs/metrics.md gives for the classic queries: flushes per second, share of 512 B flushes.
+        // (Rates only roughly agree: the window's extrapolation at its edges differs between the two series' samples.)
+        var perSecond = await QuantileAsync(native, "histogram_count(rate(sqlserver_log_flush_write_size_bytes[1m]))");
+        var counterRate = await QuantileAsync(native, "rate(sqlserver_log_flushes_total[1m])");
+        output.WriteLine($"flushes/s: native histogram_count(rate) {perSecond}, counter rate {counterRate}");
+        Assert.InRange(perSecond, 0.75 * counterRate, 1.25 * counterRate);
+        Assert.Equal(0.5, await QuantileAsync(native, "histogram_fraction(0, 512, rate(sqlserver_log_flush_write_size_bytes[1m]))"), 6);
+        Assert.Equal(0.5, await QuantileAsync(classic, "sum(rate(sqlserver_log_flush_write_size_bytes_bucket{le=\"512\"}[1m])) / sum(rate(sqlserver_log_flush_write_size_bytes_count[1m]))"), 6);
+
         // The median is the 512 B bound in both; the 90th percentile is in the 60 KB flushes, where the native bucket
         // (60,097, 62,757] is much narrower than the classic (49,152, 61,440].
         Assert.Equal(512, await QuantileAsync(native, "histogram_quantile(0.5, rate(sqlserver_log_flush_write_size_bytes[1m]))"), 3);

@@ -12,7 +12,8 @@ namespace LogFlushMonitor.Prometheus;
 public static class PrometheusEndpointRouteBuilderExtensions
 {
     /// <summary>
-    /// Serves the handler's text at <paramref name="path"/> for GET, gzip-compressed when the scraper accepts gzip; a
+    /// Serves the handler's text at <paramref name="path"/> for GET, gzip-compressed when the scraper accepts gzip, in the
+    /// protobuf exposition when its Accept header prefers that (<see cref="Negotiate"/>), else in text format 0.0.4; a
     /// scraper that reads slower than <paramref name="sendLimits"/> allow (the defaults when null) is dropped. HEAD
     /// answers as GET (status, type, length) without the text; other methods get 405.
     /// </summary>
@@ -34,7 +35,7 @@ public static class PrometheusEndpointRouteBuilderExtensions
         PrometheusScrape scrape;
         try
         {
-            scrape = await handler.ScrapeAsync(aborted).ConfigureAwait(false);
+            scrape = await handler.ScrapeAsync(Negotiate(context.Request), aborted).ConfigureAwait(false);
         }
         catch (OperationCanceledException) when (aborted.IsCancellationRequested)
         {
@@ -56,8 +57,8 @@ public static class PrometheusEndpointRouteBuilderExtensions
         await using (scrape.ConfigureAwait(false))
         {
             var response = context.Response;
-            response.ContentType = PrometheusScrapeHandler.ContentType;
-            response.Headers.Vary = HeaderNames.AcceptEncoding;
+            response.ContentType = scrape.ContentType;
+            response.Headers.Vary = VaryHeader;
 
             // The whole text is rendered by now: its plain length is known.
             var gzip = enableGzip && AcceptsGzip(context.Request);
@@ -138,6 +139,55 @@ public static class PrometheusEndpointRouteBuilderExtensions
         {
             // Nothing to tell anyone: the scrape already failed and was logged, or the scraper left.
         }
+    }
+
+    private static readonly string VaryHeader = HeaderNames.Accept + ", " + HeaderNames.AcceptEncoding;
+
+    /// <summary>
+    /// The protobuf exposition when the Accept header lists
+    /// <c>application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited</c> with a quality
+    /// above zero and no lower than the best it gives text/plain (or text/*, */*); text format 0.0.4 otherwise, and
+    /// without an Accept header. A Prometheus with native histograms enabled lists protobuf first; one without never
+    /// lists it. The other types it may list (OpenMetrics) are not served, so they do not take part.
+    /// </summary>
+    internal static PrometheusFormat Negotiate(HttpRequest request)
+    {
+        if (!request.Headers.ContainsKey(HeaderNames.Accept))
+        {
+            return PrometheusFormat.Text;
+        }
+
+        double protobuf = 0, text = 0;
+        foreach (var media in request.GetTypedHeaders().Accept)
+        {
+            var quality = media.Quality ?? 1;
+            var type = media.MediaType.Value;
+            if (string.Equals(type, "application/vnd.google.protobuf", StringComparison.OrdinalIgnoreCase)
+                && HasParameter(media, "proto", "io.prometheus.client.MetricFamily")
+                && HasParameter(media, "encoding", "delimited"))
+            {
+                protobuf = Math.Max(protobuf, quality);
+            }
+            else if (type is not null && (type.Equals("text/plain", StringComparison.OrdinalIgnoreCase) || type is "text/*" or "*/*"))
+            {
+                text = Math.Max(text, quality);
+            }
+        }
+
+        return protobuf > 0 && protobuf >= text ? PrometheusFormat.Protobuf : PrometheusFormat.Text;
+    }
+
+    private static bool HasParameter(MediaTypeHeaderValue media, string name, string value)
+    {
+        foreach (var parameter in media.Parameters)
+        {
+            if (parameter.Name.Equals(name, StringComparison.OrdinalIgnoreCase))
+            {
+                return parameter.Value.Equals(value, StringComparison.Ordinal);
+            }
+        }
+
+        return false;
     }
 
     private static bool AcceptsGzip(HttpRequest request)

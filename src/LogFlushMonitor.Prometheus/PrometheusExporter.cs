@@ -7,18 +7,20 @@ namespace LogFlushMonitor.Prometheus;
 
 /// <summary>
 /// A pull-only OpenTelemetry metric exporter that renders each collected batch as Prometheus text
-/// format 0.0.4. It exports only when a scrape asks (<see cref="PrometheusScrapeHandler"/>): the SDK
+/// format 0.0.4, or as the protobuf exposition when a scrape asks for it. It exports only when a scrape asks (<see cref="PrometheusScrapeHandler"/>): the SDK
 /// refuses periodic or flush-driven collects for pull exporters.
 /// </summary>
 [ExportModes(ExportModes.Pull)]
 public sealed class PrometheusExporter : BaseExporter<Metric>, IPullMetricExporter
 {
     private readonly PrometheusRenderer _renderer;
+    private readonly ProtobufRenderer _protobuf;
 
     // Guards the target and the renderer: the SDK runs one collect at a time, but a collect another caller started
     // (the provider's ForceFlush) may still export after this exporter's own one returned.
     private readonly Lock _gate = new();
     private Utf8TextBuffer? _target;
+    private PrometheusFormat _format;
     private bool _exported;
     private bool _collecting;
     private bool _disposed;
@@ -29,6 +31,7 @@ public sealed class PrometheusExporter : BaseExporter<Metric>, IPullMetricExport
         ArgumentNullException.ThrowIfNull(options);
         Options = options;
         _renderer = new PrometheusRenderer(options);
+        _protobuf = new ProtobufRenderer(options);
     }
 
     /// <summary>The options this exporter renders with.</summary>
@@ -38,7 +41,7 @@ public sealed class PrometheusExporter : BaseExporter<Metric>, IPullMetricExport
     public Func<int, bool>? Collect { get; set; }
 
     /// <summary>Metric streams dropped because another stream already used their Prometheus name.</summary>
-    public long DroppedDuplicateMetrics => _renderer.DroppedDuplicateMetrics;
+    public long DroppedDuplicateMetrics => _renderer.DroppedDuplicateMetrics + _protobuf.DroppedDuplicateMetrics;
 
     /// <inheritdoc />
     public override ExportResult Export(in Batch<Metric> batch)
@@ -53,7 +56,7 @@ public sealed class PrometheusExporter : BaseExporter<Metric>, IPullMetricExport
                 return ExportResult.Success;
             }
 
-            _renderer.Render(in batch, Resource, _target);
+            Render(in batch, _target);
             _exported = true;
             return ExportResult.Success;
         }
@@ -61,17 +64,30 @@ public sealed class PrometheusExporter : BaseExporter<Metric>, IPullMetricExport
 
     private Resource Resource => ParentProvider?.GetResource() ?? Resource.Empty;
 
+    private void Render(in Batch<Metric> batch, Utf8TextBuffer output)
+    {
+        if (_format == PrometheusFormat.Protobuf)
+        {
+            _protobuf.Render(in batch, Resource, output);
+        }
+        else
+        {
+            _renderer.Render(in batch, Resource, output);
+        }
+    }
+
     /// <summary>
-    /// Collects synchronously, rendering into <paramref name="output"/> (which may drain as it fills). Callers
-    /// serialise calls. False when the SDK's collect failed.
+    /// Collects synchronously, rendering into <paramref name="output"/> (which may drain as it fills) in
+    /// <paramref name="format"/>. Callers serialise calls. False when the SDK's collect failed.
     /// </summary>
-    internal bool CollectInto(Utf8TextBuffer output, int timeoutMilliseconds)
+    internal bool CollectInto(Utf8TextBuffer output, int timeoutMilliseconds, PrometheusFormat format = PrometheusFormat.Text)
     {
         var collect = Collect ?? throw new InvalidOperationException("The exporter is not registered with a MeterProvider, or the provider was disposed.");
         lock (_gate)
         {
             ObjectDisposedException.ThrowIf(_disposed, this);
             _target = output;
+            _format = format;
             _exported = false;
             _collecting = true;
         }
@@ -95,7 +111,7 @@ public sealed class PrometheusExporter : BaseExporter<Metric>, IPullMetricExport
                 if (!_exported)
                 {
                     // No metric streams at all: still expose target_info.
-                    _renderer.Render(new Batch<Metric>([], 0), Resource, output);
+                    Render(new Batch<Metric>([], 0), output);
                     _exported = true;
                 }
             }
@@ -111,6 +127,7 @@ public sealed class PrometheusExporter : BaseExporter<Metric>, IPullMetricExport
                 if (_disposed)
                 {
                     _renderer.Dispose();
+                    _protobuf.Dispose();
                 }
             }
         }
@@ -127,6 +144,7 @@ public sealed class PrometheusExporter : BaseExporter<Metric>, IPullMetricExport
                 if (!_disposed && !_collecting)
                 {
                     _renderer.Dispose();
+                    _protobuf.Dispose();
                 }
 
                 _disposed = true;

@@ -11,8 +11,14 @@ public sealed class PrometheusScrape : IAsyncDisposable
 
     internal PrometheusScrape(RenderedText text) => _text = text;
 
-    /// <summary>The text's length in bytes (UTF-8, format 0.0.4, <see cref="PrometheusScrapeHandler.ContentType"/>).</summary>
+    /// <summary>The text's length in bytes (UTF-8 text format 0.0.4, or the protobuf exposition: <see cref="ContentType"/>).</summary>
     public long Length => _text.Length;
+
+    /// <summary>The format the scrape is in.</summary>
+    public PrometheusFormat Format => _text.Format;
+
+    /// <summary>The Content-Type to send it with.</summary>
+    public string ContentType => _text.Format == PrometheusFormat.Protobuf ? PrometheusScrapeHandler.ProtobufContentType : PrometheusScrapeHandler.ContentType;
 
     /// <summary>Writes the whole text to <paramref name="destination"/> and returns its length in bytes.</summary>
     public async Task<long> CopyToAsync(Stream destination, CancellationToken cancellationToken = default)

@@ -9,12 +9,15 @@ namespace LogFlushMonitor.Prometheus;
 /// next (a collect's data is read under the SDK's collect, which serves one reader at a time). Each scrape then sends
 /// the shared text at its own pace, and the blocks return to the pool when the last one is done. Before, scrapes took
 /// turns and a turn lasted until the text was copied to the client: one client reading slowly held every other scrape.
-/// Thread-safe; HTTP endpoints call <see cref="ScrapeAsync"/>.
+/// Thread-safe; HTTP endpoints call <see cref="ScrapeAsync(PrometheusFormat, CancellationToken)"/>.
 /// </summary>
 public sealed class PrometheusScrapeHandler : IDisposable
 {
     /// <summary>The Content-Type of text format 0.0.4.</summary>
     public const string ContentType = "text/plain; version=0.0.4; charset=utf-8";
+
+    /// <summary>The Content-Type of the protobuf exposition (length-delimited <c>io.prometheus.client.MetricFamily</c>).</summary>
+    public const string ProtobufContentType = "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited";
 
     /// <summary>Size of the render buffer and of each pooled block of text.</summary>
     internal const int ChunkSize = 64 * 1024;
@@ -27,10 +30,13 @@ public sealed class PrometheusScrapeHandler : IDisposable
 
     private readonly PrometheusExporter _exporter;
     private readonly Lock _gate = new();
+
+    // Collects of the two formats may be asked for at once; the exporter and the render buffer serve one at a time.
+    private readonly Lock _collectGate = new();
     private readonly SegmentPool _blocks = new(ChunkSize, MaxKeptBlocks);
     private readonly Utf8TextBuffer _chunk;
     private readonly ChunkDrain _drain = new();
-    private RenderedText? _rendering;
+    private readonly RenderedText?[] _rendering = new RenderedText?[2]; // per PrometheusFormat
     private long _collectCount;
     private bool _disposed;
 
@@ -57,14 +63,22 @@ public sealed class PrometheusScrapeHandler : IDisposable
     /// <see cref="PrometheusScrape.CopyToAsync"/> and dispose the scrape. Throws <see cref="InvalidOperationException"/>
     /// when the collect fails.
     /// </summary>
-    public async Task<PrometheusScrape> ScrapeAsync(CancellationToken cancellationToken = default)
+    public Task<PrometheusScrape> ScrapeAsync(CancellationToken cancellationToken = default) =>
+        ScrapeAsync(PrometheusFormat.Text, cancellationToken);
+
+    /// <summary>
+    /// As <see cref="ScrapeAsync(CancellationToken)"/>, in <paramref name="format"/>: a scrape joins a collect of its own
+    /// format only (each format is rendered once per collect, for every scrape of that format that joined it).
+    /// </summary>
+    public async Task<PrometheusScrape> ScrapeAsync(PrometheusFormat format, CancellationToken cancellationToken = default)
     {
         RenderedText text;
         var start = false;
+        var slot = format == PrometheusFormat.Protobuf ? 1 : 0;
         lock (_gate)
         {
             ObjectDisposedException.ThrowIf(_disposed, this);
-            if (_rendering is { } joined)
+            if (_rendering[slot] is { } joined)
             {
                 joined.AddReader();
                 text = joined;
@@ -72,16 +86,16 @@ public sealed class PrometheusScrapeHandler : IDisposable
             else
             {
                 // One reference for this scrape, one for the render itself (released when it ends).
-                text = new RenderedText(_blocks);
+                text = new RenderedText(_blocks, format);
                 text.AddReader();
-                _rendering = text;
+                _rendering[slot] = text;
                 start = true;
             }
         }
 
         if (start)
         {
-            _ = Task.Run(() => Produce(text), CancellationToken.None);
+            _ = Task.Run(() => Produce(text, slot), CancellationToken.None);
         }
 
         try
@@ -102,9 +116,13 @@ public sealed class PrometheusScrapeHandler : IDisposable
     }
 
     /// <summary>Collects (or joins a collect) and writes the whole text to <paramref name="destination"/>; returns its length in bytes.</summary>
-    public async Task<long> ScrapeToAsync(Stream destination, CancellationToken cancellationToken = default)
+    public Task<long> ScrapeToAsync(Stream destination, CancellationToken cancellationToken = default) =>
+        ScrapeToAsync(destination, PrometheusFormat.Text, cancellationToken);
+
+    /// <summary>As <see cref="ScrapeToAsync(Stream, CancellationToken)"/>, in <paramref name="format"/>.</summary>
+    public async Task<long> ScrapeToAsync(Stream destination, PrometheusFormat format, CancellationToken cancellationToken = default)
     {
-        var scrape = await ScrapeAsync(cancellationToken).ConfigureAwait(false);
+        var scrape = await ScrapeAsync(format, cancellationToken).ConfigureAwait(false);
         await using (scrape.ConfigureAwait(false))
         {
             return await scrape.CopyToAsync(destination, cancellationToken).ConfigureAwait(false);
@@ -112,38 +130,41 @@ public sealed class PrometheusScrapeHandler : IDisposable
     }
 
     /// <summary>Runs on a pool thread: the collect and its rendering into <paramref name="text"/>, which no reader can slow.</summary>
-    private void Produce(RenderedText text)
+    private void Produce(RenderedText text, int slot)
     {
         Exception? failure = null;
-        try
+        lock (_collectGate)
         {
-            var timeout = (int)Math.Clamp(_exporter.Options.CollectTimeout.TotalMilliseconds, 1, int.MaxValue);
-            _drain.Target = text;
-            _chunk.Clear();
-            if (_exporter.CollectInto(_chunk, timeout))
+            try
             {
-                _chunk.Flush();
-                Interlocked.Increment(ref _collectCount);
+                var timeout = (int)Math.Clamp(_exporter.Options.CollectTimeout.TotalMilliseconds, 1, int.MaxValue);
+                _drain.Target = text;
+                _chunk.Clear();
+                if (_exporter.CollectInto(_chunk, timeout, text.Format))
+                {
+                    _chunk.Flush();
+                    Interlocked.Increment(ref _collectCount);
+                }
+                else
+                {
+                    failure = new InvalidOperationException("The OpenTelemetry SDK collect failed or timed out.");
+                }
             }
-            else
+            catch (Exception ex)
             {
-                failure = new InvalidOperationException("The OpenTelemetry SDK collect failed or timed out.");
+                // Whatever failed, the scrapes waiting for this text must hear of it.
+                failure = ex;
             }
-        }
-        catch (Exception ex)
-        {
-            // Whatever failed, the scrapes waiting for this text must hear of it.
-            failure = ex;
-        }
-        finally
-        {
-            _drain.Target = null;
+            finally
+            {
+                _drain.Target = null;
+            }
         }
 
         bool disposed;
         lock (_gate)
         {
-            _rendering = null;
+            _rendering[slot] = null;
             disposed = _disposed;
         }
 
@@ -167,7 +188,7 @@ public sealed class PrometheusScrapeHandler : IDisposable
             }
 
             _disposed = true;
-            idle = _rendering is null;
+            idle = _rendering[0] is null && _rendering[1] is null;
         }
 
         if (idle)

@@ -7,8 +7,11 @@ namespace LogFlushMonitor.Prometheus;
 /// reference (as does the render until it ends); the blocks go back to the pool with the last one. Written by one
 /// render thread; read only after <see cref="Rendered"/> completes.
 /// </summary>
-internal sealed class RenderedText(MemoryPool<byte> pool)
+internal sealed class RenderedText(MemoryPool<byte> pool, PrometheusFormat format = PrometheusFormat.Text)
 {
+    /// <summary>The format the text is rendered in.</summary>
+    public PrometheusFormat Format => format;
+
     private readonly List<IMemoryOwner<byte>> _blocks = [];
     private readonly TaskCompletionSource<Exception?> _rendered = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private int _lastBlockLength;

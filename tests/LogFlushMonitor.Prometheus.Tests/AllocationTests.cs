@@ -60,4 +60,52 @@ public sealed class AllocationTests(ITestOutputHelper output)
         Assert.True(textLength > 200_000, $"text is only {textLength} bytes");
         Assert.True(perScrape < 2048, $"{perScrape} bytes allocated per scrape of {textLength} bytes of text");
     }
+
+    [Fact]
+    public async Task A_protobuf_scrape_with_native_histograms_allocates_as_little_as_a_text_one()
+    {
+        using var meter = new Meter("AllocProtobuf");
+        using var provider = Sdk.CreateMeterProviderBuilder()
+            .SetResourceBuilder(ResourceBuilder.CreateEmpty().AddService("alloc", autoGenerateServiceInstanceId: false))
+            .AddMeter(meter.Name)
+            .AddPrometheusNativeHistogramView(_ => new Base2ExponentialBucketHistogramConfiguration { MaxScale = 4 })
+            .AddPrometheusPullExporter(out var handler)
+            .Build();
+        var counter = meter.CreateCounter<long>("flushes", "{flush}");
+        var histogram = meter.CreateHistogram<double>("write.size", "By", null, null,
+            new InstrumentAdvice<double> { HistogramBucketBoundaries = [512, 1024, 2048, 4096, 8192, 16384, 32768, 49152, 61440] });
+        for (var db = 0; db < 200; db++)
+        {
+            var tag = new KeyValuePair<string, object?>("sqlserver.database.name", "database_" + db);
+            counter.Add(db, tag);
+            for (var v = 1; v <= 20; v++)
+            {
+                histogram.Record(512 * v * (1 + (db % 5)), tag);
+            }
+        }
+
+        long length = 0;
+        for (var i = 0; i < 10; i++)
+        {
+            length = await handler.ScrapeToAsync(Stream.Null, PrometheusFormat.Protobuf);
+        }
+
+        const int Scrapes = 50;
+        var windows = new List<long>();
+        for (var window = 0; window < 4; window++)
+        {
+            var before = GC.GetTotalAllocatedBytes(precise: true);
+            for (var i = 0; i < Scrapes; i++)
+            {
+                await handler.ScrapeToAsync(Stream.Null, PrometheusFormat.Protobuf);
+            }
+
+            windows.Add((GC.GetTotalAllocatedBytes(precise: true) - before) / Scrapes);
+        }
+
+        var perScrape = windows.Min();
+        output.WriteLine($"{string.Join(", ", windows)} bytes allocated per protobuf scrape of {length} bytes in 4 windows of {Scrapes}");
+        Assert.True(length > 50_000, $"the scrape is only {length} bytes");
+        Assert.True(perScrape < 2048, $"{perScrape} bytes allocated per protobuf scrape of {length} bytes");
+    }
 }

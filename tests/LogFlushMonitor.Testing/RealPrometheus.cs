@@ -32,10 +32,12 @@ public sealed class RealPrometheus : IAsyncDisposable
     /// <summary>
     /// Starts Prometheus scraping <paramref name="target"/> (host:port) every second as job "logflushmonitor", with the
     /// given rule files evaluated every second, sending alerts to <paramref name="alertmanager"/> (host:port) when
-    /// given, and waits until its API answers.
+    /// given, and waits until its API answers. <paramref name="features"/> go to <c>--enable-feature</c> (e.g.
+    /// <c>native-histograms</c>, with which it asks for the protobuf exposition).
     /// </summary>
-    public static async Task<RealPrometheus> StartAsync(string target, IEnumerable<string>? ruleFiles = null, string? alertmanager = null)
+    public static async Task<RealPrometheus> StartAsync(string target, IEnumerable<string>? ruleFiles = null, string? alertmanager = null, IEnumerable<string>? features = null)
     {
+        var enabled = features?.ToList() ?? [];
         var work = Directory.CreateTempSubdirectory("lfm-prometheus-");
         var rules = new List<string>();
         foreach (var file in ruleFiles ?? [])
@@ -66,6 +68,7 @@ public sealed class RealPrometheus : IAsyncDisposable
             "--storage.tsdb.path=" + Path.Combine(work.FullName, "data-" + attempt),
             $"--web.listen-address=127.0.0.1:{port}",
             "--log.level=warn",
+            .. enabled.Select(f => "--enable-feature=" + f),
         ]).ConfigureAwait(false);
         return new RealPrometheus(server);
     }

@@ -6,15 +6,21 @@ namespace LogFlushMonitor.Prometheus.Exposition;
 /// <summary>Label value formatting and the rare path where two attribute keys sanitise to one label name.</summary>
 internal static class LabelSet
 {
-    /// <summary>Writes an attribute value, escaped for a label value, without allocating for the common types.</summary>
-    public static void WriteValue(object? value, Utf8TextBuffer output)
+    /// <summary>
+    /// Writes an attribute value, escaped for a text label value (or as it is, for protobuf, when
+    /// <paramref name="escape"/> is false), without allocating for the common types.
+    /// </summary>
+    public static void WriteValue(object? value, Utf8TextBuffer output, bool escape = true)
     {
         switch (value)
         {
             case null:
                 break;
-            case string s:
+            case string s when escape:
                 output.WriteEscaped(s, escapeQuote: true);
+                break;
+            case string s:
+                output.WriteUtf8(s);
                 break;
             case bool b:
                 output.Write(b ? "true"u8 : "false"u8);
@@ -34,9 +40,41 @@ internal static class LabelSet
             case float f:
                 output.WriteDouble(f);
                 break;
-            default:
+            case object when escape:
                 output.WriteEscaped(Format(value), escapeQuote: true);
                 break;
+            default:
+                output.WriteUtf8(Format(value));
+                break;
+        }
+    }
+
+    /// <summary>
+    /// The protobuf form of <see cref="WriteMerged"/>: each label as an encoded <c>LabelPair</c> field
+    /// <paramref name="field"/>, keys that sanitise to one name merged the same way.
+    /// </summary>
+    public static void WriteMergedPairs(IReadOnlyList<KeyValuePair<string, object?>> pairs, int field, Utf8TextBuffer output)
+    {
+        var groups = pairs
+            .OrderBy(p => p.Key, StringComparer.Ordinal)
+            .GroupBy(p => PrometheusNames.SanitizeLabelName(p.Key), StringComparer.Ordinal);
+        using var value = new Utf8TextBuffer(256);
+        foreach (var group in groups)
+        {
+            value.Clear();
+            var firstValue = true;
+            foreach (var pair in group)
+            {
+                if (!firstValue)
+                {
+                    value.Write((byte)';');
+                }
+
+                firstValue = false;
+                WriteValue(pair.Value, value, escape: false);
+            }
+
+            Protobuf.WriteLabelPair(output, field, Encoding.UTF8.GetBytes(group.Key), value.WrittenSpan);
         }
     }
 

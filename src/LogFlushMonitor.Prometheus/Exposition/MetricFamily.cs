@@ -3,11 +3,23 @@ namespace LogFlushMonitor.Prometheus.Exposition;
 /// <summary>What a metric stream renders as.</summary>
 internal enum FamilyKind
 {
-    /// <summary>Not expressible in text format 0.0.4 (exponential histogram, delta temporality): dropped.</summary>
+    /// <summary>Not expressible in either format (delta temporality, summaries): dropped.</summary>
     Unsupported,
     Counter,
     Gauge,
     Histogram,
+
+    /// <summary>
+    /// An exponential histogram of its own (no classic stream beside it): a native-only histogram in protobuf; text
+    /// format 0.0.4 cannot carry it, so it is dropped there.
+    /// </summary>
+    NativeHistogram,
+
+    /// <summary>
+    /// The exponential twin of a classic histogram stream (<see cref="PrometheusNativeHistograms.StreamSuffix"/>): not a
+    /// family of its own, its buckets go into the classic family's protobuf histograms.
+    /// </summary>
+    NativeTwin,
 }
 
 /// <summary>The UTF-8 pieces of one metric family, built once per metric stream and reused by every scrape.</summary>
@@ -35,6 +47,18 @@ internal sealed class MetricFamily
 
     /// <summary>The <c>otel_scope_info{…} 1</c> line for a meter with scope attributes, or null.</summary>
     public byte[]? ScopeInfoLine { get; init; }
+
+    /// <summary>The description as UTF-8 (unescaped, for protobuf), or null when there is none.</summary>
+    public byte[]? Help { get; init; }
+
+    /// <summary>The scope labels as encoded <c>LabelPair</c> fields of a protobuf <c>Metric</c>, or empty.</summary>
+    public required byte[] ProtoScopeLabels { get; init; }
+
+    /// <summary>The <c>otel_scope_info</c> series as an encoded protobuf <c>Metric</c> body, or null.</summary>
+    public byte[]? ProtoScopeInfo { get; init; }
+
+    /// <summary>For a <see cref="FamilyKind.NativeTwin"/>: the name of the classic stream it belongs to.</summary>
+    public string? TwinOf { get; init; }
 
     /// <summary><c>le="512"}</c> per bucket bound, filled from the first point (bounds are per stream).</summary>
     public byte[][]? LeLabels { get; set; }

@@ -31,7 +31,7 @@ internal static class MetricFamilyFactory
         header.Write(kind switch
         {
             FamilyKind.Counter => " counter\n"u8,
-            FamilyKind.Histogram => " histogram\n"u8,
+            FamilyKind.Histogram or FamilyKind.NativeHistogram or FamilyKind.NativeTwin => " histogram\n"u8,
             _ => " gauge\n"u8,
         });
 
@@ -62,8 +62,39 @@ internal static class MetricFamilyFactory
             scopeInfo = line.WrittenSpan.ToArray();
         }
 
+        // The protobuf pieces: scope labels as LabelPair fields (field 1 of Metric), the scope's info series as a
+        // whole Metric body (its labels, then a Gauge of 1 in field 2).
+        using var protoScope = new Utf8TextBuffer(128);
+        if (options.ScopeLabelsEnabled)
+        {
+            using var value = new Utf8TextBuffer(128);
+            value.WriteUtf8(metric.MeterName);
+            Protobuf.WriteLabelPair(protoScope, 1, "otel_scope_name"u8, value.WrittenSpan);
+            if (!string.IsNullOrEmpty(metric.MeterVersion))
+            {
+                value.Clear();
+                value.WriteUtf8(metric.MeterVersion);
+                Protobuf.WriteLabelPair(protoScope, 1, "otel_scope_version"u8, value.WrittenSpan);
+            }
+        }
+
+        byte[]? protoScopeInfo = null;
+        if (scopeInfo is not null)
+        {
+            using var info = new Utf8TextBuffer(256);
+            info.Write(protoScope.WrittenSpan);
+            LabelSet.WriteMergedPairs(meterTags!, 1, info);
+            WriteGaugeOfOne(info);
+            protoScopeInfo = info.WrittenSpan.ToArray();
+        }
+
         return new MetricFamily
         {
+            Help = string.IsNullOrEmpty(metric.Description) ? null : Encoding.UTF8.GetBytes(metric.Description),
+            ProtoScopeLabels = protoScope.WrittenSpan.ToArray(),
+            ProtoScopeInfo = protoScopeInfo,
+            TwinOf = kind == FamilyKind.NativeTwin ? metric.Name[..^PrometheusNativeHistograms.StreamSuffix.Length] : null,
+            // An exponential histogram is a histogram in the text header too; the text renderer skips it anyway.
             ScopeKey = scopeInfo is null ? null : metric.MeterName + "\n" + metric.MeterVersion,
             ScopeInfoLine = scopeInfo,
             Kind = kind,
@@ -77,9 +108,17 @@ internal static class MetricFamilyFactory
         };
     }
 
+    /// <summary>A protobuf <c>Metric</c>'s <c>gauge</c> field (2) holding a <c>Gauge</c> of value 1.</summary>
+    public static void WriteGaugeOfOne(Utf8TextBuffer output)
+    {
+        Protobuf.WriteTag(output, 2, Protobuf.LengthDelimited);
+        Protobuf.WriteVarint(output, 9);
+        Protobuf.WriteDoubleField(output, 1, 1);
+    }
+
     private static FamilyKind KindOf(Metric metric)
     {
-        // Text format 0.0.4 has no delta semantics and no native histograms.
+        // Prometheus has no delta semantics.
         if (metric.Temporality == AggregationTemporality.Delta && !metric.MetricType.IsGauge())
         {
             return FamilyKind.Unsupported;
@@ -91,6 +130,8 @@ internal static class MetricFamilyFactory
             MetricType.LongSumNonMonotonic or MetricType.DoubleSumNonMonotonic => FamilyKind.Gauge,
             MetricType.LongGauge or MetricType.DoubleGauge => FamilyKind.Gauge,
             MetricType.Histogram => FamilyKind.Histogram,
+            MetricType.ExponentialHistogram when metric.Name.EndsWith(PrometheusNativeHistograms.StreamSuffix, StringComparison.Ordinal) => FamilyKind.NativeTwin,
+            MetricType.ExponentialHistogram => FamilyKind.NativeHistogram,
             _ => FamilyKind.Unsupported,
         };
     }

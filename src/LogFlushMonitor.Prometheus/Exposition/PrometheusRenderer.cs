@@ -49,8 +49,10 @@ internal sealed class PrometheusRenderer : IDisposable
         {
             streams++;
             var family = GetFamily(metric);
-            if (family.Kind == FamilyKind.Unsupported)
+            if (family.Kind is not (FamilyKind.Counter or FamilyKind.Gauge or FamilyKind.Histogram))
             {
+                // Text format 0.0.4 has no native histograms: exponential streams, and the twins of classic ones, are
+                // for the protobuf exposition only.
                 continue;
             }
 

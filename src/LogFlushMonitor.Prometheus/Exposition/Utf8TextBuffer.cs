@@ -159,9 +159,10 @@ internal sealed class Utf8TextBuffer : IDisposable
         }
     }
 
+    /// <summary>Writes text as UTF-8 with no escaping (protobuf strings).</summary>
     // Escapable characters are ASCII, so a plain run never splits a surrogate pair; a long run is encoded in
     // pieces that fit the buffer, never splitting a pair either.
-    private void WriteUtf8(ReadOnlySpan<char> plain)
+    public void WriteUtf8(ReadOnlySpan<char> plain)
     {
         while (!plain.IsEmpty)
         {

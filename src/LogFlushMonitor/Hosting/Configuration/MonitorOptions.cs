@@ -100,6 +100,7 @@ public sealed partial class ReplaySourceOptions
 public sealed partial class ExportersOptions
 {
     /// <summary>The Prometheus scrape endpoint.</summary>
+    [ValidateObjectMembers]
     public PrometheusOptions Prometheus { get; set; } = new();
 
     /// <summary>OTLP push export.</summary>
@@ -130,6 +131,27 @@ public sealed partial class PrometheusOptions
     /// asks by default; false leaves them out (a third of the text at 10 instances x 100 databases).
     /// </summary>
     public bool ScopeLabels { get; set; } = true;
+
+    /// <summary>
+    /// Native histograms in the protobuf exposition (served to a Prometheus started with
+    /// --enable-feature=native-histograms): each of the three histograms also gets a base-2 exponential twin, and the
+    /// protobuf histograms carry its buckets beside the classic ones. The text exposition is unchanged. Off by default:
+    /// the twin costs a second aggregation per measurement and memory per series, and a Prometheus 2.42 to 2.44 with
+    /// the feature on then keeps the native histograms only (no _bucket series for the dashboard's classic queries).
+    /// </summary>
+    public bool NativeHistograms { get; set; }
+
+    /// <summary>
+    /// The native histograms' highest schema (buckets per doubling: 2^schema); empty: each histogram's catalog scale
+    /// (4 for the write size, 3 for the durations). The SDK lowers it for a series whose values span more than
+    /// <see cref="NativeHistogramMaxBuckets"/> buckets.
+    /// </summary>
+    [SettingRange(-4, 8, Hint = "Prometheus reads schemas -4 to 8; or leave it empty for 4 (write size) and 3 (durations)")]
+    public int? NativeHistogramMaxScale { get; set; }
+
+    /// <summary>Most native buckets per series (the SDK's MaxSize); past it the SDK halves the resolution.</summary>
+    [SettingRange(2, 16384, Hint = "buckets per series; 160 spans 10 doublings at schema 4")]
+    public int NativeHistogramMaxBuckets { get; set; } = 160;
 }
 
 /// <summary>Exporters:Otlp.</summary>

@@ -43,6 +43,12 @@ internal sealed partial class TelemetryService(
                 .AddMeter(RuntimeGauges.MeterName)
                 .AddView(instrument => StreamConfiguration(instrument, o.Exporters.CardinalityLimit, o.Exporters.Otlp.Enabled && o.Exporters.Otlp.HistogramAggregation == OtlpOptions.Exponential));
 
+            if (o.Exporters.Prometheus.Enabled && o.Exporters.Prometheus.NativeHistograms)
+            {
+                // The exponential twins of our histograms (their classic streams come from the view above).
+                metrics.AddPrometheusNativeHistogramView(instrument => NativeTwin(instrument, o.Exporters), addClassicStream: false);
+            }
+
             if (o.Exporters.Prometheus.Enabled)
             {
                 metrics.AddPrometheusPullExporter(out var scrape, p => p.ScopeLabelsEnabled = o.Exporters.Prometheus.ScopeLabels);
@@ -146,6 +152,27 @@ internal sealed partial class TelemetryService(
         return bounds is null
             ? new MetricStreamConfiguration { CardinalityLimit = cardinalityLimit }
             : new ExplicitBucketHistogramConfiguration { Boundaries = bounds, CardinalityLimit = cardinalityLimit };
+    }
+
+    /// <summary>
+    /// The exponential twin of one of our histograms for the Prometheus protobuf exposition
+    /// (Exporters:Prometheus:NativeHistograms): the catalog's scale unless NativeHistogramMaxScale is set, at most
+    /// NativeHistogramMaxBuckets buckets, the same cardinality limit as the classic stream. Null for other instruments.
+    /// </summary>
+    internal static Base2ExponentialBucketHistogramConfiguration? NativeTwin(System.Diagnostics.Metrics.Instrument instrument, ExportersOptions exporters)
+    {
+        if (instrument.Meter.Name != LogFlushMetrics.MeterName
+            || MetricCatalog.All.FirstOrDefault(f => f.Name == instrument.Name) is not { ExponentialMaxScale: { } scale })
+        {
+            return null;
+        }
+
+        return new Base2ExponentialBucketHistogramConfiguration
+        {
+            MaxScale = exporters.Prometheus.NativeHistogramMaxScale ?? scale,
+            MaxSize = exporters.Prometheus.NativeHistogramMaxBuckets,
+            CardinalityLimit = exporters.CardinalityLimit,
+        };
     }
 
     /// <summary>For http/protobuf a bare collector address gets the metrics path the protocol defines.</summary>

@@ -58,7 +58,7 @@ public static class SetupScripts
             s.AppendLine();
             s.AppendLine("-- 2. In EACH database to monitor (Azure SQL Database sessions and DMVs are per database):");
             s.AppendLine($"CREATE USER {name} FOR LOGIN {name};");
-            s.AppendLine("-- Log counters, waits and log file I/O of this database:");
+            s.AppendLine("-- Log counters, waits, open transactions' log by program and log file I/O of this database:");
             s.AppendLine($"GRANT VIEW DATABASE STATE TO {name};");
             // Microsoft, sys.dm_os_performance_counters, "Permissions": VIEW DATABASE STATE suffices on Premium only.
             s.AppendLine("-- On the Basic and Standard (DTU) tiers that is not enough for the counters: Microsoft's page of");

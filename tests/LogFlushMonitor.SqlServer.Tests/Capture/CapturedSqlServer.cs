@@ -24,12 +24,13 @@ public sealed partial class CapturedSqlServer : IAsyncDisposable
     private static readonly (string Name, string Text)[] Statements =
     [
         ("server_properties", CheckSql.ServerProperties), ("version", CheckSql.VersionDetails),
-        ("xe_objects", XeSql.Objects), ("xe_event_columns", XeSql.EventColumns), ("xe_writelog_keys", XeSql.WriteLogKeys),
+        ("xe_objects", XeSql.Objects), ("xe_event_columns", XeSql.EventColumns), ("xe_writelog_keys", XeSql.WriteLogKeys), ("xe_hadr_sync_commit_keys", XeSql.HadrSyncCommitKeys),
         ("xe_all_databases", XeSql.AllDatabases), ("xe_user_databases", XeSql.UserDatabases),
         ("server_identity", DmvSql.ServerIdentity), ("physical_database_names", DmvSql.PhysicalDatabaseNames), ("server_start", DmvSql.ServerStart),
         ("databases", DmvSql.Databases), ("counters", DmvSql.PerformanceCounters), ("all_database_counters", DmvSql.AllDatabaseCounters),
         ("wait_stats", DmvSql.WaitStats), ("wait_stats", DmvSql.AzureWaitStats), ("log_file_stats", DmvSql.LogFileStats), ("log_file_stats", DmvSql.AzureLogFileStats),
         ("writelog_waiters", DmvSql.WriteLogWaiters), ("writelog_waiters", DmvSql.AzureWriteLogWaiters),
+        ("log_writers", DmvSql.LogWriters), ("hadr_replicas", DmvSql.HadrReplicaStates), ("hadr_replicas", DmvSql.HadrReplicaStates2014),
         ("histogram_target", XeSql.ServerHistogramData), ("histogram_target", XeSql.DatabaseHistogramData),
         ("xe_session_drops", DmvSql.XeSessionDrops), ("xe_session_drops", DmvSql.XeDatabaseSessionDrops),
     ];

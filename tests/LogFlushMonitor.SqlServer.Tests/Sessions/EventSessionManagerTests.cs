@@ -98,7 +98,7 @@ public sealed class EventSessionManagerTests
         Assert.Equal([190L], capabilities.WriteLogKeys);
         Assert.Contains(server.Server.Requests, r => r.Text.Contains("v.map_value = N'HADR_SYNC_COMMIT'", StringComparison.Ordinal));
         Assert.NotNull(ddl);
-        Assert.Contains("ADD EVENT sqlos.wait_completed (ACTION (sqlserver.database_id, package0.event_sequence) WHERE (([wait_type] = (190) OR [wait_type] = (838)) AND ([sqlserver].[database_id] = (5))))", ddl, StringComparison.Ordinal);
+        Assert.Contains("ADD EVENT sqlos.wait_completed (ACTION (sqlserver.database_id, sqlserver.client_app_name, package0.event_sequence) WHERE (([wait_type] = (190) OR [wait_type] = (838)) AND ([sqlserver].[database_id] = (5))))", ddl, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -55,6 +55,7 @@ public static class InstanceCapture
             await run.SendAsync("xe_objects", XeSql.Objects, ct).ConfigureAwait(false);
             await run.SendAsync("xe_event_columns", XeSql.EventColumns, ct).ConfigureAwait(false);
             await run.SendAsync("xe_writelog_keys", XeSql.WriteLogKeys, ct).ConfigureAwait(false);
+            await run.SendAsync("xe_hadr_sync_commit_keys", XeSql.HadrSyncCommitKeys, ct).ConfigureAwait(false);
             await run.SendAsync("xe_all_databases", XeSql.AllDatabases, ct).ConfigureAwait(false);
             await run.SendAsync("xe_user_databases", XeSql.UserDatabases, ct).ConfigureAwait(false);
             await run.SendAsync("server_identity", DmvSql.ServerIdentity, ct).ConfigureAwait(false);
@@ -160,6 +161,13 @@ public static class InstanceCapture
         await (azure ? run.SendAsync("wait_stats", DmvSql.AzureWaitStats, ct, waitTypes, poll) : run.SendAsync("wait_stats", DmvSql.WaitStats, ct, waitTypes, poll)).ConfigureAwait(false);
         await run.SendAsync("log_file_stats", azure ? DmvSql.AzureLogFileStats : DmvSql.LogFileStats, ct, poll: poll).ConfigureAwait(false);
         await run.SendAsync("writelog_waiters", azure ? DmvSql.AzureWriteLogWaiters : DmvSql.WriteLogWaiters, ct, poll: poll).ConfigureAwait(false);
+        await run.SendAsync("log_writers", DmvSql.LogWriters, ct, poll: poll).ConfigureAwait(false);
+        if (!azure)
+        {
+            // Availability groups do not exist on Azure SQL Database; on SQL Server 2014 this statement fails for want of
+            // secondary_lag_seconds and the capture records that error (the poller then sends HadrReplicaStates2014).
+            await run.SendAsync("hadr_replicas", DmvSql.HadrReplicaStates, ct, poll: poll).ConfigureAwait(false);
+        }
     }
 
     /// <summary>

@@ -76,7 +76,7 @@ internal static partial class SummaryLine
 
         LogWhoLine(logger, db.Instance, db.Database,
             waiting is null ? "nobody waited on WRITELOG" : string.Create(CultureInfo.InvariantCulture, $"{waiting} waited most on WRITELOG ({most:0.###} s)"),
-            writer is null ? "no open transaction holds log" : string.Create(CultureInfo.InvariantCulture, $"{writer.Application} holds the most log: {writer.LogBytesUsed / 1048576.0:0.#} MiB in {writer.Transactions} open transaction(s)"));
+            writer is null ? "no open transaction holds log" : string.Create(CultureInfo.InvariantCulture, $"{writer.Application} holds the most log: {LogSize(writer.LogBytesUsed)} in {writer.Transactions} open transaction(s)"));
     }
 
     private static string Format(double? v) => v is { } x ? x.ToString("0", CultureInfo.InvariantCulture) : "-";
@@ -91,4 +91,13 @@ internal static partial class SummaryLine
     [LoggerMessage(EventId = 201, Level = LogLevel.Warning,
         Message = "{Instance}/{Database}: LOG STALL: {Stall}: the log device is not completing writes; {FlushEvents} flush events, {FlushesPerSecond} flushes/s (counter), {SingleSectorPercent} % of 512 B, log write {LogWriteMs} ms")]
     private static partial void LogStall(ILogger logger, string instance, string database, string stall, long flushEvents, string flushesPerSecond, string singleSectorPercent, string logWriteMs);
+
+    /// <summary>Log bytes as a person reads them: "0 B", "812 B", "3.5 KiB", "4.9 MiB" (a small writer is not "0 MiB").</summary>
+    internal static string LogSize(long bytes) => bytes switch
+    {
+        < 1024 => string.Create(CultureInfo.InvariantCulture, $"{bytes} B"),
+        < 1048576 => string.Create(CultureInfo.InvariantCulture, $"{bytes / 1024.0:0.#} KiB"),
+        < 1073741824 => string.Create(CultureInfo.InvariantCulture, $"{bytes / 1048576.0:0.#} MiB"),
+        _ => string.Create(CultureInfo.InvariantCulture, $"{bytes / 1073741824.0:0.##} GiB"),
+    };
 }

@@ -70,6 +70,15 @@ public class SummaryLineTests
         Assert.Equal("sql1/shop: who: OrderService waited most on WRITELOG (7.5 s) since the last summary; no open transaction holds log", logger.Lines[1].Message);
     }
 
+    [Theory]
+    [InlineData(0, "0 B")]
+    [InlineData(812, "812 B")]
+    [InlineData(3584, "3.5 KiB")]
+    [InlineData(5_138_022, "4.9 MiB")]
+    [InlineData(3_221_225_472, "3 GiB")]
+    public void A_small_log_writer_is_not_shown_as_0_MiB(long bytes, string shown) =>
+        Assert.Equal(shown, SummaryLine.LogSize(bytes));
+
     /// <summary>
     /// Issue 20 item 10: one line per database was 64,000 lines a minute at 32,000 databases. The summary names at most
     /// <see cref="SummaryLine.MaxDatabases"/>, the worst first (a stall, then the most log waiting), and counts the rest.

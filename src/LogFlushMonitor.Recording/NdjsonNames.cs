@@ -35,6 +35,21 @@ internal static class NdjsonNames
     public static readonly JsonEncodedText Count = JsonEncodedText.Encode("count");
     public static readonly JsonEncodedText Sessions = JsonEncodedText.Encode("sessions");
     public static readonly JsonEncodedText LongestWaitMs = JsonEncodedText.Encode("longest_wait_ms");
+    public static readonly JsonEncodedText App = JsonEncodedText.Encode("app");
+    public static readonly JsonEncodedText Transactions = JsonEncodedText.Encode("transactions");
+    public static readonly JsonEncodedText LogBytesUsed = JsonEncodedText.Encode("log_bytes_used");
+    public static readonly JsonEncodedText LogBytesReserved = JsonEncodedText.Encode("log_bytes_reserved");
+    public static readonly JsonEncodedText Ag = JsonEncodedText.Encode("ag");
+    public static readonly JsonEncodedText Replica = JsonEncodedText.Encode("replica");
+    public static readonly JsonEncodedText Role = JsonEncodedText.Encode("role");
+    public static readonly JsonEncodedText AvailabilityMode = JsonEncodedText.Encode("availability_mode");
+    public static readonly JsonEncodedText SyncState = JsonEncodedText.Encode("synchronization_state");
+    public static readonly JsonEncodedText LogSendQueueKb = JsonEncodedText.Encode("log_send_queue_kb");
+    public static readonly JsonEncodedText LogSendRateKbPerSecond = JsonEncodedText.Encode("log_send_rate_kb_per_s");
+    public static readonly JsonEncodedText RedoQueueKb = JsonEncodedText.Encode("redo_queue_kb");
+    public static readonly JsonEncodedText RedoRateKbPerSecond = JsonEncodedText.Encode("redo_rate_kb_per_s");
+    public static readonly JsonEncodedText SecondaryLagSeconds = JsonEncodedText.Encode("secondary_lag_s");
+    public static readonly JsonEncodedText LastHardenedAgeSeconds = JsonEncodedText.Encode("last_hardened_age_s");
 
     public static readonly JsonEncodedText Flush = JsonEncodedText.Encode("flush");
     public static readonly JsonEncodedText FlushComplete = JsonEncodedText.Encode("flush_complete");
@@ -48,6 +63,9 @@ internal static class NdjsonNames
     public static readonly JsonEncodedText Database = JsonEncodedText.Encode("database");
     public static readonly JsonEncodedText FlushBucket = JsonEncodedText.Encode("flush_bucket");
     public static readonly JsonEncodedText WriteLogWaiting = JsonEncodedText.Encode("writelog_waiting");
+    public static readonly JsonEncodedText LogWriters = JsonEncodedText.Encode("log_writers");
+    public static readonly JsonEncodedText HadrReplica = JsonEncodedText.Encode("hadr_replica");
+    public static readonly JsonEncodedText HadrReplicas = JsonEncodedText.Encode("hadr_replicas");
 
     public static readonly JsonEncodedText Counters = JsonEncodedText.Encode("counters");
     public static readonly JsonEncodedText WaitStatsKind = JsonEncodedText.Encode("wait_stats");
@@ -58,6 +76,8 @@ internal static class NdjsonNames
         PollKind.Counters => Counters,
         PollKind.WaitStats => WaitStatsKind,
         PollKind.WriteLogWaiters => WriteLogWaiting,
+        PollKind.LogWriters => LogWriters,
+        PollKind.HadrReplicas => HadrReplicas,
         _ => FileStatsKind,
     };
 }

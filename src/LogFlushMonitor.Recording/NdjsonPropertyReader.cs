@@ -43,7 +43,45 @@ internal sealed class NdjsonPropertyReader(NdjsonRecord record, NdjsonStringInte
         : reader.ValueTextEquals("start_time"u8) ? ReadTime(ref reader, "start_time", NdjsonField.StartTime, ref record.StartTime)
         : reader.ValueTextEquals("sessions"u8) ? ReadLong(ref reader, "sessions", NdjsonField.Sessions, ref record.Sessions)
         : reader.ValueTextEquals("longest_wait_ms"u8) ? ReadLong(ref reader, "longest_wait_ms", NdjsonField.LongestWait, ref record.LongestWaitMs)
+        : ReadWhoProperty(ref reader);
+
+    /// <summary>The properties of a wait's application, log_writers and hadr_replica lines.</summary>
+    private string? ReadWhoProperty(ref Utf8JsonReader reader) =>
+        reader.ValueTextEquals("app"u8) ? ReadString(ref reader, "app", NdjsonField.App, ref record.App)
+        : reader.ValueTextEquals("transactions"u8) ? ReadLong(ref reader, "transactions", NdjsonField.Transactions, ref record.Transactions)
+        : reader.ValueTextEquals("log_bytes_used"u8) ? ReadLong(ref reader, "log_bytes_used", NdjsonField.LogBytesUsed, ref record.LogBytesUsed)
+        : reader.ValueTextEquals("log_bytes_reserved"u8) ? ReadLong(ref reader, "log_bytes_reserved", NdjsonField.LogBytesReserved, ref record.LogBytesReserved)
+        : reader.ValueTextEquals("ag"u8) ? ReadString(ref reader, "ag", NdjsonField.Ag, ref record.AvailabilityGroup)
+        : reader.ValueTextEquals("replica"u8) ? ReadString(ref reader, "replica", NdjsonField.Replica, ref record.Replica)
+        : reader.ValueTextEquals("role"u8) ? ReadString(ref reader, "role", NdjsonField.Role, ref record.Role)
+        : reader.ValueTextEquals("availability_mode"u8) ? ReadString(ref reader, "availability_mode", NdjsonField.AvailabilityMode, ref record.AvailabilityMode)
+        : reader.ValueTextEquals("synchronization_state"u8) ? ReadString(ref reader, "synchronization_state", NdjsonField.None, ref record.SynchronizationState, nullable: true)
+        : reader.ValueTextEquals("log_send_queue_kb"u8) ? ReadOptionalLong(ref reader, "log_send_queue_kb", ref record.LogSendQueueKb)
+        : reader.ValueTextEquals("log_send_rate_kb_per_s"u8) ? ReadOptionalLong(ref reader, "log_send_rate_kb_per_s", ref record.LogSendRateKbPerSecond)
+        : reader.ValueTextEquals("redo_queue_kb"u8) ? ReadOptionalLong(ref reader, "redo_queue_kb", ref record.RedoQueueKb)
+        : reader.ValueTextEquals("redo_rate_kb_per_s"u8) ? ReadOptionalLong(ref reader, "redo_rate_kb_per_s", ref record.RedoRateKbPerSecond)
+        : reader.ValueTextEquals("secondary_lag_s"u8) ? ReadOptionalLong(ref reader, "secondary_lag_s", ref record.SecondaryLagSeconds)
+        : reader.ValueTextEquals("last_hardened_age_s"u8) ? ReadOptionalLong(ref reader, "last_hardened_age_s", ref record.LastHardenedAgeSeconds)
         : SkipUnknown(ref reader);
+
+    /// <summary>A figure the server may leave NULL: absent or null is null, never 0.</summary>
+    private static string? ReadOptionalLong(ref Utf8JsonReader reader, string name, ref long? target)
+    {
+        reader.Read();
+        if (reader.TokenType == JsonTokenType.Null)
+        {
+            target = null;
+            return null;
+        }
+
+        if (reader.TokenType == JsonTokenType.Number && reader.TryGetInt64(out var value))
+        {
+            target = value;
+            return null;
+        }
+
+        return $"invalid field '{name}': expected a 64-bit integer or null";
+    }
 
     private static string? SkipUnknown(ref Utf8JsonReader reader)
     {

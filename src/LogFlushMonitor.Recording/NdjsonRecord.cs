@@ -73,12 +73,44 @@ internal sealed class NdjsonRecord
     /// <summary>Their longest current wait in milliseconds (writelog_waiting).</summary>
     public long LongestWaitMs;
 
+    /// <summary>A wait's client_app_name (opt) or a log_writers line's application.</summary>
+    public string? App;
+
+    /// <summary>Open transactions of a log_writers line.</summary>
+    public long Transactions;
+
+    /// <summary>Log bytes used by a log_writers line's transactions.</summary>
+    public long LogBytesUsed;
+
+    /// <summary>Log bytes reserved by a log_writers line's transactions.</summary>
+    public long LogBytesReserved;
+
+    /// <summary>The availability group of a hadr_replica line.</summary>
+    public string? AvailabilityGroup;
+
+    /// <summary>The replica server of a hadr_replica line.</summary>
+    public string? Replica;
+
+    /// <summary>The replica's role (hadr_replica).</summary>
+    public string? Role;
+
+    /// <summary>The replica's availability mode (hadr_replica).</summary>
+    public string? AvailabilityMode;
+
+    /// <summary>The database's synchronization state on the replica (hadr_replica, opt).</summary>
+    public string? SynchronizationState;
+
+    /// <summary>The hadr_replica figures; null when the line has none (the server reported NULL).</summary>
+    public long? LogSendQueueKb, LogSendRateKbPerSecond, RedoQueueKb, RedoRateKbPerSecond, SecondaryLagSeconds, LastHardenedAgeSeconds;
+
     /// <summary>Forgets the previous line; optional fields fall back to their defaults.</summary>
     public void Clear()
     {
         Type = NdjsonRecordType.None;
         Present = NdjsonField.None;
         Instance = Database = WaitType = CounterObject = CounterName = CounterInstance = Kind = null;
+        App = AvailabilityGroup = Replica = Role = AvailabilityMode = SynchronizationState = null;
+        LogSendQueueKb = LogSendRateKbPerSecond = RedoQueueKb = RedoRateKbPerSecond = SecondaryLagSeconds = LastHardenedAgeSeconds = null;
         LogBlockId = 0;
         Sequence = 0;
         CounterBase = 0;
@@ -106,7 +138,7 @@ internal sealed class NdjsonRecord
                 sink.OnLogFlush(new LogFlushEvent(instance, DatabaseId, Database, WriteSize, LogBlockId, t, duration, Sequence));
                 break;
             case NdjsonRecordType.Wait:
-                sink.OnWait(new WaitEvent(instance, WaitType!, TimeSpan.FromTicks(DurationTicks), DatabaseId, Database, t, Sequence));
+                sink.OnWait(new WaitEvent(instance, WaitType!, TimeSpan.FromTicks(DurationTicks), DatabaseId, Database, t, Sequence, App));
                 break;
             case NdjsonRecordType.Counter:
                 sink.OnCounter(new CounterSample(instance, t, CounterObject!, CounterName!, CounterInstance!, CounterValue, CounterType, CounterBase));
@@ -134,6 +166,14 @@ internal sealed class NdjsonRecord
                 break;
             case NdjsonRecordType.WriteLogWaiting:
                 sink.OnWriteLogWaiters(new WriteLogWaitersSample(instance, t, DatabaseId, Database!, (int)Sessions, LongestWaitMs));
+                break;
+            case NdjsonRecordType.LogWriters:
+                sink.OnLogWriters(new LogWritersSample(instance, t, DatabaseId, Database!, App!, (int)Transactions, LogBytesUsed, LogBytesReserved));
+                break;
+            case NdjsonRecordType.HadrReplica:
+                sink.OnHadrReplica(new HadrReplicaSample(
+                    instance, t, DatabaseId, Database!, AvailabilityGroup!, Replica!, Role!, AvailabilityMode!, SynchronizationState,
+                    LogSendQueueKb, LogSendRateKbPerSecond, RedoQueueKb, RedoRateKbPerSecond, SecondaryLagSeconds, LastHardenedAgeSeconds));
                 break;
         }
     }

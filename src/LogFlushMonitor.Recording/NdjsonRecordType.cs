@@ -16,6 +16,8 @@ internal enum NdjsonRecordType : byte
     DatabaseName,
     FlushBucket,
     WriteLogWaiting,
+    LogWriters,
+    HadrReplica,
 }
 
 /// <summary>The fields of an NDJSON line, as flags: which ones a line had, which ones its type requires.</summary>
@@ -46,4 +48,12 @@ internal enum NdjsonField
     Count = 1 << 20,
     Sessions = 1 << 21,
     LongestWait = 1 << 22,
+    App = 1 << 23,
+    Transactions = 1 << 24,
+    LogBytesUsed = 1 << 25,
+    LogBytesReserved = 1 << 26,
+    Ag = 1 << 27,
+    Replica = 1 << 28,
+    Role = 1 << 29,
+    AvailabilityMode = 1 << 30,
 }

@@ -18,7 +18,8 @@ namespace LogFlushMonitor.Recording;
 /// <c>write_size</c> (bytes), <c>block</c> (log_block_id, opt), <c>seq</c> (event_sequence, opt, 0 = none).</description></item>
 /// <item><term>flush_complete</term><description>log_flush_complete: as flush, plus <c>duration_us</c>;
 /// <c>write_size</c> opt.</description></item>
-/// <item><term>wait</term><description>a completed wait: <c>t, instance, db_id, db</c> (opt), <c>wait_type, duration_us, seq</c> (opt).</description></item>
+/// <item><term>wait</term><description>a completed wait: <c>t, instance, db_id, db</c> (opt), <c>wait_type, duration_us, seq</c> (opt),
+/// <c>app</c> (opt: the client_app_name action, absent when the session did not collect it, "" when the application sent none).</description></item>
 /// <item><term>counter</term><description>a sys.dm_os_performance_counters row: <c>t, instance, object</c> (after the
 /// colon), <c>counter, counter_instance, value, cntr_type, base</c> (opt, 0).</description></item>
 /// <item><term>wait_stats</term><description>a sys.dm_os_wait_stats row: <c>t, instance, wait_type, waiting_tasks,
@@ -26,7 +27,14 @@ namespace LogFlushMonitor.Recording;
 /// <item><term>file_stats</term><description>a log file's sys.dm_io_virtual_file_stats row: <c>t, instance, db_id, db,
 /// file_id, num_of_writes, num_of_bytes_written, io_stall_write_ms</c>.</description></item>
 /// <item><term>server_start</term><description><c>t, instance, start_time</c> (sqlserver_start_time).</description></item>
-/// <item><term>poll_completed</term><description><c>t, instance, kind</c>: <c>counters</c>, <c>wait_stats</c>, <c>file_stats</c> or <c>writelog_waiting</c>.</description></item>
+/// <item><term>poll_completed</term><description><c>t, instance, kind</c>: <c>counters</c>, <c>wait_stats</c>, <c>file_stats</c>,
+/// <c>writelog_waiting</c>, <c>log_writers</c> or <c>hadr_replicas</c>.</description></item>
+/// <item><term>log_writers</term><description>one application's open transactions in one database at a poll: <c>t, instance, db_id, db,
+/// app</c> (program_name, or "other"), <c>transactions, log_bytes_used, log_bytes_reserved</c>; then a <c>poll_completed</c> of kind <c>log_writers</c>.</description></item>
+/// <item><term>hadr_replica</term><description>one database on one availability replica: <c>t, instance, db_id, db, ag, replica, role,
+/// availability_mode, synchronization_state</c> (opt), and the figures, each absent when the server left it NULL:
+/// <c>log_send_queue_kb, log_send_rate_kb_per_s, redo_queue_kb, redo_rate_kb_per_s, secondary_lag_s, last_hardened_age_s</c>;
+/// then a <c>poll_completed</c> of kind <c>hadr_replicas</c>.</description></item>
 /// <item><term>database</term><description>a database's name as sys.databases lists it: <c>t, instance, db_id, db</c>.</description></item>
 /// <item><term>flush_bucket</term><description><c>count</c> flushes of <c>write_size</c> bytes counted by a server-side
 /// histogram: <c>t, instance, db_id, db</c> (opt), <c>write_size, count</c>.</description></item>
@@ -110,6 +118,12 @@ public sealed class NdjsonSampleWriter : ISampleSink, IDisposable
             _json.WriteString(NdjsonNames.WaitType, wait.WaitType);
             WriteMicroseconds(wait.Duration);
             _json.WriteNumber(NdjsonNames.Seq, wait.Sequence);
+            if (wait.ClientApp is { } app)
+            {
+                // Absent when the session did not collect client_app_name; "" when the application sent none.
+                _json.WriteString(NdjsonNames.App, app);
+            }
+
             End();
         }
     }
@@ -175,12 +189,6 @@ public sealed class NdjsonSampleWriter : ISampleSink, IDisposable
     /// <inheritdoc />
     public void OnPollCompleted(in PollCompleted completed)
     {
-        if (completed.Kind is PollKind.LogWriters or PollKind.HadrReplicas)
-        {
-            // their samples are not recorded (OnLogWriters, OnHadrReplica); written as another kind it would retire that kind's series
-            return;
-        }
-
         lock (_gate)
         {
             Begin(NdjsonNames.PollCompleted, completed.TimestampUtc, completed.Instance);
@@ -219,12 +227,20 @@ public sealed class NdjsonSampleWriter : ISampleSink, IDisposable
         }
     }
 
-    /// <summary>
-    /// Not recorded: the NDJSON schema has no record for the top log writers yet (docs/configuration.md, "The NDJSON sample format"), so a replay shows none;
-    /// every other sample of the same poll is recorded.
-    /// </summary>
+    /// <inheritdoc />
     public void OnLogWriters(in LogWritersSample writers)
     {
+        lock (_gate)
+        {
+            Begin(NdjsonNames.LogWriters, writers.TimestampUtc, writers.Instance);
+            _json.WriteNumber(NdjsonNames.DbId, writers.DatabaseId);
+            _json.WriteString(NdjsonNames.Db, writers.DatabaseName);
+            _json.WriteString(NdjsonNames.App, writers.Application);
+            _json.WriteNumber(NdjsonNames.Transactions, writers.Transactions);
+            _json.WriteNumber(NdjsonNames.LogBytesUsed, writers.LogBytesUsed);
+            _json.WriteNumber(NdjsonNames.LogBytesReserved, writers.LogBytesReserved);
+            End();
+        }
     }
 
     /// <inheritdoc />
@@ -241,12 +257,32 @@ public sealed class NdjsonSampleWriter : ISampleSink, IDisposable
         }
     }
 
-    /// <summary>
-    /// Not recorded yet: the NDJSON schema has no replica record (docs/configuration.md lists the record types), so a
-    /// recording of an availability-group primary replays its HADR_SYNC_COMMIT waits but not its replica queues.
-    /// </summary>
+    /// <inheritdoc />
     public void OnHadrReplica(in HadrReplicaSample replica)
     {
+        lock (_gate)
+        {
+            Begin(NdjsonNames.HadrReplica, replica.TimestampUtc, replica.Instance);
+            _json.WriteNumber(NdjsonNames.DbId, replica.DatabaseId);
+            _json.WriteString(NdjsonNames.Db, replica.DatabaseName);
+            _json.WriteString(NdjsonNames.Ag, replica.AvailabilityGroup);
+            _json.WriteString(NdjsonNames.Replica, replica.Replica);
+            _json.WriteString(NdjsonNames.Role, replica.Role);
+            _json.WriteString(NdjsonNames.AvailabilityMode, replica.AvailabilityMode);
+            if (replica.SynchronizationState is { } state)
+            {
+                _json.WriteString(NdjsonNames.SyncState, state);
+            }
+
+            // A figure the server left NULL is absent, so a replay exports no value for it, as live does.
+            WriteOptional(NdjsonNames.LogSendQueueKb, replica.LogSendQueueKb);
+            WriteOptional(NdjsonNames.LogSendRateKbPerSecond, replica.LogSendRateKbPerSecond);
+            WriteOptional(NdjsonNames.RedoQueueKb, replica.RedoQueueKb);
+            WriteOptional(NdjsonNames.RedoRateKbPerSecond, replica.RedoRateKbPerSecond);
+            WriteOptional(NdjsonNames.SecondaryLagSeconds, replica.SecondaryLagSeconds);
+            WriteOptional(NdjsonNames.LastHardenedAgeSeconds, replica.LastHardenedAgeSeconds);
+            End();
+        }
     }
 
     /// <summary>
@@ -350,6 +386,14 @@ public sealed class NdjsonSampleWriter : ISampleSink, IDisposable
         Span<byte> text = stackalloc byte[40];
         utc.TryFormat(text, out var written, "O");
         _json.WriteString(name, text[..written]);
+    }
+
+    private void WriteOptional(JsonEncodedText name, long? value)
+    {
+        if (value is { } v)
+        {
+            _json.WriteNumber(name, v);
+        }
     }
 
     private void WriteMicroseconds(TimeSpan duration)

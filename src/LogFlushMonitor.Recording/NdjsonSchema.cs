@@ -43,7 +43,7 @@ internal static class NdjsonSchema
             return $"invalid field 'start_time': {record.StartTime:O} is outside {EarliestTime:yyyy-MM-dd} to {LatestTime:yyyy-MM-dd}";
         }
 
-        if (record.Type is NdjsonRecordType.FileStats or NdjsonRecordType.DatabaseName or NdjsonRecordType.WriteLogWaiting && record.Database is null)
+        if (record.Type is NdjsonRecordType.FileStats or NdjsonRecordType.DatabaseName or NdjsonRecordType.WriteLogWaiting or NdjsonRecordType.LogWriters or NdjsonRecordType.HadrReplica && record.Database is null)
         {
             return "invalid field 'db': expected a string";
         }
@@ -63,9 +63,14 @@ internal static class NdjsonSchema
             return "invalid field 'longest_wait_ms': expected a non-negative integer";
         }
 
+        if (record.Type == NdjsonRecordType.LogWriters && record.Transactions is < 0 or > int.MaxValue)
+        {
+            return "invalid field 'transactions': expected a non-negative 32-bit integer";
+        }
+
         if (record.Type == NdjsonRecordType.PollCompleted && PollKindOf(record.Kind!) is null)
         {
-            return $"invalid field 'kind': '{record.Kind}' is not counters, wait_stats, file_stats or writelog_waiting";
+            return $"invalid field 'kind': '{record.Kind}' is not counters, wait_stats, file_stats, writelog_waiting, log_writers or hadr_replicas";
         }
 
         if (record.Type == NdjsonRecordType.Loss && LossKindOf(record.Kind!) is null)
@@ -92,6 +97,8 @@ internal static class NdjsonSchema
         : reader.ValueTextEquals("database"u8) ? NdjsonRecordType.DatabaseName
         : reader.ValueTextEquals("flush_bucket"u8) ? NdjsonRecordType.FlushBucket
         : reader.ValueTextEquals("writelog_waiting"u8) ? NdjsonRecordType.WriteLogWaiting
+        : reader.ValueTextEquals("log_writers"u8) ? NdjsonRecordType.LogWriters
+        : reader.ValueTextEquals("hadr_replica"u8) ? NdjsonRecordType.HadrReplica
         : NdjsonRecordType.None;
 
     public static PollKind? PollKindOf(string kind) => kind switch
@@ -100,6 +107,8 @@ internal static class NdjsonSchema
         "wait_stats" => PollKind.WaitStats,
         "file_stats" => PollKind.FileStats,
         "writelog_waiting" => PollKind.WriteLogWaiters,
+        "log_writers" => PollKind.LogWriters,
+        "hadr_replicas" => PollKind.HadrReplicas,
         _ => null,
     };
 
@@ -125,6 +134,8 @@ internal static class NdjsonSchema
         NdjsonRecordType.DatabaseName => (NdjsonField.T | NdjsonField.Instance | NdjsonField.DbId | NdjsonField.Db, "t, instance, db_id, db"),
         NdjsonRecordType.FlushBucket => (NdjsonField.T | NdjsonField.Instance | NdjsonField.DbId | NdjsonField.WriteSize | NdjsonField.Count, "t, instance, db_id, write_size, count"),
         NdjsonRecordType.WriteLogWaiting => (NdjsonField.T | NdjsonField.Instance | NdjsonField.DbId | NdjsonField.Db | NdjsonField.Sessions | NdjsonField.LongestWait, "t, instance, db_id, db, sessions, longest_wait_ms"),
+        NdjsonRecordType.LogWriters => (NdjsonField.T | NdjsonField.Instance | NdjsonField.DbId | NdjsonField.Db | NdjsonField.App | NdjsonField.Transactions | NdjsonField.LogBytesUsed | NdjsonField.LogBytesReserved, "t, instance, db_id, db, app, transactions, log_bytes_used, log_bytes_reserved"),
+        NdjsonRecordType.HadrReplica => (NdjsonField.T | NdjsonField.Instance | NdjsonField.DbId | NdjsonField.Db | NdjsonField.Ag | NdjsonField.Replica | NdjsonField.Role | NdjsonField.AvailabilityMode, "t, instance, db_id, db, ag, replica, role, availability_mode"),
         _ => (NdjsonField.Instance | NdjsonField.Kind | NdjsonField.Count, "instance, kind, count"),
     };
 
@@ -141,6 +152,8 @@ internal static class NdjsonSchema
         NdjsonRecordType.DatabaseName => "database",
         NdjsonRecordType.FlushBucket => "flush_bucket",
         NdjsonRecordType.WriteLogWaiting => "writelog_waiting",
+        NdjsonRecordType.LogWriters => "log_writers",
+        NdjsonRecordType.HadrReplica => "hadr_replica",
         _ => "loss",
     };
 
@@ -167,6 +180,9 @@ internal static class NdjsonSchema
                     NdjsonField.Stall => "io_stall_write_ms",
                     NdjsonField.StartTime => "start_time",
                     NdjsonField.LongestWait => "longest_wait_ms",
+                    NdjsonField.LogBytesUsed => "log_bytes_used",
+                    NdjsonField.LogBytesReserved => "log_bytes_reserved",
+                    NdjsonField.AvailabilityMode => "availability_mode",
                     _ => f.ToString().ToLowerInvariant(),
                 });
             }

@@ -105,13 +105,85 @@ public class NdjsonTests
         Assert.Equal(new NdjsonReplaySummary(lines, lines, 0), summary);
         Assert.Contains(direct.All, s => s is RecordedLoss);
         Assert.Contains(direct.All, s => s is LogFlushEvent { IsComplete: true });
-        // Issue 22 item 3 has no NDJSON record yet: a wait's client application and the top log writers are not written
-        // (nor the log writers' poll_completed), so the replay equals the simulation without them.
-        var recordable = direct.All.Where(s => s is not LogWritersSample and not PollCompleted { Kind: PollKind.LogWriters })
-            .Select(s => s is WaitEvent w ? w with { ClientApp = null } : s).ToList();
+        // Every sample is recorded: a wait's client application, the top log writers and their poll_completed included.
         Assert.Contains(direct.All, s => s is WaitEvent { ClientApp: not null });
-        Assert.Equal(recordable.Count, replayed.All.Count);
-        Assert.Equal(recordable, replayed.All);
+        Assert.Contains(direct.All, s => s is LogWritersSample);
+        Assert.Contains(direct.All, s => s is PollCompleted { Kind: PollKind.LogWriters });
+        Assert.Equal(direct.All.Count, replayed.All.Count);
+        Assert.Equal(direct.All, replayed.All);
+    }
+
+    [Fact]
+    public async Task Mixed_write_replay_equals_the_direct_simulation_replicas_and_log_writers_included()
+    {
+        using var stream = new MemoryStream();
+        RecordingSink direct;
+        using (var writer = new NdjsonSampleWriter(stream, leaveOpen: true))
+        {
+            direct = new RecordingSink(writer);
+            SimulationScenarios.Create("mixed", LightWorkload.Options).Run(T0, TimeSpan.FromSeconds(12), direct);
+        }
+
+        stream.Position = 0;
+        var replayed = new RecordingSink();
+        var summary = await NdjsonReplay.ReplayAsync(stream, "memory", replayed);
+
+        Assert.Equal(0, summary.Errors);
+        Assert.Contains(direct.All, s => s is HadrReplicaSample);
+        Assert.Contains(direct.All, s => s is PollCompleted { Kind: PollKind.HadrReplicas });
+        Assert.Contains(direct.All, s => s is LogWritersSample);
+        Assert.Equal(direct.All, replayed.All);
+    }
+
+    [Fact]
+    public async Task Log_writers_and_replicas_are_written_as_documented_and_a_null_figure_stays_null()
+    {
+        WaitEvent wait = new("sql1", "WRITELOG", TimeSpan.FromMilliseconds(2), 5, "shop", T0, 3, "OrderService");
+        WaitEvent noApp = new("sql1", "WRITELOG", TimeSpan.FromMilliseconds(1), 5, "shop", T0, 4, "");
+        LogWritersSample writers = new("sql1", T0, 5, "shop", "OrderService", 3, 123_456, 200_000);
+        HadrReplicaSample replica = new("sql1", T0, 5, "shop", "ag1", "sql2", "SECONDARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED", 12, 3_000, null, 2_500, 0, 1);
+        HadrReplicaSample unknown = new("sql1", T0, 5, "shop", "ag1", "sql3", "RESOLVING", "ASYNCHRONOUS_COMMIT", null, null, null, null, null, null, null);
+        var text = Write(w =>
+        {
+            w.OnWait(wait);
+            w.OnWait(noApp);
+            w.OnLogWriters(writers);
+            w.OnPollCompleted(new PollCompleted("sql1", T0, PollKind.LogWriters));
+            w.OnHadrReplica(replica);
+            w.OnHadrReplica(unknown);
+            w.OnPollCompleted(new PollCompleted("sql1", T0, PollKind.HadrReplicas));
+        });
+
+        Assert.Equal(
+            """
+            {"type":"wait","t":"2026-11-22T12:00:00.0000000Z","instance":"sql1","db_id":5,"db":"shop","wait_type":"WRITELOG","duration_us":2000,"seq":3,"app":"OrderService"}
+            {"type":"wait","t":"2026-11-22T12:00:00.0000000Z","instance":"sql1","db_id":5,"db":"shop","wait_type":"WRITELOG","duration_us":1000,"seq":4,"app":""}
+            {"type":"log_writers","t":"2026-11-22T12:00:00.0000000Z","instance":"sql1","db_id":5,"db":"shop","app":"OrderService","transactions":3,"log_bytes_used":123456,"log_bytes_reserved":200000}
+            {"type":"poll_completed","t":"2026-11-22T12:00:00.0000000Z","instance":"sql1","kind":"log_writers"}
+            {"type":"hadr_replica","t":"2026-11-22T12:00:00.0000000Z","instance":"sql1","db_id":5,"db":"shop","ag":"ag1","replica":"sql2","role":"SECONDARY","availability_mode":"SYNCHRONOUS_COMMIT","synchronization_state":"SYNCHRONIZED","log_send_queue_kb":12,"log_send_rate_kb_per_s":3000,"redo_rate_kb_per_s":2500,"secondary_lag_s":0,"last_hardened_age_s":1}
+            {"type":"hadr_replica","t":"2026-11-22T12:00:00.0000000Z","instance":"sql1","db_id":5,"db":"shop","ag":"ag1","replica":"sql3","role":"RESOLVING","availability_mode":"ASYNCHRONOUS_COMMIT"}
+            {"type":"poll_completed","t":"2026-11-22T12:00:00.0000000Z","instance":"sql1","kind":"hadr_replicas"}
+
+            """.Replace("\r\n", "\n"),
+            text);
+        var (sink, _, errors) = await Replay(text
+            + """{"type":"log_writers","t":"2026-11-22T12:00:00Z","instance":"sql1","db_id":5,"db":"shop","transactions":1,"log_bytes_used":1,"log_bytes_reserved":1}""" + "\n"
+            + """{"type":"hadr_replica","t":"2026-11-22T12:00:00Z","instance":"sql1","db_id":5,"db":"shop","ag":"ag1","replica":"sql2","role":"PRIMARY","availability_mode":"SYNCHRONOUS_COMMIT","redo_queue_kb":"big"}""");
+        Assert.Equal(
+            [wait, noApp, writers, new PollCompleted("sql1", T0, PollKind.LogWriters), replica, unknown, new PollCompleted("sql1", T0, PollKind.HadrReplicas),
+             new RecordedLoss("sql1", LossKind.Malformed, 1), new RecordedLoss("sql1", LossKind.Malformed, 1)],
+            sink.All);
+        Assert.Contains("app", errors[0].Message, StringComparison.Ordinal);
+        Assert.Contains("'redo_queue_kb'", errors[1].Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_wait_recorded_before_the_app_field_replays_without_an_application()
+    {
+        var (sink, summary, _) = await Replay(
+            """{"type":"wait","t":"2026-11-22T12:00:00.0000000Z","instance":"sql1","db_id":5,"db":"shop","wait_type":"WRITELOG","duration_us":2000,"seq":3}""");
+        Assert.Equal(0, summary.Errors);
+        Assert.Null(Assert.IsType<WaitEvent>(Assert.Single(sink.All)).ClientApp);
     }
 
     [Fact]
@@ -134,6 +206,17 @@ public class NdjsonTests
             Assert.Equal(0, summary.Errors);
             static object Key(DatabaseSnapshot d) => (d.Instance, d.Database, d.WriteSizes.Count, d.WriteSizes.TotalBytes, d.CounterFlushesTotal, d.LogWriteLatencySeconds, d.FlushDurations.SumSeconds, d.Waits.Sum(w => w.Count));
             Assert.Equal(direct.Snapshot().Select(Key), replayed.Snapshot().Select(Key));
+
+            // Who waits and who writes (issue 22 item 3) and the replicas (item 2) replay as they were live.
+            static string Who(DatabaseSnapshot d) => $"{d.Instance}/{d.Database}: "
+                + string.Join(", ", d.WriteLogApplications.Select(a => $"{a.Application}={a.Seconds:R}s/{a.Waits}"))
+                + " | " + string.Join(", ", d.LogWriters.Select(w => $"{w.Application}={w.Transactions}/{w.LogBytesUsed}/{w.LogBytesReserved}"));
+            var who = direct.Snapshot().Select(Who).ToList();
+            Assert.Contains(direct.Snapshot(), d => d.WriteLogApplications.Count > 1);
+            Assert.Contains(direct.Snapshot(), d => d.LogWriters.Count > 0);
+            Assert.Equal(who, replayed.Snapshot().Select(Who));
+            Assert.NotEmpty(direct.SnapshotReplicas());
+            Assert.Equal(direct.SnapshotReplicas(), replayed.SnapshotReplicas());
         }
         finally
         {

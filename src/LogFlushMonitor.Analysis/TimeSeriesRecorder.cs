@@ -12,6 +12,18 @@ internal sealed class TimeSeriesRecorder
     /// <summary>Buckets the timeline holds.</summary>
     public const int Capacity = 1024;
 
+    /// <summary>
+    /// Applications whose WRITELOG time is kept per database (first come); later ones count under
+    /// <see cref="OtherApplication"/>. The page shows the <see cref="TopApplicationCount"/> of them.
+    /// </summary>
+    public const int MaxApplications = 32;
+
+    /// <summary>Applications shown per database besides <see cref="OtherApplication"/>: the metric's bound (Core's ApplicationWaits.Top).</summary>
+    public const int TopApplicationCount = 5;
+
+    /// <summary>The rest of the applications, and waits whose application sent no name, as the metric labels them.</summary>
+    public const string OtherApplication = "other";
+
     /// <summary>Bucket widths in seconds, finest first; past the last, widths double.</summary>
     public static readonly IReadOnlyList<long> Steps = [1, 2, 10, 20, 60, 120, 600, 1200, 3600, 7200, 21600, 43200, 86400];
 
@@ -35,13 +47,22 @@ internal sealed class TimeSeriesRecorder
         SeriesOf(instance, databaseId).Flushes[slot]++;
     }
 
-    /// <summary>A completed WRITELOG wait of <paramref name="duration"/> that ended at <paramref name="timestampUtc"/>.</summary>
-    public void WriteLog(string instance, int databaseId, DateTime timestampUtc, TimeSpan duration)
+    /// <summary>
+    /// A completed WRITELOG wait of <paramref name="duration"/> that ended at <paramref name="timestampUtc"/>, of the
+    /// application <paramref name="app"/> (the client_app_name action: null when the session did not collect it; empty
+    /// when the application sent none, counted as <see cref="OtherApplication"/> as the metric does).
+    /// </summary>
+    public void WriteLog(string instance, int databaseId, DateTime timestampUtc, TimeSpan duration, string? app = null)
     {
         var slot = Slot(timestampUtc.Ticks);
         var s = SeriesOf(instance, databaseId);
         s.Waits[slot]++;
         s.WaitTicks[slot] += duration.Ticks;
+        if (app is not null)
+        {
+            s.AppTicks(app)[slot] += duration.Ticks;
+            s.WaitsWithApp++;
+        }
     }
 
     /// <summary>The first and last event over every database, or null when nothing was recorded.</summary>
@@ -89,6 +110,16 @@ internal sealed class TimeSeriesRecorder
                 mine.Waits[to] += theirs.Waits[from];
                 mine.WaitTicks[to] += theirs.WaitTicks[from];
             }
+
+            mine.WaitsWithApp += theirs.WaitsWithApp;
+            foreach (var (app, ticks) in theirs.Apps)
+            {
+                var into = mine.AppTicks(app);
+                for (var b = other._lo; b <= other._hi; b++)
+                {
+                    into[(int)(b / factor % Capacity)] += ticks[(int)(b % Capacity)];
+                }
+            }
         }
 
         _lo = Math.Min(_lo, other._lo / factor);
@@ -129,6 +160,18 @@ internal sealed class TimeSeriesRecorder
             waitTicks[i] += s.WaitTicks[slot];
         }
 
+        var apps = new List<(string Name, long[] Ticks)>(s.Apps.Count);
+        foreach (var (app, ticks) in s.Apps)
+        {
+            var rebucketed = new long[count];
+            for (var b = _lo; b <= _hi; b++)
+            {
+                rebucketed[(int)(b / factor - first)] += ticks[(int)(b % Capacity)];
+            }
+
+            apps.Add((app, rebucketed));
+        }
+
         // The first and last buckets cover only part of their width: rates are per second actually covered, and an
         // edge bucket covering under a tenth of its width joins its neighbour rather than show a rate from a sliver.
         var seconds = new double[count];
@@ -154,7 +197,11 @@ internal sealed class TimeSeriesRecorder
             start += width;
         }
 
-        return new DatabaseTimeSeries(start, width, flushes[skip..count], waits[skip..count], waitTicks[skip..count], seconds[skip..count]);
+        return new DatabaseTimeSeries(start, width, flushes[skip..count], waits[skip..count], waitTicks[skip..count], seconds[skip..count])
+        {
+            Applications = TopApplications(apps, skip, count),
+            WaitsWithApplication = s.WaitsWithApp,
+        };
 
         void Fold(int from, int into)
         {
@@ -162,7 +209,38 @@ internal sealed class TimeSeriesRecorder
             waits[into] += waits[from];
             waitTicks[into] += waitTicks[from];
             seconds[into] += seconds[from];
+            foreach (var (_, ticks) in apps)
+            {
+                ticks[into] += ticks[from];
+            }
         }
+    }
+
+    /// <summary>
+    /// The <see cref="TopApplicationCount"/> applications by WRITELOG time, then <see cref="OtherApplication"/>
+    /// for the rest (when it waited at all), as the metric bounds them.
+    /// </summary>
+    private static IReadOnlyList<ApplicationTimeSeries> TopApplications(List<(string Name, long[] Ticks)> apps, int skip, int count)
+    {
+        var ranked = apps.Where(a => a.Name != OtherApplication)
+            .Select(a => (a.Name, Ticks: a.Ticks[skip..count]))
+            .OrderByDescending(a => a.Ticks.Sum()).ThenBy(a => a.Name, StringComparer.Ordinal).ToList();
+        var result = ranked.Take(TopApplicationCount).Select(a => new ApplicationTimeSeries(a.Name, a.Ticks)).ToList();
+        var other = new long[count - skip];
+        foreach (var (name, ticks) in apps.Where(a => a.Name == OtherApplication).Select(a => (a.Name, a.Ticks[skip..count])).Concat(ranked.Skip(TopApplicationCount)))
+        {
+            for (var i = 0; i < other.Length; i++)
+            {
+                other[i] += ticks[i];
+            }
+        }
+
+        if (other.Any(t => t > 0))
+        {
+            result.Add(new ApplicationTimeSeries(OtherApplication, other));
+        }
+
+        return result;
     }
 
     /// <summary>
@@ -248,6 +326,10 @@ internal sealed class TimeSeriesRecorder
             Merge(s.Flushes, factor);
             Merge(s.Waits, factor);
             Merge(s.WaitTicks, factor);
+            foreach (var (_, ticks) in s.Apps)
+            {
+                Merge(ticks, factor);
+            }
         }
 
         _lo /= factor;
@@ -277,7 +359,63 @@ internal sealed class TimeSeriesRecorder
         public long[] Waits { get; } = new long[Capacity];
 
         public long[] WaitTicks { get; } = new long[Capacity];
+
+        /// <summary>WRITELOG time per bucket of each application, in first-seen order (at most <see cref="MaxApplications"/>, then other).</summary>
+        public List<(string Name, long[] Ticks)> Apps { get; } = [];
+
+        /// <summary>WRITELOG waits that carried the client_app_name action.</summary>
+        public long WaitsWithApp { get; set; }
+
+        private string? _lastApp;
+        private long[]? _lastTicks;
+
+        /// <summary>The buckets of <paramref name="app"/>; allocates only on an application's first sight.</summary>
+        public long[] AppTicks(string app)
+        {
+            // Names are interned by the reader, and waits come in runs of one application: compare references first.
+            if (ReferenceEquals(app, _lastApp))
+            {
+                return _lastTicks!;
+            }
+
+            var name = app.Length == 0 ? OtherApplication : app;
+            long[]? found = null;
+            foreach (var (n, t) in Apps)
+            {
+                if (ReferenceEquals(n, name) || n == name)
+                {
+                    found = t;
+                    break;
+                }
+            }
+
+            if (found is null)
+            {
+                if (Apps.Count < MaxApplications || name == OtherApplication)
+                {
+                    found = new long[Capacity];
+                    Apps.Add((name, found));
+                }
+                else
+                {
+                    found = AppTicks(OtherApplication);
+                }
+            }
+
+            _lastApp = app;
+            _lastTicks = found;
+            return found;
+        }
     }
+}
+
+/// <summary>One application's WRITELOG time per bucket (ticks), on its database's timeline.</summary>
+/// <param name="Application">The client_app_name, or <see cref="TimeSeriesRecorder.OtherApplication"/>.</param>
+/// <param name="WriteLogTicks">Time waited on WRITELOG per bucket, in ticks (100 ns).</param>
+internal sealed record ApplicationTimeSeries(string Application, long[] WriteLogTicks)
+{
+    /// <summary>Seconds waited in all.</summary>
+    public double TotalSeconds => WriteLogTicks.Sum() / (double)TimeSpan.TicksPerSecond;
 }
 
 /// <summary>One database's counts per time bucket.</summary>
@@ -303,6 +441,18 @@ internal sealed record DatabaseTimeSeries(DateTime Start, TimeSpan Width, long[]
 
     /// <summary>Average WRITELOG wait in bucket <paramref name="i"/>, milliseconds (0 without waits).</summary>
     public double AverageWaitMs(int i) => WriteLogWaits[i] > 0 ? WriteLogTicks[i] / (double)WriteLogWaits[i] / TimeSpan.TicksPerMillisecond : 0;
+
+    /// <summary>
+    /// WRITELOG time per bucket by application: the top <see cref="TimeSeriesRecorder.TopApplicationCount"/> by time waited, then other;
+    /// empty when no wait carried the client_app_name action (<see cref="WaitsWithApplication"/> is 0).
+    /// </summary>
+    public IReadOnlyList<ApplicationTimeSeries> Applications { get; init; } = [];
+
+    /// <summary>WRITELOG waits that carried the client_app_name action (0: the session did not collect it).</summary>
+    public long WaitsWithApplication { get; init; }
+
+    /// <summary>Seconds one application waited on WRITELOG per second of bucket <paramref name="i"/>.</summary>
+    public double WaitSecondsPerSecond(ApplicationTimeSeries app, int i) => PerSecond(app.WriteLogTicks[i] / (double)TimeSpan.TicksPerSecond, i);
 
     private double PerSecond(double value, int i) => Seconds[i] > 0 ? value / Seconds[i] : 0;
 }

@@ -9,7 +9,7 @@ namespace LogFlushMonitor.Analysis;
 /// <summary>
 /// The lean log-flush mapper of <c>analyze</c>: reads only what the report needs (log_flush_start database_id,
 /// write_size and log_block_id; log_flush_complete database_id, log_block_id and duration; wait_completed and wait_info wait_type, opcode and
-/// duration; the database_id and database_name actions; the timestamp) straight into a <see cref="LogFlushTally"/>,
+/// duration; the database_id, database_name and, for the report's series, client_app_name actions; the timestamp) straight into a <see cref="LogFlushTally"/>,
 /// and counts per file (by <see cref="XEventRecord.SourceIndex"/>) what each file held. One instance per reading
 /// thread; event_sequence gaps are counted by the reader. An event whose database id is out of range or whose
 /// timestamp cannot be computed is counted as malformed, with its offset, and skipped.
@@ -32,6 +32,7 @@ internal sealed class XelTallyMapper
     private readonly XEventUnits _units = new();
     private readonly List<PendingComplete> _pending = [];
     private readonly Dictionary<uint, string> _otherNames = [];
+    private readonly ClientAppNames _apps = new();
     private FileTally[] _files = [];
     private long _fileBase;
     private LogFlushFields _h;
@@ -231,7 +232,12 @@ internal sealed class XelTallyMapper
         db.Touch(ticks);
         db.AddWriteLog(ticks, waited);
         file.WriteLogWaits++;
-        _series?.WriteLog(_instance.Name, id, new DateTime(ticks, DateTimeKind.Utc), TimeSpan.FromTicks(waited));
+        if (_series is not null)
+        {
+            // The report's WRITELOG time by application; the action's text is interned, so this allocates only on a name's first sight.
+            var app = _h.ClientAppNameAction.IsValid && record.TryGetAction(_h.ClientAppNameAction, out var appValue) ? _apps.Intern(appValue) : null;
+            _series.WriteLog(_instance.Name, id, new DateTime(ticks, DateTimeKind.Utc), TimeSpan.FromTicks(waited), app);
+        }
     }
 
     /// <summary>The database id from the event's field, else the database_id action, else 0; false (counted as malformed) when out of range.</summary>

@@ -9,7 +9,7 @@ namespace LogFlushMonitor.Report;
 /// <summary>
 /// Writes the HTML report: one self-contained page (style inline, charts as inline SVG, no script, nothing fetched when
 /// it is viewed) with the inputs, then per database its figures, advice, write-size distribution, flush and WRITELOG
-/// rates over time, WRITELOG time waited and average wait. Every name from the input is HTML-encoded.
+/// rates over time, WRITELOG time waited and average wait, and WRITELOG time by application (top 5 and other). Every name from the input is HTML-encoded.
 /// </summary>
 internal static class HtmlReportWriter
 {
@@ -177,6 +177,7 @@ internal static class HtmlReportWriter
                 Figure(sb, "Average WRITELOG wait", SvgChart.Time(series.Start, series.Width,
                     [new("average wait (ms)", [.. Enumerable.Range(0, n).Select(series.AverageWaitMs)], "s4")],
                     "milliseconds per wait", $"{db.Database}: average WRITELOG wait"));
+                Applications(sb, db, series);
             }
             else
             {
@@ -186,6 +187,40 @@ internal static class HtmlReportWriter
 
         sb.Append("</div></section>\n");
     }
+
+    /// <summary>WRITELOG time by application over time (the client_app_name action), bounded as the metric is: top 5 and other.</summary>
+    private static void Applications(StringBuilder sb, DatabaseReport db, DatabaseTimeSeries series)
+    {
+        const string Caption = "WRITELOG time by application";
+        if (series.WaitsWithApplication == 0)
+        {
+            Figure(sb, Caption, null, "The session did not collect client_app_name: add the sqlserver.client_app_name action to the wait event (wait_completed or wait_info) to see which applications wait on the log.");
+            return;
+        }
+
+        var n = series.Count;
+        var apps = series.Applications;
+        var lines = apps.Select((a, i) => new ChartSeries(Legend(a.Application), [.. Enumerable.Range(0, n).Select(b => series.WaitSecondsPerSecond(a, b))], "s" + (i + 1).ToString(Ci))).ToList();
+        var chart = SvgChart.Time(series.Start, series.Width, lines, "seconds waited per second", $"{db.Database}: WRITELOG seconds waited per second by application");
+        var total = apps.Sum(a => a.TotalSeconds);
+        var table = new StringBuilder("<table class=\"files apps\"><thead><tr><th>application</th><th class=\"n\">WRITELOG time</th><th class=\"n\">share</th></tr></thead><tbody>");
+        foreach (var a in apps)
+        {
+            table.Append(Ci, $"<tr><td>{E(a.Application)}</td><td class=\"n\">{a.TotalSeconds:0.000} s</td><td class=\"n\">{Pct(total > 0 ? a.TotalSeconds / total : 0)}</td></tr>");
+        }
+
+        table.Append("</tbody></table>");
+        var without = series.WriteLogWaits.Sum() - series.WaitsWithApplication;
+        if (without > 0)
+        {
+            table.Append(Ci, $"<p class=\"muted\">{without:N0} WRITELOG wait(s) without the client_app_name action (from a session that did not collect it) are not in this chart.</p>");
+        }
+
+        Figure(sb, Caption, chart + table);
+    }
+
+    /// <summary>A legend entry short enough for the chart's width (the table gives the whole name).</summary>
+    private static string Legend(string name) => name.Length <= 24 ? name : name[..23] + "…";
 
     private static string WriteSizes(DatabaseReport db)
     {
@@ -227,7 +262,7 @@ internal static class HtmlReportWriter
     private static string Bytes(long bytes) => ReportText.Bytes(bytes);
 
     private const string Style = """
-        :root { --ink:#1d2330; --muted:#5b6478; --line:#d8dde6; --bg:#f6f7f9; --s1:#2f6fb3; --s2:#e07b24; --s3:#c0392b; --s4:#7b4fa0; }
+        :root { --ink:#1d2330; --muted:#5b6478; --line:#d8dde6; --bg:#f6f7f9; --s1:#2f6fb3; --s2:#e07b24; --s3:#c0392b; --s4:#7b4fa0; --s5:#1e8c7e; --s6:#7f8c8d; }
         * { box-sizing: border-box; }
         body { margin: 0; padding: 24px 32px 48px; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; color: var(--ink); background: var(--bg); }
         h1 { font-size: 24px; margin: 0 0 4px; }
@@ -266,6 +301,7 @@ internal static class HtmlReportWriter
         svg path.line { fill: none; stroke-width: 2; stroke-dasharray: 5 3; }
         svg .s1 { fill: var(--s1); stroke: var(--s1); } svg .s2 { fill: var(--s2); stroke: var(--s2); }
         svg .s3 { fill: var(--s3); stroke: var(--s3); } svg .s4 { fill: var(--s4); stroke: var(--s4); }
+        svg .s5 { fill: var(--s5); stroke: var(--s5); } svg .s6 { fill: var(--s6); stroke: var(--s6); }
         svg .key { fill-opacity: .8; }
         footer { color: var(--muted); font-size: 12px; margin-top: 24px; }
         code { font-size: 12px; }

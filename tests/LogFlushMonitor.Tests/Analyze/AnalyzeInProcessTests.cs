@@ -101,6 +101,39 @@ public sealed class AnalyzeInProcessTests : IDisposable
     }
 
     [Fact]
+    public void Reading_four_times_the_waits_with_client_app_name_for_the_report_allocates_no_more()
+    {
+        // The report's path: time series on, WRITELOG waits carrying client_app_name (names interned on first sight).
+        string WaitsFile(string name, int waits) => _files.Write(name, w =>
+        {
+            string[] apps = ["OrderService", "Billing", "ReportingJob", "", "sqlcmd", "Import", "Tiny"];
+            ulong seq = 0;
+            for (var i = 0; i < waits; i++)
+            {
+                var db = (uint)(5 + (i % 3));
+                w.WaitCompleted(AnalyzeTestFiles.Start.AddTicks(i * 10L), XelWriter.WriteLogKey, 1, db, ++seq, databaseName: "db" + db, clientApp: apps[i / 5 % apps.Length]);
+            }
+        }, bufferSize: 64 * 1024);
+        AnalyzeReport RunReport(string path) =>
+            AnalyzeRunner.Analyze(new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never, Threads = 1 }, [[path]], null, CancellationToken.None, new TimeSeriesRecorder());
+
+        var small = WaitsFile("waits-small.xel", 50_000);
+        var large = WaitsFile("waits-large.xel", 200_000);
+        RunReport(small);
+
+        var before = GC.GetAllocatedBytesForCurrentThread();
+        var smallReport = RunReport(small);
+        var smallBytes = GC.GetAllocatedBytesForCurrentThread() - before;
+        before = GC.GetAllocatedBytesForCurrentThread();
+        var largeReport = RunReport(large);
+        var largeBytes = GC.GetAllocatedBytesForCurrentThread() - before;
+
+        Assert.Equal(50_000, smallReport.Files.Sum(f => f.WriteLogWaits));
+        Assert.Equal(200_000, largeReport.Files.Sum(f => f.WriteLogWaits));
+        Assert.True(largeBytes - smallBytes < 32 * 1024, $"small run {smallBytes:N0} B, large run {largeBytes:N0} B");
+    }
+
+    [Fact]
     public void An_empty_folder_or_a_glob_matching_nothing_is_a_usage_error()
     {
         var empty = Path.Combine(_files.Directory, "empty");

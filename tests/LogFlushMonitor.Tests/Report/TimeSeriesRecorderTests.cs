@@ -123,7 +123,9 @@ public class TimeSeriesRecorderTests
         var sink = new AnalyzeSink(new LogFlushTally(), recorder);
         const string Instance = "analyze";
         var flushes = Enumerable.Range(0, 4096).Select(i => new LogFlushEvent(Instance, 5 + (i % 3), "db", 512, (ulong)i, T0.AddMilliseconds(i * 3))).ToArray();
-        var waits = Enumerable.Range(0, 4096).Select(i => new WaitEvent(Instance, AnalyzeSink.WriteLog, TimeSpan.FromMilliseconds(1), 5 + (i % 3), "db", T0.AddMilliseconds(i * 3))).ToArray();
+        // Applications interleaved (as interned names from a reader): each database's series scans its few names.
+        string[] apps = ["OrderService", "Billing", "", "sqlcmd"];
+        var waits = Enumerable.Range(0, 4096).Select(i => new WaitEvent(Instance, AnalyzeSink.WriteLog, TimeSpan.FromMilliseconds(1), 5 + (i % 3), "db", T0.AddMilliseconds(i * 3), 0, apps[i / 3 % apps.Length])).ToArray();
         void Feed()
         {
             for (var i = 0; i < flushes.Length; i++)
@@ -140,5 +142,46 @@ public class TimeSeriesRecorderTests
 
         Assert.Equal(0, allocated);
         Assert.Equal(2 * flushes.Count(f => f.DatabaseId == 5), recorder.Get(Instance, 5, TimeSpan.FromSeconds(1))!.Flushes.Sum());
+        // The nameless application ("") counts as other, as the metric labels it.
+        Assert.Equal(["Billing", "OrderService", TimeSeriesRecorder.OtherApplication, "sqlcmd"], recorder.Get(Instance, 5, TimeSpan.FromSeconds(1))!.Applications.Select(a => a.Application).Order(StringComparer.Ordinal));
+    }
+
+    [Fact]
+    public void Writelog_time_by_application_survives_widening_and_merging_and_keeps_the_top_5_and_other()
+    {
+        // 40 applications (past MaxApplications), application k waits k ms per wait, one wait a second for two hours,
+        // split over two recorders (two reading threads) that are merged.
+        var names = Enumerable.Range(1, 40).Select(k => $"app{k:00}").ToArray();
+        var a = new TimeSeriesRecorder();
+        var b = new TimeSeriesRecorder();
+        var expected = new Dictionary<string, long>();
+        for (var t = 0; t < 7200; t++)
+        {
+            var k = (t % 40) + 1;
+            var name = names[k - 1];
+            (t < 3600 ? b : a).WriteLog("i", 5, T0.AddSeconds(t), TimeSpan.FromMilliseconds(k), name);
+            expected[name] = expected.GetValueOrDefault(name) + TimeSpan.FromMilliseconds(k).Ticks;
+        }
+
+        a.AddFrom(b);
+        var s = a.Get("i", 5, a.DisplayWidth(120))!;
+
+        Assert.Equal(7200, s.WaitsWithApplication);
+        var top = expected.Where(e => Array.IndexOf(names, e.Key) < TimeSeriesRecorder.MaxApplications)
+            .OrderByDescending(e => e.Value).Take(TimeSeriesRecorder.TopApplicationCount).ToList();
+        Assert.Equal([.. top.Select(e => e.Key), TimeSeriesRecorder.OtherApplication], s.Applications.Select(x => x.Application));
+        Assert.Equal(top.Select(e => e.Value), s.Applications.Take(5).Select(x => x.WriteLogTicks.Sum()));
+        Assert.Equal(expected.Values.Sum(), s.Applications.Sum(x => x.WriteLogTicks.Sum()));
+        Assert.Equal(s.WriteLogTicks.Sum(), s.Applications.Sum(x => x.WriteLogTicks.Sum()));
+    }
+
+    [Fact]
+    public void Waits_without_the_action_are_counted_apart_and_give_no_applications()
+    {
+        var r = new TimeSeriesRecorder();
+        r.WriteLog("i", 5, T0, TimeSpan.FromMilliseconds(3));
+        var s = r.Get("i", 5, TimeSpan.FromSeconds(1))!;
+        Assert.Equal(0, s.WaitsWithApplication);
+        Assert.Empty(s.Applications);
     }
 }

@@ -9,6 +9,8 @@ namespace LogFlushMonitor.Tests.EndToEnd;
 /// Prometheus scraping it every second and evaluating the shipped deploy/prometheus/alerts.yml shortened by
 /// <see cref="Factor"/> (<see cref="RuleScaling.Shorten"/>), a real Alertmanager with the shipped
 /// deploy/alertmanager/alertmanager.yml (<see cref="AlertmanagerForTest"/>), and a webhook receiver inside the test.
+/// The one real-time end-to-end test (<see cref="LogStallAlertEndToEndTests"/>) runs on it; the WRITELOG alerts run in
+/// virtual time (<see cref="VirtualTimeScrapes"/>, <see cref="PromtoolRuleEvaluation"/>) with the same <see cref="Factor"/>.
 /// </summary>
 /// <remarks>
 /// The simulator runs at <see cref="Speed"/> (its own pace: the scenario's first spike starts 30 s after start, its

@@ -7,7 +7,8 @@ namespace LogFlushMonitor.Tests.EndToEnd;
 /// A stalled log device from event to page: <c>run --simulate log-stall</c> (sql1/shop: 30 s after start the device
 /// completes nothing for 105 s; eight flushes outstanding, eight sessions waiting), the shipped rules in a real Prometheus
 /// (shortened by <see cref="AlertingStack.Factor"/>), the shipped routing in a real Alertmanager. The simulator runs at
-/// <see cref="Speed"/>: its eight sessions are light, and the test then takes about as long as the spike's.
+/// <see cref="Speed"/>: its eight sessions are light. The one alert test kept in real time (about 80 s): the page that
+/// matters most, through Prometheus on the wall clock and Alertmanager's routing to a receiver.
 /// </summary>
 /// <remarks>
 /// The stall thresholds are ages in the scenario's own seconds (15 s), not windows: they do not scale with the rules.

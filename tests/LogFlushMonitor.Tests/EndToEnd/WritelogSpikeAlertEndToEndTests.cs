@@ -3,65 +3,99 @@ using Xunit.Abstractions;
 namespace LogFlushMonitor.Tests.EndToEnd;
 
 /// <summary>
-/// The spike alert from event to page: <c>run --simulate writelog-spike</c>, a real Prometheus with the shipped rules
-/// (shortened by <see cref="AlertingStack.Factor"/>), a real Alertmanager with the shipped routing, a webhook receiver.
-/// About 80 s: the spike begins 30 s after start, and Alertmanager reports the resolution at its next group interval.
+/// The spike alert from event to alert, in virtual time: the writelog-spike scenario through the service's real
+/// aggregation and /metrics (<see cref="VirtualTimeScrapes"/>, a scrape every virtual second), Prometheus's own rule
+/// evaluation over those scrapes (<see cref="PromtoolRuleEvaluation"/>) with the shipped rules shortened by
+/// <see cref="AlertingStack.Factor"/>, as the real-time stack shortens them. A few seconds instead of the 80 s the
+/// real-time version waited; routing through a real Alertmanager stays covered by <see cref="LogStallAlertEndToEndTests"/>.
 /// </summary>
 [Trait("Category", "EndToEnd")]
+[Collection("host")]
 public class WritelogSpikeAlertEndToEndTests(ITestOutputHelper output)
 {
     // The scenario's first spike (SimulationScenarios, writelog-spike): the ramp begins 30 s after start, the 30 ms
-    // plateau holds from 33 s to 53 s, the ramp down ends at 56 s.
-    private const double RampBegins = 30;
-    private const double PlateauEnds = 53;
+    // plateau holds from 33 s to 53 s, the ramp down ends at 56 s; the next spike begins at 150 s.
+    private const int RampBegins = 30;
+    private const int PlateauBegins = 33;
+    private const int PlateauEnds = 53;
+    private const int ObservedSeconds = 90;
+
+    // The shipped for: 2m, shortened.
+    private const double ForSeconds = 120 / AlertingStack.Factor;
+
+    private const string Spike = "ALERTS{alertname=\"SqlServerWritelogSpike\"}";
 
     [SkippableFact]
-    public async Task A_writelog_spike_pages_with_instance_and_database_and_resolves_after_the_spike()
+    public async Task A_writelog_spike_fires_with_instance_and_database_and_resolves_after_the_spike()
     {
-        AlertingStack.SkipUnlessInstalled();
-        await using var stack = await AlertingStack.StartAsync("writelog-spike");
-        static bool IsSpike(DeliveredAlert a) =>
-            a.Label("alertname") == "SqlServerWritelogSpike" && a.Label("sqlserver_instance_name") == "sql1" && a.Label("sqlserver_database_name") == "payments";
+        Skip.IfNot(PromtoolRuleEvaluation.IsInstalled, PromtoolRuleEvaluation.NotInstalledReason);
+        var scrapes = await VirtualTimeScrapes.RunAsync("writelog-spike", TimeSpan.FromSeconds(ObservedSeconds), TimeSpan.FromSeconds(1));
+        var rules = new PromtoolRuleEvaluation();
+        for (var t = 0; t <= ObservedSeconds; t++)
+        {
+            rules.Probe(Spike, t);
+            rules.ProbeAlerts("SqlServerWritelogSpike", t);
+            // A fresh deployment: no baseline yet (its offset is 30 m / Factor = 150 s), so the floors decide, as shipped.
+            rules.ExpectNone("sqlserver_database:writelog_average_wait_seconds:baseline", t);
+        }
 
-        var firing = await stack.WaitForDeliveryAsync(a => IsSpike(a) && a.Status == "firing", "the spike page for sql1/payments", TimeSpan.FromSeconds(150));
-        // A fresh deployment: no baseline yet (its offset is 30 m / Factor = 150 s), so the floors decided, as shipped.
-        var baseline = await stack.Prometheus.QueryAsync("sqlserver_database:writelog_average_wait_seconds:baseline");
-        var firedAt = stack.SecondsSinceMonitorStart(firing.Arrived);
-        output.WriteLine($"firing delivered {firedAt:0.0} s after the monitor started (ramp begins at {RampBegins} s); baseline series: {baseline}");
-        Assert.Equal(0, baseline.GetArrayLength());
+        await rules.RunAsync(scrapes, AlertingStack.Factor);
 
-        // Routed by severity to the paging receiver, naming instance and database, linking its runbook section.
-        Assert.Equal("page", firing.Receiver);
-        Assert.Equal("critical", firing.Label("severity"));
-        Assert.Contains("sql1/payments", firing.Annotations["summary"], StringComparison.Ordinal);
-        Assert.EndsWith("docs/alerts.md#sqlserverwritelogspike", firing.Annotations["runbook_url"], StringComparison.Ordinal);
-        // The scenario's virtual time runs no ahead of the wall clock since the start: a page before the ramp is not this spike.
-        Assert.True(firedAt > RampBegins, $"the page came {firedAt:0.0} s after start, before the spike began. {stack.Diagnostics()}");
+        // The alert's state each second: every series is sql1/payments and critical; one state at a time.
+        var states = new string?[ObservedSeconds + 1];
+        for (var t = 0; t <= ObservedSeconds; t++)
+        {
+            var series = rules.Results(Spike, t);
+            foreach (var (labels, _) in series)
+            {
+                Assert.Equal("sql1", labels["sqlserver_instance_name"]);
+                Assert.Equal("payments", labels["sqlserver_database_name"]);
+                Assert.Equal("critical", labels["severity"]);
+            }
 
-        var resolved = await stack.WaitForDeliveryAsync(a => IsSpike(a) && a.Status == "resolved", "the spike's resolution for sql1/payments", TimeSpan.FromSeconds(120));
-        var resolvedAt = stack.SecondsSinceMonitorStart(resolved.Arrived);
-        output.WriteLine($"resolved delivered {resolvedAt:0.0} s after the monitor started (plateau ends at {PlateauEnds} s)");
-        Assert.Equal("page", resolved.Receiver);
-        Assert.True(resolvedAt > PlateauEnds, $"resolved {resolvedAt:0.0} s after start, while the plateau still held. {stack.Diagnostics()}");
+            states[t] = Assert.Single(series.Select(s => s.Labels["alertstate"]).DefaultIfEmpty(null).Distinct());
+        }
 
-        // One page for one spike: it did not resolve and fire again on the way.
-        Assert.Single(stack.Receiver.Alerts, a => IsSpike(a) && a.Status == "firing" && a.Arrived < resolved.Arrived);
-        output.WriteLine(await AlertStatesAsync(stack));
+        var timeline = Timeline(states);
+        output.WriteLine($"SqlServerWritelogSpike (virtual seconds since the scenario started): {timeline}");
+        var pendingFrom = Array.IndexOf(states, "pending");
+        var firingFrom = Array.IndexOf(states, "firing");
+        var firingTo = Array.LastIndexOf(states, "firing");
+        Assert.True(pendingFrom >= 0 && firingFrom >= 0, $"never went pending or never fired: {timeline}");
+        Assert.True(pendingFrom > RampBegins, $"pending at {pendingFrom} s, before the spike began: {timeline}");
+        // It waits out its for: before firing, and fires while the plateau holds (the page is about this spike).
+        Assert.True(firingFrom - pendingFrom >= ForSeconds, $"fired {firingFrom - pendingFrom} s after going pending, under its for: of {ForSeconds} s: {timeline}");
+        Assert.InRange(firingFrom, PlateauBegins, PlateauEnds);
+        // One alert for one spike: pending, then firing without a gap, then nothing once the plateau has ended.
+        Assert.All(Enumerable.Range(pendingFrom, firingFrom - pendingFrom), t => Assert.Equal("pending", states[t]));
+        Assert.All(Enumerable.Range(firingFrom, firingTo - firingFrom + 1), t => Assert.Equal("firing", states[t]));
+        Assert.True(firingTo >= PlateauEnds, $"resolved at {firingTo + 1} s, while the plateau still held: {timeline}");
+        Assert.All(Enumerable.Range(firingTo + 1, ObservedSeconds - firingTo), t => Assert.Null(states[t]));
+        Assert.True(firingTo < ObservedSeconds - 10, $"still firing {ObservedSeconds - PlateauEnds} s after the plateau: {timeline}");
+
+        // What the page says while it fires: instance and database, no baseline yet, its runbook section.
+        var alert = Assert.Single(rules.AlertProbeResults[("SqlServerWritelogSpike", firingFrom)]);
+        output.WriteLine($"annotations when it fired: {string.Join("; ", alert.Annotations.Select(a => $"{a.Key}={a.Value}"))}");
+        Assert.Contains("WRITELOG spike on sql1/payments", alert.Annotations["summary"], StringComparison.Ordinal);
+        Assert.StartsWith("There is no baseline yet", alert.Annotations["description"], StringComparison.Ordinal);
+        Assert.EndsWith("docs/alerts.md#sqlserverwritelogspike", alert.Annotations["runbook_url"], StringComparison.Ordinal);
     }
 
-    /// <summary>When Prometheus had the spike alert pending and firing (1 s steps), in seconds since the monitor started.</summary>
-    private static async Task<string> AlertStatesAsync(AlertingStack stack)
+    private static string Timeline(string?[] states)
     {
-        var end = TimeProvider.System.GetUtcNow();
-        var start = stack.MonitorStarted;
-        var range = await stack.Prometheus.GetAsync(
-            "/api/v1/query_range?query=" + Uri.EscapeDataString("ALERTS{alertname=\"SqlServerWritelogSpike\"}")
-            + $"&start={start.ToUnixTimeSeconds()}&end={end.ToUnixTimeSeconds()}&step=1");
-        var parts = range.GetProperty("data").GetProperty("result").EnumerateArray().Select(series =>
+        var parts = new List<string>();
+        for (var t = 0; t < states.Length;)
         {
-            var times = series.GetProperty("values").EnumerateArray().Select(v => v[0].GetDouble() - start.ToUnixTimeMilliseconds() / 1000.0).ToList();
-            return $"{series.GetProperty("metric").GetProperty("alertstate").GetString()} from {times.Min():0} s to {times.Max():0} s";
-        });
-        return "Prometheus: SqlServerWritelogSpike " + string.Join(", ", parts) + " after the monitor started";
+            var end = t;
+            while (end + 1 < states.Length && states[end + 1] == states[t])
+            {
+                end++;
+            }
+
+            parts.Add($"{states[t] ?? "none"} {t}-{end} s");
+            t = end + 1;
+        }
+
+        return string.Join(", ", parts);
     }
 }

@@ -128,7 +128,7 @@ public sealed partial class SqlServerInstanceOptions
     [SettingRange("00:00:01", "1.00:00:00", Hint = "or leave it empty for Sources:SqlServer:PollInterval")]
     public TimeSpan? PollInterval { get; set; }
 
-    /// <summary>Session MAX_MEMORY in KB (DOMAIN.md §2; default 4 MB).</summary>
+    /// <summary>Session MAX_MEMORY in KB (Microsoft, "CREATE EVENT SESSION", MAX_MEMORY; default 4 MB).</summary>
     [SettingRange(1, int.MaxValue)]
     public int MaxMemoryKb { get; set; } = 4096;
 

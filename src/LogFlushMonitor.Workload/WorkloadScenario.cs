@@ -2,7 +2,7 @@ namespace LogFlushMonitor.Workload;
 
 /// <summary>
 /// The transaction shapes <c>logflushmonitor workload</c> drives a real server through; each leaves its own mark on
-/// the write-size histogram (DOMAIN.md §1), and the first three match the simulator's scenarios of the same name.
+/// the write-size histogram (docs/collection-modes.md), and the first three match the simulator's scenarios of the same name.
 /// </summary>
 public enum WorkloadScenario
 {

@@ -1,6 +1,6 @@
 namespace LogFlushMonitor.XEvent;
 
-/// <summary>Constants of the binary format (see shared/XEL-FORMAT.md).</summary>
+/// <summary>Constants of the binary format (docs/xel-format.md).</summary>
 public static class XelConstants
 {
     /// <summary>The u32 that starts a file header (and a live-stream header row).</summary>

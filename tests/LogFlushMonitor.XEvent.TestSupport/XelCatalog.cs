@@ -1,6 +1,6 @@
 namespace LogFlushMonitor.XEvent.TestSupport;
 
-/// <summary>Declarative metadata the test writer emits, following shared/XEL-FORMAT.md.</summary>
+/// <summary>Declarative metadata the test writer emits, following docs/xel-format.md.</summary>
 internal static class Rid
 {
     public static uint Package(int index) => (8u << 28) | (uint)index;

@@ -5,7 +5,7 @@ using LogFlushMonitor.XEvent.Metadata;
 namespace LogFlushMonitor.XEvent.TestSupport;
 
 /// <summary>
-/// Test-only writer of .xel files and live-stream rows, following shared/XEL-FORMAT.md. It declares
+/// Test-only writer of .xel files and live-stream rows, following docs/xel-format.md. It declares
 /// sqlserver.log_flush_start / log_flush_complete, sqlos.wait_completed / wait_info and the actions
 /// sqlserver.database_id, sqlserver.database_name, sqlserver.client_app_name (wait events' clientApp, UTF-16 as a server
 /// writes it), package0.event_sequence. Its output proves the

@@ -20,7 +20,7 @@ public enum AdviceLevel
 public sealed record AdviceItem(string Code, AdviceLevel Level, string Text);
 
 /// <summary>
-/// Turns a database's statistics into the advice the articles support (DOMAIN.md §1 and §5). A slow log device
+/// Turns a database's statistics into the advice the articles support (docs/alerts.md, "Why these thresholds"; docs/sqlserver.md). A slow log device
 /// comes first: while each write takes milliseconds, fewer commits only reduce how many pay for it, so batching
 /// advice follows it instead of hiding it (the periodic summary shows only the first item). Every rule needs
 /// enough data to speak: below <see cref="MinFlushes"/> flushes, the write-size rules stay silent.

@@ -81,7 +81,7 @@ internal static class SnapshotBuilder
     private static CounterSeries? Counter(InstanceState inst, string database, string counter) =>
         inst.Counters.GetValueOrDefault((DatabasesCounters.Object, counter, database)) is { } s && CounterCatalog.IsCumulative(s.CounterType) ? s : null;
 
-    // Log Flush Wait Time is cumulative milliseconds (DOMAIN.md §4): its rate in ms/s over 1000 is seconds waited per second.
+    // Log Flush Wait Time is cumulative milliseconds (docs/sqlserver.md, "Performance counters"; Microsoft, "WMI Performance Counter Types"): its rate in ms/s over 1000 is seconds waited per second.
     private static double? FlushWaitPressure(InstanceState inst, string database) =>
         Counter(inst, database, DatabasesCounters.LogFlushWaitTime)?.Tracker.LastRate / 1000.0;
 

@@ -22,7 +22,7 @@ public readonly record struct CounterSample(
     int CounterType,
     long BaseValue = 0);
 
-/// <summary>The cntr_type values whose arithmetic LogFlushMonitor knows (DOMAIN.md §4).</summary>
+/// <summary>The cntr_type values whose arithmetic LogFlushMonitor knows (docs/sqlserver.md, "Performance counters"; Microsoft, "WMI Performance Counter Types").</summary>
 public static class PerfCounterType
 {
     /// <summary>PERF_COUNTER_LARGE_RAWCOUNT: a point value.</summary>

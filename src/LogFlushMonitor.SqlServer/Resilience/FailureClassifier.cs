@@ -50,7 +50,7 @@ public static class FailureClassifier
     /// <summary>"Cannot alter the event session, because it does not exist or you do not have permission": re-created at the next attempt.</summary>
     private const int SessionDoesNotExist = 15151;
 
-    /// <summary>The server dropped our live stream: the session's dispatcher found us too slow (DOMAIN.md §2).</summary>
+    /// <summary>The server dropped our live stream: the session's dispatcher found us too slow (docs/collection-modes.md; Microsoft, "CREATE EVENT SESSION").</summary>
     private const int StreamTooSlow = 25726;
 
     /// <summary>SqlClient's number for a command or login that ran out of time.</summary>

@@ -3,7 +3,7 @@ using LogFlushMonitor.Core.XEvents;
 namespace LogFlushMonitor.SqlServer.Sessions;
 
 /// <summary>
-/// What the server's XE catalog offers for log-flush monitoring, read at every connection (DOMAIN.md §2: names,
+/// What the server's XE catalog offers for log-flush monitoring, read at every connection (docs/sqlserver.md: names,
 /// fields, map keys and units differ by version and are never assumed).
 /// </summary>
 public sealed record XeCapabilities

@@ -1,6 +1,6 @@
 namespace LogFlushMonitor.SqlServer.Setup;
 
-/// <summary>Which permission model a setup script is written for (DOMAIN.md §6).</summary>
+/// <summary>Which permission model a setup script is written for (docs/sqlserver.md, "Least privilege").</summary>
 public enum SetupTarget
 {
     /// <summary>SQL Server 2016 to 2019 and Azure SQL Managed Instance before the 2022 grants: VIEW SERVER STATE, ALTER ANY EVENT SESSION.</summary>

@@ -107,7 +107,7 @@ internal static class XeSql
 
     /// <summary>
     /// <c>CREATE EVENT SESSION</c> with the given events, an optional target and the session options. The retention
-    /// mode is always ALLOW_SINGLE_EVENT_LOSS: NO_EVENT_LOSS can stall user transactions (DOMAIN.md §2).
+    /// mode is always ALLOW_SINGLE_EVENT_LOSS: NO_EVENT_LOSS can stall user transactions (docs/collection-modes.md; Microsoft, "CREATE EVENT SESSION").
     /// </summary>
     public static string CreateSession(string quotedName, bool azure, IEnumerable<XeEventClause> events, string? target, int maxMemoryKb, int maxDispatchLatencySeconds)
     {

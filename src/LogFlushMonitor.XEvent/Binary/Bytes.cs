@@ -47,7 +47,7 @@ internal static class Bytes
     };
 }
 
-/// <summary>The 32-byte buffer header (shared/XEL-FORMAT.md, "32-byte buffer header").</summary>
+/// <summary>The 32-byte buffer header (docs/xel-format.md, "The 32-byte buffer header").</summary>
 internal readonly record struct BufferHeader(uint Padded, ushort LogVersion, ushort Type, ushort Unused, ushort DataOffset, uint DataLength, uint Sequence)
 {
     /// <summary>The <see cref="Sequence"/> of metadata buffers (and of the event buffer of some server-written files): no number.</summary>

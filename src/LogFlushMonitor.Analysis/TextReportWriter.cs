@@ -15,7 +15,7 @@ internal static class TextReportWriter
     public static void Write(AnalyzeReport report, TextWriter output)
     {
         // Colours only on a real terminal: files, pipes and test harnesses get plain text.
-        var terminal = ReferenceEquals(output, Console.Out) && !Console.IsOutputRedirected;
+        var terminal = Commands.CommandOutput.OutIsTerminal(output);
         var console = AnsiConsole.Create(new AnsiConsoleSettings
         {
             Out = new AnsiConsoleOutput(output),

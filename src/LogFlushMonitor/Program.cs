@@ -14,7 +14,14 @@ public static class Program
     internal const string Name = "logflushmonitor";
 
     /// <summary>Entry point.</summary>
-    public static async Task<int> Main(string[] args)
+    public static Task<int> Main(string[] args) => InvokeAsync(args, Console.Out, Console.Error);
+
+    /// <summary>
+    /// The whole command line, writing to <paramref name="output"/> and <paramref name="error"/>: the console in
+    /// <see cref="Main"/>; a test's writers when a test runs a command in-process. Every command writes through
+    /// System.CommandLine's invocation writers (<see cref="CommandOutput"/>), never to <see cref="Console"/> itself.
+    /// </summary>
+    internal static async Task<int> InvokeAsync(string[] args, TextWriter output, TextWriter error)
     {
         var root = new RootCommand("LogFlushMonitor: watches how SQL Server hardens its transaction log, per database, and exports it as OpenTelemetry metrics.")
         {
@@ -33,7 +40,7 @@ public static class Program
         if (parse.Errors.Count > 0)
         {
             // A usage error is exit code 2 for every command (System.CommandLine would return 1).
-            await WriteUsageErrorAsync(parse).ConfigureAwait(false);
+            await WriteUsageErrorAsync(parse, error).ConfigureAwait(false);
             return ExitCodes.Configuration;
         }
 
@@ -41,15 +48,15 @@ public static class Program
         {
             using var help = new StringWriter();
             var helpCode = await parse.InvokeAsync(new InvocationConfiguration { Output = help }).ConfigureAwait(false);
-            await Console.Out.WriteAsync(CommandHelp.Rewrite(help.ToString())).ConfigureAwait(false);
+            await output.WriteAsync(CommandHelp.Rewrite(help.ToString())).ConfigureAwait(false);
             return helpCode;
         }
 
         // The host handles SIGTERM/Ctrl+C for `run`; commands that need cancellation register it themselves.
-        return await parse.InvokeAsync(new InvocationConfiguration { ProcessTerminationTimeout = null }).ConfigureAwait(false);
+        return await parse.InvokeAsync(new InvocationConfiguration { ProcessTerminationTimeout = null, Output = output, Error = error }).ConfigureAwait(false);
     }
 
-    private static async Task WriteUsageErrorAsync(ParseResult parse)
+    private static async Task WriteUsageErrorAsync(ParseResult parse, TextWriter error)
     {
         var command = parse.CommandResult.Command;
         var commandNames = parse.RootCommandResult.Command.Subcommands.Select(c => c.Name).ToList();
@@ -62,16 +69,16 @@ public static class Program
                 : ConfigurationSuggestions.Nearest(word, commandNames) is { } near
                     ? $"Unrecognized command '{word}'. Did you mean '{near}'?"
                     : $"Unrecognized command '{word}'.";
-            await Console.Error.WriteLineAsync(message).ConfigureAwait(false);
-            await Console.Error.WriteLineAsync($"Usage: {Name} <command> [options], where <command> is one of {string.Join(", ", commandNames)}. See `{Name} --help`.").ConfigureAwait(false);
+            await error.WriteLineAsync(message).ConfigureAwait(false);
+            await error.WriteLineAsync($"Usage: {Name} <command> [options], where <command> is one of {string.Join(", ", commandNames)}. See `{Name} --help`.").ConfigureAwait(false);
             return;
         }
 
-        foreach (var error in parse.Errors)
+        foreach (var problem in parse.Errors)
         {
-            await Console.Error.WriteLineAsync(error.Message).ConfigureAwait(false);
+            await error.WriteLineAsync(problem.Message).ConfigureAwait(false);
         }
 
-        await Console.Error.WriteLineAsync($"See `{CommandHelp.PathOf(parse.CommandResult)} --help`.").ConfigureAwait(false);
+        await error.WriteLineAsync($"See `{CommandHelp.PathOf(parse.CommandResult)} --help`.").ConfigureAwait(false);
     }
 }

@@ -54,7 +54,7 @@ internal static class AnalyzeCommand
             };
             if (reportFormat is null || progressMode is null)
             {
-                await Console.Error.WriteLineAsync(reportFormat is null
+                await parse.Error().WriteLineAsync(reportFormat is null
                     ? $"--format '{parse.GetValue(format)}' is not known. Use text or json."
                     : $"--progress '{parse.GetValue(progress)}' is not known. Use auto, always or never.").ConfigureAwait(false);
                 return exitCodeOf(AnalyzeOutcome.InvalidArguments);
@@ -62,7 +62,7 @@ internal static class AnalyzeCommand
 
             if (ThreadsProblem(parse.GetValue(threads)) is { } threadsProblem)
             {
-                await Console.Error.WriteLineAsync(threadsProblem).ConfigureAwait(false);
+                await parse.Error().WriteLineAsync(threadsProblem).ConfigureAwait(false);
                 return exitCodeOf(AnalyzeOutcome.InvalidArguments);
             }
 
@@ -71,11 +71,11 @@ internal static class AnalyzeCommand
                 Inputs = parse.GetValue(inputs) ?? [],
                 Format = reportFormat.Value,
                 Progress = progressMode.Value,
-                StdErrIsTerminal = !Console.IsErrorRedirected,
+                StdErrIsTerminal = parse.ErrorIsTerminal(),
                 Threads = parse.GetValue(threads),
             };
 
-            return await RunCancellableAsync(token => AnalyzeRunner.Run(settings, exitCodeOf, Console.Out, Console.Error, token), "analyze: cancelled; no report.", exitCodeOf(AnalyzeOutcome.Failed), cancellationToken).ConfigureAwait(false);
+            return await RunCancellableAsync(token => AnalyzeRunner.Run(settings, exitCodeOf, parse.Out(), parse.Error(), token), "analyze: cancelled; no report.", parse.Error(), exitCodeOf(AnalyzeOutcome.Failed), cancellationToken).ConfigureAwait(false);
         });
         return command;
     }
@@ -83,9 +83,9 @@ internal static class AnalyzeCommand
     /// <summary>
     /// Runs <paramref name="run"/> on the thread pool with Ctrl+C wired to its token (the host's handler is not
     /// installed for analyze and report): reading stops at the next buffer, <paramref name="cancelledMessage"/> goes
-    /// to stderr and the exit code is <paramref name="cancelledExitCode"/>.
+    /// to <paramref name="error"/> and the exit code is <paramref name="cancelledExitCode"/>.
     /// </summary>
-    internal static async Task<int> RunCancellableAsync(Func<CancellationToken, int> run, string cancelledMessage, int cancelledExitCode, CancellationToken cancellationToken)
+    internal static async Task<int> RunCancellableAsync(Func<CancellationToken, int> run, string cancelledMessage, TextWriter error, int cancelledExitCode, CancellationToken cancellationToken)
     {
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         ConsoleCancelEventHandler onCancel = (_, e) =>
@@ -100,7 +100,7 @@ internal static class AnalyzeCommand
         }
         catch (OperationCanceledException)
         {
-            await Console.Error.WriteLineAsync(cancelledMessage).ConfigureAwait(false);
+            await error.WriteLineAsync(cancelledMessage).ConfigureAwait(false);
             return cancelledExitCode;
         }
         finally

@@ -1,4 +1,5 @@
 using System.CommandLine;
+using LogFlushMonitor.Analysis.Commands;
 using System.Globalization;
 using System.Reflection;
 using LogFlushMonitor.Hosting;
@@ -40,7 +41,7 @@ internal static class CheckCommand
             var unmatched = parse.UnmatchedTokens.ToArray();
             if (unmatched.FirstOrDefault(t => !t.StartsWith("--", StringComparison.Ordinal) || !t.Contains(':', StringComparison.Ordinal)) is { } bad)
             {
-                await Console.Error.WriteLineAsync($"Unknown argument '{LogEscaping.Escape(bad)}'. Configuration keys are given as --Section:Key=value.").ConfigureAwait(false);
+                await parse.Error().WriteLineAsync($"Unknown argument '{LogEscaping.Escape(bad)}'. Configuration keys are given as --Section:Key=value.").ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
 
@@ -61,7 +62,7 @@ internal static class CheckCommand
 
                     if (!DurationParser.TryParse(text, out var duration))
                     {
-                        await Console.Error.WriteLineAsync($"{option} '{LogEscaping.Escape(text)}' is not a duration (e.g. 2s).").ConfigureAwait(false);
+                        await parse.Error().WriteLineAsync($"{option} '{LogEscaping.Escape(text)}' is not a duration (e.g. 2s).").ConfigureAwait(false);
                         return ExitCodes.Configuration;
                     }
 
@@ -72,11 +73,11 @@ internal static class CheckCommand
             }
             else if (parse.GetValue(anonymize))
             {
-                await Console.Error.WriteLineAsync("--anonymize applies to a capture: give --capture FILE too.").ConfigureAwait(false);
+                await parse.Error().WriteLineAsync("--anonymize applies to a capture: give --capture FILE too.").ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
 
-            return await RunAsync(unmatched, Console.Out, Console.Error, cancellationToken, request).ConfigureAwait(false);
+            return await RunAsync(unmatched, parse.Out(), parse.Error(), cancellationToken, request).ConfigureAwait(false);
         });
         return command;
     }

@@ -1,4 +1,5 @@
 using System.CommandLine;
+using LogFlushMonitor.Analysis.Commands;
 using System.Globalization;
 using System.Net.Sockets;
 using LogFlushMonitor.Hosting;
@@ -31,19 +32,19 @@ internal static class HealthCommand
             var text = parse.GetValue(url) ?? "";
             if (!Uri.TryCreate(text, UriKind.Absolute, out var uri) || (uri.Scheme != Uri.UriSchemeHttp && uri.Scheme != Uri.UriSchemeHttps))
             {
-                await Console.Error.WriteLineAsync($"--url '{text}' is not an http or https URL. Write e.g. {DefaultUrl}.").ConfigureAwait(false);
+                await parse.Error().WriteLineAsync($"--url '{text}' is not an http or https URL. Write e.g. {DefaultUrl}.").ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
 
             // The HTTP client's connect timeout stops at about 24 days; a probe has no use for more than an hour.
             if (!DurationParser.TryParse(parse.GetValue(timeout), out var wait) || wait < TimeSpan.FromMilliseconds(1) || wait > MaxTimeout)
             {
-                await Console.Error.WriteLineAsync($"--timeout '{LogEscaping.Escape(parse.GetValue(timeout) ?? "")}' is not a duration from 1ms to 1h. Write e.g. 3s or 500ms.").ConfigureAwait(false);
+                await parse.Error().WriteLineAsync($"--timeout '{LogEscaping.Escape(parse.GetValue(timeout) ?? "")}' is not a duration from 1ms to 1h. Write e.g. 3s or 500ms.").ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
 
             var (healthy, line) = await ProbeAsync(uri, wait, cancellationToken).ConfigureAwait(false);
-            await (healthy ? Console.Out : Console.Error).WriteLineAsync(line).ConfigureAwait(false);
+            await (healthy ? parse.Out() : parse.Error()).WriteLineAsync(line).ConfigureAwait(false);
             return healthy ? ExitCodes.Ok : ExitCodes.Failure;
         });
         return command;

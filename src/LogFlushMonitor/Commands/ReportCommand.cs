@@ -38,13 +38,13 @@ internal static class ReportCommand
             };
             if (progressMode is null)
             {
-                await Console.Error.WriteLineAsync($"--progress '{parse.GetValue(progress)}' is not known. Use auto, always or never.").ConfigureAwait(false);
+                await parse.Error().WriteLineAsync($"--progress '{parse.GetValue(progress)}' is not known. Use auto, always or never.").ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
 
             if (AnalyzeCommand.ThreadsProblem(parse.GetValue(threads)) is { } threadsProblem)
             {
-                await Console.Error.WriteLineAsync(threadsProblem).ConfigureAwait(false);
+                await parse.Error().WriteLineAsync(threadsProblem).ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
 
@@ -52,12 +52,12 @@ internal static class ReportCommand
             {
                 Inputs = parse.GetValue(inputs) ?? [],
                 Progress = progressMode.Value,
-                StdErrIsTerminal = !Console.IsErrorRedirected,
+                StdErrIsTerminal = parse.ErrorIsTerminal(),
                 ProgressLabel = "report",
                 Threads = parse.GetValue(threads),
             };
             var file = parse.GetValue(output)!;
-            return await AnalyzeCommand.RunCancellableAsync(token => Run(settings, file, Console.Out, Console.Error, token), "report: cancelled; no report written.", ExitCodes.Failure, cancellationToken).ConfigureAwait(false);
+            return await AnalyzeCommand.RunCancellableAsync(token => Run(settings, file, parse.Out(), parse.Error(), token), "report: cancelled; no report written.", parse.Error(), ExitCodes.Failure, cancellationToken).ConfigureAwait(false);
         });
         return command;
     }

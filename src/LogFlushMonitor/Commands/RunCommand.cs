@@ -1,4 +1,5 @@
 using System.CommandLine;
+using LogFlushMonitor.Analysis.Commands;
 using System.Globalization;
 using System.Net.Sockets;
 using LogFlushMonitor.Configuration;
@@ -29,7 +30,7 @@ internal static class RunCommand
             var overrides = new Dictionary<string, string?>();
             if (SpeedProblem(parse.GetValue(speed), parse.GetValue(simulate) is not null, parse.GetValue(replay) is not null, out var pace) is { } speedProblem)
             {
-                await Console.Error.WriteLineAsync(speedProblem).ConfigureAwait(false);
+                await parse.Error().WriteLineAsync(speedProblem).ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
 
@@ -65,11 +66,13 @@ internal static class RunCommand
             var bad = unmatched.FirstOrDefault(t => !t.StartsWith("--", StringComparison.Ordinal) || !t.Contains(':', StringComparison.Ordinal));
             if (bad is not null)
             {
-                await Console.Error.WriteLineAsync($"Unknown argument '{bad}'. Options are listed by `logflushmonitor run --help`; configuration keys are given as --Section:Key=value.").ConfigureAwait(false);
+                await parse.Error().WriteLineAsync($"Unknown argument '{bad}'. Options are listed by `logflushmonitor run --help`; configuration keys are given as --Section:Key=value.").ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
 
-            return await RunHostAsync(unmatched, overrides).ConfigureAwait(false);
+            // In-process (a test's writers) the log lines go to the same writer as the errors; from Main, to the console as always.
+            var error = parse.Error();
+            return await RunHostAsync(unmatched, overrides, error, log: ReferenceEquals(error, Console.Error) ? null : error).ConfigureAwait(false);
         });
         return command;
     }
@@ -105,15 +108,16 @@ internal static class RunCommand
     /// <summary>
     /// Builds and runs the host until it stops; returns the exit code. Every configuration problem, whenever it shows
     /// (before the build, at validation, when the listener binds), is exit 2 with lines on <paramref name="error"/>
-    /// (stderr by default) and no stack trace. <paramref name="configureServices"/> is for tests that run it in-process.
+    /// (stderr by default) and no stack trace. <paramref name="configureServices"/> is for tests that run it in-process;
+    /// <paramref name="log"/>, when given, takes the log lines instead of the console.
     /// </summary>
-    internal static async Task<int> RunHostAsync(string[] configArgs, IReadOnlyDictionary<string, string?> overrides, TextWriter? error = null, Action<IServiceCollection>? configureServices = null)
+    internal static async Task<int> RunHostAsync(string[] configArgs, IReadOnlyDictionary<string, string?> overrides, TextWriter? error = null, Action<IServiceCollection>? configureServices = null, TextWriter? log = null)
     {
         error ??= Console.Error;
         IHost host;
         try
         {
-            host = MonitorHost.Build(configArgs, overrides, configureServices);
+            host = MonitorHost.Build(configArgs, overrides, configureServices, log: log);
         }
         catch (ConfigurationException e)
         {

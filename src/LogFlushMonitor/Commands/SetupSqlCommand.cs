@@ -1,4 +1,5 @@
 using System.CommandLine;
+using LogFlushMonitor.Analysis.Commands;
 using LogFlushMonitor.SqlServer.Setup;
 
 namespace LogFlushMonitor.Commands;
@@ -20,18 +21,18 @@ internal static class SetupSqlCommand
             var v = parse.GetValue(version);
             if (v is < 2012 or > 2100)
             {
-                await Console.Error.WriteLineAsync($"--version {v} is not a SQL Server version: use 2019 or 2022.").ConfigureAwait(false);
+                await parse.Error().WriteLineAsync($"--version {v} is not a SQL Server version: use 2019 or 2022.").ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
 
             try
             {
-                await Console.Out.WriteAsync(SetupScripts.Build(SetupScripts.TargetFor(parse.GetValue(azure), v), parse.GetValue(login)!)).ConfigureAwait(false);
+                await parse.Out().WriteAsync(SetupScripts.Build(SetupScripts.TargetFor(parse.GetValue(azure), v), parse.GetValue(login)!)).ConfigureAwait(false);
                 return ExitCodes.Ok;
             }
             catch (ArgumentException e)
             {
-                await Console.Error.WriteLineAsync(e.Message).ConfigureAwait(false);
+                await parse.Error().WriteLineAsync(e.Message).ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
         });

@@ -1,4 +1,5 @@
 using System.CommandLine;
+using LogFlushMonitor.Analysis.Commands;
 using System.Diagnostics;
 using System.Globalization;
 using LogFlushMonitor.Simulation;
@@ -25,13 +26,13 @@ internal static class SimulateCommand
             var name = parse.GetValue(scenario)!;
             if (!SimulationScenarios.Names.Contains(name))
             {
-                await Console.Error.WriteLineAsync($"Unknown scenario '{name}'. Use one of: {string.Join(", ", SimulationScenarios.Names)}.").ConfigureAwait(false);
+                await parse.Error().WriteLineAsync($"Unknown scenario '{name}'. Use one of: {string.Join(", ", SimulationScenarios.Names)}.").ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
 
             if (!DurationParser.TryParse(parse.GetValue(duration), out var length))
             {
-                await Console.Error.WriteLineAsync($"--duration '{parse.GetValue(duration)}' is not a duration. Write e.g. 90s, 5m, 1h or 00:05:00.").ConfigureAwait(false);
+                await parse.Error().WriteLineAsync($"--duration '{parse.GetValue(duration)}' is not a duration. Write e.g. 90s, 5m, 1h or 00:05:00.").ConfigureAwait(false);
                 return ExitCodes.Configuration;
             }
 
@@ -41,7 +42,7 @@ internal static class SimulateCommand
             // Said before writing: a few simulated minutes of a busy scenario are gigabytes (mixed writes about 4.5 MB a
             // simulated second), and the person should know before the disk fills, not after.
             var estimate = EstimateBytes(name, options, startUtc, length);
-            await Console.Error.WriteLineAsync(
+            await parse.Error().WriteLineAsync(
                 $"Writing about {Size(estimate)} ({length} simulated of scenario {name}) to {file.FullName}; a shorter --duration writes less.").ConfigureAwait(false);
             var watch = Stopwatch.StartNew();
             var simulation = SimulationScenarios.Create(name, options);
@@ -59,16 +60,16 @@ internal static class SimulateCommand
             }
             catch (IOException e)
             {
-                await Console.Error.WriteLineAsync($"Could not write {file.FullName}: {e.Message}").ConfigureAwait(false);
+                await parse.Error().WriteLineAsync($"Could not write {file.FullName}: {e.Message}").ConfigureAwait(false);
                 return ExitCodes.Failure;
             }
             catch (UnauthorizedAccessException e)
             {
-                await Console.Error.WriteLineAsync($"Could not write {file.FullName}: {e.Message}").ConfigureAwait(false);
+                await parse.Error().WriteLineAsync($"Could not write {file.FullName}: {e.Message}").ConfigureAwait(false);
                 return ExitCodes.Failure;
             }
 
-            await Console.Error.WriteLineAsync(
+            await parse.Error().WriteLineAsync(
                 $"Wrote {samples:N0} samples ({Size(bytes)}) of scenario {name} ({length} simulated, instances {string.Join(", ", simulation.Instances)}) to {file.FullName} in {watch.Elapsed.TotalSeconds:0.0} s. "
                 + $"Replay it with: logflushmonitor run --replay {file.FullName}").ConfigureAwait(false);
             return ExitCodes.Ok;

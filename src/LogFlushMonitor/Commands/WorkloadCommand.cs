@@ -1,4 +1,5 @@
 using System.CommandLine;
+using LogFlushMonitor.Analysis.Commands;
 using System.Runtime.InteropServices;
 using LogFlushMonitor.Hosting;
 using LogFlushMonitor.SqlServer;
@@ -63,7 +64,7 @@ internal static class WorkloadCommand
                 problems.Add($"Unknown argument '{bad}'. Options are listed by `logflushmonitor workload --help`; configuration keys are given as --Section:Key=value.");
             }
 
-            var connectionString = problems.Count == 0 ? ResolveConnectionString(parse.GetValue(connectionEnv), parse.GetValue(instance), unmatched, problems) : null;
+            var connectionString = problems.Count == 0 ? ResolveConnectionString(parse.GetValue(connectionEnv), parse.GetValue(instance), unmatched, problems, parse.Error()) : null;
             var options = new WorkloadOptions
             {
                 ConnectionString = connectionString ?? "",
@@ -83,21 +84,21 @@ internal static class WorkloadCommand
 
             if (problems.Count > 0)
             {
-                await Console.Error.WriteLineAsync("Invalid options:").ConfigureAwait(false);
+                await parse.Error().WriteLineAsync("Invalid options:").ConfigureAwait(false);
                 foreach (var p in problems)
                 {
-                    await Console.Error.WriteLineAsync("  - " + p).ConfigureAwait(false);
+                    await parse.Error().WriteLineAsync("  - " + p).ConfigureAwait(false);
                 }
 
                 return ExitCodes.Configuration;
             }
 
-            return await RunAsync(options, cancellationToken).ConfigureAwait(false);
+            return await RunAsync(options, parse.Out(), parse.Error(), parse.ErrorIsTerminal(), cancellationToken).ConfigureAwait(false);
         });
         return command;
     }
 
-    private static async Task<int> RunAsync(WorkloadOptions options, CancellationToken cancellationToken)
+    private static async Task<int> RunAsync(WorkloadOptions options, TextWriter output, TextWriter error, bool errorIsTerminal, CancellationToken cancellationToken)
     {
         WorkloadRunner runner;
         try
@@ -106,7 +107,7 @@ internal static class WorkloadCommand
         }
         catch (WorkloadException e)
         {
-            await Console.Error.WriteLineAsync("Invalid configuration: " + e.Message).ConfigureAwait(false);
+            await error.WriteLineAsync("Invalid configuration: " + e.Message).ConfigureAwait(false);
             return ExitCodes.Configuration;
         }
 
@@ -124,32 +125,32 @@ internal static class WorkloadCommand
         using var sigint = PosixSignalRegistration.Create(PosixSignal.SIGINT, OnSignal);
         using var sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnSignal);
 
-        await Console.Error.WriteLineAsync(
+        await error.WriteLineAsync(
             $"workload: {string.Join(", ", options.Scenarios.Select(WorkloadScenarios.NameOf))} on {runner.Server}, database {options.Database}, "
             + $"{options.Sessions} session(s){(options.Duration is { } d ? $", {WorkloadOutput.Duration(d)} each" : "")}{(options.RowsPerScenario is { } r ? $", {r:N0} rows each" : "")}. Ctrl+C stops.").ConfigureAwait(false);
-        var progress = new WorkloadProgressLine(Console.Error, terminal: !Console.IsErrorRedirected, options.Time);
+        var progress = new WorkloadProgressLine(error, terminal: errorIsTerminal, options.Time);
         var run = runner.RunAsync(stop.Token);
         await progress.FollowAsync(() => runner.Progress, run).ConfigureAwait(false);
         var result = await run.ConfigureAwait(false);
 
         if (result.Scenarios.Count > 0)
         {
-            WorkloadOutput.WriteTable(Console.Out, result);
+            WorkloadOutput.WriteTable(output, result);
         }
 
         if (result.Outcome == WorkloadOutcome.Cancelled)
         {
-            await Console.Error.WriteLineAsync("workload: stopped early (Ctrl+C); open transactions were rolled back.").ConfigureAwait(false);
+            await error.WriteLineAsync("workload: stopped early (Ctrl+C); open transactions were rolled back.").ConfigureAwait(false);
         }
 
         if (result.Problem is { } problem)
         {
-            await Console.Error.WriteLineAsync("workload: " + problem).ConfigureAwait(false);
+            await error.WriteLineAsync("workload: " + problem).ConfigureAwait(false);
         }
 
         if (result.Dropped)
         {
-            await Console.Error.WriteLineAsync($"workload: dropped the database {options.Database}.").ConfigureAwait(false);
+            await error.WriteLineAsync($"workload: dropped the database {options.Database}.").ConfigureAwait(false);
         }
 
         return result.Outcome switch
@@ -183,7 +184,7 @@ internal static class WorkloadCommand
     }
 
     /// <summary>From --connection-string-env, or the configured instance (the configuration <c>check</c> reads); null with a problem naming the setting.</summary>
-    private static string? ResolveConnectionString(string? variable, string? instanceName, string[] configArgs, List<string> problems)
+    private static string? ResolveConnectionString(string? variable, string? instanceName, string[] configArgs, List<string> problems, TextWriter error)
     {
         if (variable is not null)
         {
@@ -204,7 +205,7 @@ internal static class WorkloadCommand
             options = loaded.Options.Sources.SqlServer;
             foreach (var warning in loaded.Warnings)
             {
-                Console.Error.WriteLine("Warning: " + warning);
+                error.WriteLine("Warning: " + warning);
             }
         }
         catch (ConfigurationException e)

@@ -23,9 +23,10 @@ public static class MonitorHost
     /// <c>--Section:Key=value</c>, <paramref name="overrides"/> the command's own options such as --simulate) and is
     /// checked whole before anything is built: a problem throws <see cref="ConfigurationException"/>.
     /// <paramref name="environment"/> reads environment variables for the OTLP exporter's settings (the process's by
-    /// default; tests give their own).
+    /// default; tests give their own). <paramref name="log"/>, when given, takes the log lines instead of the console (a
+    /// command run in-process by a test).
     /// </summary>
-    public static IHost Build(string[] configArgs, IReadOnlyDictionary<string, string?> overrides, Action<IServiceCollection>? configureServices = null, Func<string, string?>? environment = null)
+    public static IHost Build(string[] configArgs, IReadOnlyDictionary<string, string?> overrides, Action<IServiceCollection>? configureServices = null, Func<string, string?>? environment = null, TextWriter? log = null)
     {
         var builder = WebApplication.CreateSlimBuilder(new WebApplicationOptions
         {
@@ -46,9 +47,9 @@ public static class MonitorHost
         builder.Configuration.AddInMemoryCollection(OpenTelemetryVariables(environment));
 
         builder.Logging.ClearProviders();
-        var logFailures = new LogFileFailures(o.Log.File);
+        var logFailures = new LogFileFailures(o.Log.File, log);
         builder.Services.AddSingleton(logFailures);
-        var logProvider = new SerilogLoggerProvider(Logging.Create(builder.Configuration, o.Log, logFailures), dispose: true);
+        var logProvider = new SerilogLoggerProvider(Logging.Create(builder.Configuration, o.Log, logFailures, log), dispose: true);
         builder.Logging.AddProvider(new StartupFailureLogFilter(logProvider));
         ConfigurationWarnings.Log(logProvider.CreateLogger(typeof(ConfigurationCheck).FullName!), loaded.Warnings);
         logProvider.CreateLogger(typeof(MallocTuning).FullName!).LogDebug("{Malloc}", MallocTuning.Describe(MallocTuning.Apply(Environment.GetEnvironmentVariable)));

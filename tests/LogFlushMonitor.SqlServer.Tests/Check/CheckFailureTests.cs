@@ -96,17 +96,16 @@ public sealed class CheckFailureTests(ITestOutputHelper output)
     public async Task The_check_command_against_random_bytes_exits_1_with_one_line_and_no_stack_trace()
     {
         await using var garbage = GarbageServer.Start(seed: 11);
-        using var run = CliProcess.Start(
-            ["check", "--Sources:SqlServer:ConnectTimeout=00:00:05", "--Sources:SqlServer:Instances:0:Name=noise", "--Sources:SqlServer:Instances:0:ConnectionStringEnvironmentVariable=LFM_NOISE"],
-            new Dictionary<string, string> { ["LFM_NOISE"] = $"Server=tcp:127.0.0.1,{garbage.Port};User ID=monitor;Password={TestSecrets.Password};Encrypt=Optional" });
+        var (exit, stdout, stderr) = await InProcessProgram.RunAsync(Program.InvokeAsync,
+            "check", "--Sources:SqlServer:ConnectTimeout=00:00:05", "--Sources:SqlServer:Instances:0:Name=noise",
+            $"--Sources:SqlServer:Instances:0:ConnectionString=Server=tcp:127.0.0.1,{garbage.Port};User ID=monitor;Password={TestSecrets.Password};Encrypt=Optional");
 
-        var exit = await run.WaitAsync(TimeSpan.FromSeconds(60));
-
-        output.WriteLine(run.StdOut + run.StdErr);
+        output.WriteLine(stdout + stderr);
         Assert.Equal(1, exit);
-        Assert.Contains("noise: PROBLEMS", run.StdOut, StringComparison.Ordinal);
-        Assert.Contains("cannot connect (protocol)", run.StdOut, StringComparison.Ordinal);
-        Assert.DoesNotContain("   at ", run.StdOut + run.StdErr, StringComparison.Ordinal);
+        Assert.Contains("noise: PROBLEMS", stdout, StringComparison.Ordinal);
+        Assert.Contains("cannot connect (protocol)", stdout, StringComparison.Ordinal);
+        Assert.DoesNotContain("   at ", stdout + stderr, StringComparison.Ordinal);
+        Assert.DoesNotContain(TestSecrets.Password, stdout + stderr, StringComparison.Ordinal);
     }
 
     private static int ClosedPort()

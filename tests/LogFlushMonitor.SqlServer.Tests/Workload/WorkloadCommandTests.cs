@@ -2,7 +2,10 @@ using LogFlushMonitor.SqlServer.Tests.Scripted;
 
 namespace LogFlushMonitor.SqlServer.Tests.Workload;
 
-/// <summary><c>logflushmonitor workload</c> through the real executable against the scripted server.</summary>
+/// <summary>
+/// <c>logflushmonitor workload</c> against the scripted server: through the real executable where the environment
+/// (docker-compose.yml's configuration) or Ctrl+C is the point, in-process where only the output is.
+/// </summary>
 public sealed class WorkloadCommandTests
 {
     /// <summary>The server configured the way docker-compose.yml's workload service does it.</summary>
@@ -57,11 +60,12 @@ public sealed class WorkloadCommandTests
     public async Task A_database_that_is_not_the_workloads_exits_with_2_naming_the_option()
     {
         await using var server = new ScriptedSqlServer();
-        using var run = CliProcess.Start(["workload", "--scenario", "autocommit", "--rows", "1", "--database", "sales"], ComposeEnvironment(server));
-        var code = await run.WaitAsync(TimeSpan.FromSeconds(60));
+        var (code, stdout, stderr) = await InProcessProgram.RunAsync(Program.InvokeAsync,
+            "workload", "--scenario", "autocommit", "--rows", "1", "--database", "sales",
+            "--Sources:SqlServer:Instances:0:Name=sql1", $"--Sources:SqlServer:Instances:0:ConnectionString={server.ConnectionString()}");
 
         Assert.Equal(2, code);
-        Assert.Contains("--database sales exists and was not created by logflushmonitor workload", run.StdErr, StringComparison.Ordinal);
-        Assert.Equal("", run.StdOut);
+        Assert.Contains("--database sales exists and was not created by logflushmonitor workload", stderr, StringComparison.Ordinal);
+        Assert.Equal("", stdout);
     }
 }

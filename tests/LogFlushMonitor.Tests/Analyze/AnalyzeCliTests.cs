@@ -1,16 +1,14 @@
 using System.Globalization;
 using System.Text.Json;
 using System.Text.RegularExpressions;
-using LogFlushMonitor.Analysis;
-using LogFlushMonitor.Commands;
+using LogFlushMonitor.Tests.Cli;
 using LogFlushMonitor.XEvent.TestSupport;
 
 namespace LogFlushMonitor.Tests.Analyze;
 
 /// <summary>
-/// `logflushmonitor analyze` on writer-made and real files. The tests of the report run the command in this process
-/// (<see cref="AnalyzeAsync"/>: the same code prints the same report, without starting a process each time); the
-/// tests of the command line itself (usage errors, what goes to stdout and what to stderr) start the executable.
+/// `logflushmonitor analyze` on writer-made and real files, the whole command line run in this process
+/// (<see cref="AnalyzeAsync"/>: the same code prints the same report, without starting a process each time).
 /// </summary>
 public sealed partial class AnalyzeCliTests : IDisposable
 {
@@ -356,7 +354,7 @@ public sealed partial class AnalyzeCliTests : IDisposable
         var good = _files.Write("good.xel", w => w.LogFlushStart(AnalyzeTestFiles.Start, 5, "a", 512, 1));
         var missing = _files.PathOf("does-not-exist.xel");
 
-        var (code, stdout, stderr) = await CliProcess.RunAsync("analyze", good, missing);
+        var (code, stdout, stderr) = await InProcessCli.RunAsync("analyze", good, missing);
 
         Assert.Equal(2, code);
         Assert.Contains($"input '{missing}': no such file, folder or pattern", stderr, StringComparison.Ordinal);
@@ -368,7 +366,7 @@ public sealed partial class AnalyzeCliTests : IDisposable
     {
         var good = _files.Write("good.xel", w => w.LogFlushStart(AnalyzeTestFiles.Start, 5, "a", 512, 1));
 
-        var (code, _, stderr) = await CliProcess.RunAsync("analyze", good, "--format", "xml");
+        var (code, _, stderr) = await InProcessCli.RunAsync("analyze", good, "--format", "xml");
 
         Assert.Equal(2, code);
         Assert.Contains("--format 'xml'", stderr, StringComparison.Ordinal);
@@ -385,7 +383,7 @@ public sealed partial class AnalyzeCliTests : IDisposable
             }
         });
 
-        var (code, stdout, stderr) = await CliProcess.RunAsync("analyze", path, "--format", "json", "--progress", "always");
+        var (code, stdout, stderr) = await InProcessCli.RunAsync("analyze", path, "--format", "json", "--progress", "always");
 
         Assert.True(code == 0, stderr);
         using var doc = JsonDocument.Parse(stdout); // nothing but the document on stdout
@@ -398,42 +396,8 @@ public sealed partial class AnalyzeCliTests : IDisposable
 
     private static string RealFile() => TestData.RealXelFile;
 
-    /// <summary>
-    /// <c>analyze ARGS</c> in this process, as the command runs once its arguments are parsed: the inputs,
-    /// <c>--format</c> and <c>--threads</c> into <see cref="AnalyzeSettings"/>, <see cref="AnalyzeRunner.Run"/> with the
-    /// program's exit codes, stdout and stderr captured (not a terminal, as when redirected: plain text, no progress).
-    /// </summary>
-    private static Task<(int Code, string StdOut, string StdErr)> AnalyzeAsync(params string[] args)
-    {
-        var inputs = new List<string>();
-        var format = ReportFormat.Text;
-        var threads = Environment.ProcessorCount;
-        for (var i = 0; i < args.Length; i++)
-        {
-            switch (args[i])
-            {
-                case "--format":
-                    format = args[++i] switch
-                    {
-                        "json" => ReportFormat.Json,
-                        "text" => ReportFormat.Text,
-                        var other => throw new ArgumentException($"this helper knows text and json, not {other}", nameof(args)),
-                    };
-                    break;
-                case "--threads":
-                    threads = int.Parse(args[++i], CultureInfo.InvariantCulture);
-                    break;
-                default:
-                    inputs.Add(args[i]);
-                    break;
-            }
-        }
-
-        using var stdout = new StringWriter();
-        using var stderr = new StringWriter();
-        var code = AnalyzeRunner.Run(new AnalyzeSettings { Inputs = inputs, Format = format, Threads = threads }, ExitCodes.Of, stdout, stderr, CancellationToken.None);
-        return Task.FromResult((code, stdout.ToString(), stderr.ToString()));
-    }
+    /// <summary><c>logflushmonitor analyze ARGS</c>, the whole command line in this process (stdout and stderr are not a terminal: plain text, progress only on large inputs).</summary>
+    private static Task<(int ExitCode, string StdOut, string StdErr)> AnalyzeAsync(params string[] args) => InProcessCli.RunAsync(["analyze", .. args]);
 
     /// <summary>The reported percentile is the true one rounded up to its 10 %-wide bucket.</summary>
     private static void AssertQuantile(List<double> values, double q, double reported)

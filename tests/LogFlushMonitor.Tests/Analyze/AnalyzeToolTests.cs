@@ -1,11 +1,13 @@
 using System.Text.RegularExpressions;
+using LogFlushMonitor.Tests.Cli;
 using LogFlushMonitor.XEvent.TestSupport;
 
 namespace LogFlushMonitor.Tests.Analyze;
 
 /// <summary>
 /// `logflushmonitor-analyze` (src/LogFlushMonitor.AnalyzeTool) is `logflushmonitor analyze` on its own: the same
-/// report, the same errors and the same exit codes, run through both real executables.
+/// report, the same errors and the same exit codes: both command lines run in this process (the help through the
+/// executable, whose name it shows).
 /// </summary>
 public sealed partial class AnalyzeToolTests : IDisposable
 {
@@ -19,8 +21,8 @@ public sealed partial class AnalyzeToolTests : IDisposable
     [MemberData(nameof(Formats))]
     public async Task The_real_file_gives_the_same_report_as_logflushmonitor_analyze(string format)
     {
-        var (toolCode, toolOut, toolErr) = await CliProcess.RunDllAsync(CliProcess.AnalyzeToolDllPath, TestData.RealXelFile, "--format", format, "--threads", "2");
-        var (code, stdout, stderr) = await CliProcess.RunAsync("analyze", TestData.RealXelFile, "--format", format, "--threads", "2");
+        var (toolCode, toolOut, toolErr) = await InProcessCli.RunAnalyzeToolAsync(TestData.RealXelFile, "--format", format, "--threads", "2");
+        var (code, stdout, stderr) = await InProcessCli.RunAsync("analyze", TestData.RealXelFile, "--format", format, "--threads", "2");
 
         Assert.True(code == toolCode, $"exit {code} vs {toolCode}: {stderr} / {toolErr}");
         Assert.Contains("log_flush_start", stdout, StringComparison.Ordinal);
@@ -51,8 +53,8 @@ public sealed partial class AnalyzeToolTests : IDisposable
 
         foreach (var format in new[] { "text", "json" })
         {
-            var (toolCode, toolOut, toolErr) = await CliProcess.RunDllAsync(CliProcess.AnalyzeToolDllPath, _files.Directory, "--format", format);
-            var (code, stdout, stderr) = await CliProcess.RunAsync("analyze", _files.Directory, "--format", format);
+            var (toolCode, toolOut, toolErr) = await InProcessCli.RunAnalyzeToolAsync(_files.Directory, "--format", format);
+            var (code, stdout, stderr) = await InProcessCli.RunAsync("analyze", _files.Directory, "--format", format);
 
             Assert.Equal(4, code);
             Assert.Equal(4, toolCode);
@@ -65,25 +67,26 @@ public sealed partial class AnalyzeToolTests : IDisposable
     [Fact]
     public async Task Usage_errors_exit_2_naming_the_program_and_help_and_version_exit_0()
     {
-        var (code, _, stderr) = await CliProcess.RunDllAsync(CliProcess.AnalyzeToolDllPath);
+        var (code, _, stderr) = await InProcessCli.RunAnalyzeToolAsync();
         Assert.Equal(2, code);
         Assert.Contains("Required argument missing", stderr, StringComparison.Ordinal);
         Assert.Contains("See `logflushmonitor-analyze --help`.", stderr, StringComparison.Ordinal);
 
-        (code, _, stderr) = await CliProcess.RunDllAsync(CliProcess.AnalyzeToolDllPath, TestData.RealXelFile, "--format", "xml");
+        (code, _, stderr) = await InProcessCli.RunAnalyzeToolAsync(TestData.RealXelFile, "--format", "xml");
         Assert.Equal(2, code);
         Assert.Contains("--format 'xml' is not known. Use text or json.", stderr, StringComparison.Ordinal);
 
-        (code, _, stderr) = await CliProcess.RunDllAsync(CliProcess.AnalyzeToolDllPath, Path.Combine(_files.Directory, "none*.xel"));
+        (code, _, stderr) = await InProcessCli.RunAnalyzeToolAsync(Path.Combine(_files.Directory, "none*.xel"));
         Assert.Equal(2, code);
         Assert.Contains("no file matches this pattern", stderr, StringComparison.Ordinal);
 
+        // A process: the usage line names the program as it was started, which in-process would be the test host.
         var (helpCode, help, _) = await CliProcess.RunDllAsync(CliProcess.AnalyzeToolDllPath, "--help");
         Assert.Equal(0, helpCode);
         Assert.Contains("logflushmonitor-analyze <inputs>... [options]", help, StringComparison.Ordinal);
         Assert.Contains("--threads", help, StringComparison.Ordinal);
 
-        var (versionCode, version, _) = await CliProcess.RunDllAsync(CliProcess.AnalyzeToolDllPath, "--version");
+        var (versionCode, version, _) = await InProcessCli.RunAnalyzeToolAsync("--version");
         Assert.Equal(0, versionCode);
         Assert.Matches(@"^logflushmonitor-analyze \d+\.\d+\.\d+\S* \(commit [0-9a-f]{7}\)\r?\n$", version);
     }

@@ -10,7 +10,7 @@ public partial class CliTests
     [Fact]
     public async Task Run_without_a_source_fails_fast_and_says_what_to_configure()
     {
-        var (code, _, err) = await CliProcess.RunAsync("run", "--urls", $"http://127.0.0.1:{TestPorts.Free()}");
+        var (code, _, err) = await InProcessCli.RunAsync("run", "--urls", $"http://127.0.0.1:{TestPorts.Free()}");
         Assert.Equal(2, code);
         Assert.Contains("No source is configured", err, StringComparison.Ordinal);
         Assert.Contains("--simulate", err, StringComparison.Ordinal);
@@ -19,7 +19,7 @@ public partial class CliTests
     [Fact]
     public async Task Run_with_an_unknown_scenario_names_the_setting()
     {
-        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "nope", "--urls", $"http://127.0.0.1:{TestPorts.Free()}");
+        var (code, _, err) = await InProcessCli.RunAsync("run", "--simulate", "nope", "--urls", $"http://127.0.0.1:{TestPorts.Free()}");
         Assert.Equal(2, code);
         Assert.Contains("Sources:Simulate:Scenario", err, StringComparison.Ordinal);
     }
@@ -27,7 +27,7 @@ public partial class CliTests
     [Fact]
     public async Task A_configuration_key_on_the_command_line_is_validated_too()
     {
-        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--Log:Format=xml", "--urls", $"http://127.0.0.1:{TestPorts.Free()}");
+        var (code, _, err) = await InProcessCli.RunAsync("run", "--simulate", "mixed", "--Log:Format=xml", "--urls", $"http://127.0.0.1:{TestPorts.Free()}");
         Assert.Equal(2, code);
         Assert.Contains("Log:Format", err, StringComparison.Ordinal);
     }
@@ -36,7 +36,7 @@ public partial class CliTests
     public async Task A_serilog_sink_in_configuration_stops_the_start_naming_the_key()
     {
         // Sinks are not loaded by name (docs/aot.md): a WriteTo is a configuration error, not silently ignored.
-        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--Serilog:WriteTo:0:Name=File", "--urls", $"http://127.0.0.1:{TestPorts.Free()}");
+        var (code, _, err) = await InProcessCli.RunAsync("run", "--simulate", "mixed", "--Serilog:WriteTo:0:Name=File", "--urls", $"http://127.0.0.1:{TestPorts.Free()}");
         Assert.Equal(2, code);
         Assert.Contains("Serilog:WriteTo is not supported", err, StringComparison.Ordinal);
     }
@@ -47,7 +47,7 @@ public partial class CliTests
         using var taken = new TcpListener(System.Net.IPAddress.Loopback, 0);
         taken.Start();
         var port = ((System.Net.IPEndPoint)taken.LocalEndpoint).Port;
-        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--urls", $"http://127.0.0.1:{port}");
+        var (code, _, err) = await InProcessCli.RunAsync("run", "--simulate", "mixed", "--urls", $"http://127.0.0.1:{port}");
         Assert.Equal(2, code);
         Assert.Contains("address already in use", err, StringComparison.Ordinal);
         Assert.Contains("Http:Urls (--urls)", err, StringComparison.Ordinal);
@@ -56,7 +56,7 @@ public partial class CliTests
     [Fact]
     public async Task A_bad_shard_names_the_setting()
     {
-        var (code, _, err) = await CliProcess.RunAsync("run", "--shard", "3/2", "--urls", $"http://127.0.0.1:{TestPorts.Free()}",
+        var (code, _, err) = await InProcessCli.RunAsync("run", "--shard", "3/2", "--urls", $"http://127.0.0.1:{TestPorts.Free()}",
             "--Sources:SqlServer:Instances:0:Name=prod1", $"--Sources:SqlServer:Instances:0:ConnectionString=Server=127.0.0.1,1;User ID=x;Password={TestSecrets.Password}");
         Assert.Equal(2, code);
         Assert.Contains("Sources:SqlServer:Shard", err, StringComparison.Ordinal);
@@ -65,7 +65,7 @@ public partial class CliTests
     [Fact]
     public async Task An_unknown_argument_is_rejected_with_a_hint()
     {
-        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "stray");
+        var (code, _, err) = await InProcessCli.RunAsync("run", "--simulate", "mixed", "stray");
         Assert.Equal(2, code);
         Assert.Contains("Unknown argument 'stray'", err, StringComparison.Ordinal);
     }
@@ -73,7 +73,7 @@ public partial class CliTests
     [Fact]
     public async Task A_usage_error_exits_with_2_and_points_at_help()
     {
-        var (code, _, err) = await CliProcess.RunAsync("simulate", "--out", "x.ndjson");
+        var (code, _, err) = await InProcessCli.RunAsync("simulate", "--out", "x.ndjson");
         Assert.Equal(2, code);
         Assert.Contains("--scenario", err, StringComparison.Ordinal);
         Assert.Contains("logflushmonitor simulate --help", err, StringComparison.Ordinal);
@@ -85,14 +85,14 @@ public partial class CliTests
         var file = Path.Combine(Path.GetTempPath(), "lfm-sim-" + Guid.NewGuid().ToString("N")[..8] + ".ndjson");
         try
         {
-            var (code, _, err) = await CliProcess.RunAsync("simulate", "--scenario", "autocommit", "--duration", "2s", "--out", file);
+            var (code, _, err) = await InProcessCli.RunAsync("simulate", "--scenario", "autocommit", "--duration", "2s", "--out", file);
             Assert.True(code == 0, err);
             var lines = File.ReadLines(file).ToList();
             Assert.True(lines.Count > 1000, $"only {lines.Count} lines");
             Assert.Contains(lines, l => l.Contains("\"type\":\"flush\"", StringComparison.Ordinal));
             Assert.Contains("Replay it with", err, StringComparison.Ordinal);
 
-            var (bad, _, badErr) = await CliProcess.RunAsync("simulate", "--scenario", "autocommit", "--duration", "soon", "--out", file);
+            var (bad, _, badErr) = await InProcessCli.RunAsync("simulate", "--scenario", "autocommit", "--duration", "soon", "--out", file);
             Assert.Equal(2, bad);
             Assert.Contains("--duration 'soon'", badErr, StringComparison.Ordinal);
         }
@@ -110,7 +110,7 @@ public partial class CliTests
         var file = Path.Combine(Path.GetTempPath(), "lfm-sim-" + Guid.NewGuid().ToString("N")[..8] + ".ndjson");
         try
         {
-            var (code, _, err) = await CliProcess.RunAsync("simulate", "--scenario", "autocommit", "--duration", "8s", "--out", file);
+            var (code, _, err) = await InProcessCli.RunAsync("simulate", "--scenario", "autocommit", "--duration", "8s", "--out", file);
             Assert.True(code == 0, err);
             var said = AboutSize().Match(err);
             Assert.True(said.Success, err);

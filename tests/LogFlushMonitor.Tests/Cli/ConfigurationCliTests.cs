@@ -2,7 +2,10 @@ using System.Net.Sockets;
 
 namespace LogFlushMonitor.Tests.Cli;
 
-/// <summary>Configuration mistakes and command-line typos, through the real executable (issue 8 items 1, 2 and 9).</summary>
+/// <summary>
+/// Configuration mistakes and command-line typos (issue 8 items 1, 2 and 9): the whole command line in-process, through
+/// the real executable where the environment or the program's name in help is the point.
+/// </summary>
 public class ConfigurationCliTests
 {
     /// <summary>A .NET stack frame as the runtime prints it.</summary>
@@ -14,7 +17,7 @@ public class ConfigurationCliTests
     [InlineData("--Exporters:Prometheus:Enabled=yes", "Exporters:Prometheus:Enabled is 'yes', which is not true or false")]
     public async Task A_value_of_the_wrong_type_exits_2_naming_the_key_without_a_stack_trace(string setting, string message)
     {
-        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--urls", $"http://127.0.0.1:{TestPorts.Free()}", setting);
+        var (code, _, err) = await InProcessCli.RunAsync("run", "--simulate", "mixed", "--urls", $"http://127.0.0.1:{TestPorts.Free()}", setting);
         Assert.True(code == 2, $"exit {code}: {err}");
         Assert.Contains(message, err, StringComparison.Ordinal);
         Assert.DoesNotContain(StackFrame, err, StringComparison.Ordinal);
@@ -34,7 +37,7 @@ public class ConfigurationCliTests
             args.AddRange([source, "mixed"]);
         }
 
-        var (code, _, err) = await CliProcess.RunAsync([.. args]);
+        var (code, _, err) = await InProcessCli.RunAsync([.. args]);
         Assert.True(code == 2, $"exit {code}: {err}");
         Assert.Contains(message, err, StringComparison.Ordinal);
         Assert.DoesNotContain("System.", err, StringComparison.Ordinal);
@@ -46,7 +49,7 @@ public class ConfigurationCliTests
     [InlineData("Azure", "maybe", "true or false")]
     public async Task A_mistyped_instance_value_makes_check_exit_2_naming_the_key(string key, string value, string expected)
     {
-        var (code, _, err) = await CliProcess.RunAsync("check", "--Sources:SqlServer:Instances:0:Name=prod1",
+        var (code, _, err) = await InProcessCli.RunAsync("check", "--Sources:SqlServer:Instances:0:Name=prod1",
             $"--Sources:SqlServer:Instances:0:ConnectionString=Server=127.0.0.1,1;User ID=x;Password={TestSecrets.Password}", $"--Sources:SqlServer:Instances:0:{key}={value}");
         Assert.True(code == 2, $"exit {code}: {err}");
         Assert.Contains($"Sources:SqlServer:Instances:0:{key} is '{value}', which is not {expected}", err, StringComparison.Ordinal);
@@ -101,7 +104,7 @@ public class ConfigurationCliTests
     [Fact]
     public async Task An_unknown_connection_string_keyword_exits_2_naming_it()
     {
-        var (code, _, err) = await CliProcess.RunAsync("check", "--Sources:SqlServer:Instances:0:Name=prod1",
+        var (code, _, err) = await InProcessCli.RunAsync("check", "--Sources:SqlServer:Instances:0:Name=prod1",
             $"--Sources:SqlServer:Instances:0:ConnectionString=Server=127.0.0.1,1;User ID=x;Pasword={TestSecrets.Password}");
         Assert.True(code == 2, $"exit {code}: {err}");
         Assert.Contains("keyword 'pasword' (in ConnectionString) is not one Microsoft.Data.SqlClient knows", err, StringComparison.Ordinal);
@@ -111,7 +114,7 @@ public class ConfigurationCliTests
     [Fact]
     public async Task A_mistyped_instance_value_makes_run_exit_2_too()
     {
-        var (code, _, err) = await CliProcess.RunAsync("run", "--urls", $"http://127.0.0.1:{TestPorts.Free()}", "--Sources:SqlServer:Instances:0:Name=prod1",
+        var (code, _, err) = await InProcessCli.RunAsync("run", "--urls", $"http://127.0.0.1:{TestPorts.Free()}", "--Sources:SqlServer:Instances:0:Name=prod1",
             $"--Sources:SqlServer:Instances:0:ConnectionString=Server=127.0.0.1,1;User ID=x;Password={TestSecrets.Password}", "--Sources:SqlServer:Instances:0:Mode=Turbo");
         Assert.True(code == 2, $"exit {code}: {err}");
         Assert.Contains("Sources:SqlServer:Instances:0:Mode is 'Turbo'", err, StringComparison.Ordinal);
@@ -121,7 +124,7 @@ public class ConfigurationCliTests
     [Fact]
     public async Task Empty_http_urls_is_an_error_not_a_listener_on_port_5000()
     {
-        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--Http:Urls=");
+        var (code, _, err) = await InProcessCli.RunAsync("run", "--simulate", "mixed", "--Http:Urls=");
         Assert.True(code == 2, $"exit {code}: {err}");
         Assert.Contains("Http:Urls is empty", err, StringComparison.Ordinal);
         Assert.DoesNotContain(StackFrame, err, StringComparison.Ordinal);
@@ -133,7 +136,7 @@ public class ConfigurationCliTests
         var notADirectory = Path.GetTempFileName();
         try
         {
-            var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--urls", $"http://127.0.0.1:{TestPorts.Free()}", $"--Log:File={notADirectory}/monitor.log");
+            var (code, _, err) = await InProcessCli.RunAsync("run", "--simulate", "mixed", "--urls", $"http://127.0.0.1:{TestPorts.Free()}", $"--Log:File={notADirectory}/monitor.log");
             Assert.True(code == 2, $"exit {code}: {err}");
             Assert.Contains("Log:File names", err, StringComparison.Ordinal);
             Assert.DoesNotContain(StackFrame, err, StringComparison.Ordinal);
@@ -148,7 +151,7 @@ public class ConfigurationCliTests
     public async Task An_unknown_key_is_reported_at_start_with_the_nearest_known_key()
     {
         // Scenaro is ignored, so no source is configured: the run stops, after the warning that explains why.
-        var (code, _, err) = await CliProcess.RunAsync("run", "--urls", $"http://127.0.0.1:{TestPorts.Free()}", "--Sources:Simulate:Scenaro=mixed", "--Sources:Simulate:Sped=2");
+        var (code, _, err) = await InProcessCli.RunAsync("run", "--urls", $"http://127.0.0.1:{TestPorts.Free()}", "--Sources:Simulate:Scenaro=mixed", "--Sources:Simulate:Sped=2");
         Assert.True(code == 2, $"exit {code}: {err}");
         Assert.Contains("Unknown configuration key Sources:Simulate:Scenaro (ignored). Did you mean Sources:Simulate:Scenario?", err, StringComparison.Ordinal);
         Assert.Contains("Unknown configuration key Sources:Simulate:Sped (ignored). Did you mean Sources:Simulate:Speed?", err, StringComparison.Ordinal);
@@ -162,7 +165,7 @@ public class ConfigurationCliTests
         using var taken = new TcpListener(System.Net.IPAddress.Loopback, 0);
         taken.Start();
         var port = ((System.Net.IPEndPoint)taken.LocalEndpoint).Port;
-        var (code, _, err) = await CliProcess.RunAsync("run", "--simulate", "mixed", "--urls", $"http://127.0.0.1:{port}");
+        var (code, _, err) = await InProcessCli.RunAsync("run", "--simulate", "mixed", "--urls", $"http://127.0.0.1:{port}");
         Assert.Equal(2, code);
         Assert.Single(err.Split('\n'), l => l.Contains("address already in use", StringComparison.OrdinalIgnoreCase));
         Assert.DoesNotContain(StackFrame, err, StringComparison.Ordinal);
@@ -172,7 +175,7 @@ public class ConfigurationCliTests
     [Fact]
     public async Task A_mistyped_command_gets_a_suggestion_and_one_usage_line()
     {
-        var (code, _, err) = await CliProcess.RunAsync("runn", "--simulate", "mixed");
+        var (code, _, err) = await InProcessCli.RunAsync("runn", "--simulate", "mixed");
         Assert.Equal(2, code);
         Assert.Contains("Unrecognized command 'runn'. Did you mean 'run'?", err, StringComparison.Ordinal);
         Assert.Contains("Usage: logflushmonitor <command>", err, StringComparison.Ordinal);
@@ -182,7 +185,7 @@ public class ConfigurationCliTests
     [Fact]
     public async Task A_usage_error_in_a_command_names_the_program_once()
     {
-        var (code, _, err) = await CliProcess.RunAsync("analyze");
+        var (code, _, err) = await InProcessCli.RunAsync("analyze");
         Assert.Equal(2, code);
         Assert.Contains("See `logflushmonitor analyze --help`.", err, StringComparison.Ordinal);
         Assert.DoesNotContain("logflushmonitor logflushmonitor", err, StringComparison.Ordinal);
@@ -194,6 +197,8 @@ public class ConfigurationCliTests
     [InlineData("analyze")]
     public async Task Help_shows_balanced_brackets_and_how_to_give_configuration_keys(string command)
     {
+        // A process: the usage line names the program as it was started (System.CommandLine takes the executable's name),
+        // which in-process would be the test host's.
         var (code, output, err) = await CliProcess.RunAsync(command, "--help");
         Assert.True(code == 0, err);
         var usage = output.Split('\n').SkipWhile(l => !l.StartsWith("Usage:", StringComparison.Ordinal)).Skip(1).First();

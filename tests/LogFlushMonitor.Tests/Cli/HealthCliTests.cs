@@ -9,7 +9,10 @@ using Microsoft.Extensions.Logging;
 
 namespace LogFlushMonitor.Tests.Cli;
 
-/// <summary><c>logflushmonitor health</c> through the real executable against a real Kestrel listener.</summary>
+/// <summary>
+/// <c>logflushmonitor health</c> against a real Kestrel listener: the command line in this process, and through the
+/// real executable where its working directory is the point.
+/// </summary>
 public sealed class HealthCliTests : IAsyncLifetime
 {
     private readonly TaskCompletionSource _release = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -46,7 +49,7 @@ public sealed class HealthCliTests : IAsyncLifetime
     [Fact]
     public async Task A_2xx_answer_exits_0()
     {
-        var (code, stdout, _) = await CliProcess.RunAsync("health", "--url", _base + "/healthz");
+        var (code, stdout, _) = await InProcessCli.RunAsync("health", "--url", _base + "/healthz");
 
         Assert.Equal(0, code);
         Assert.Equal($"healthy: HTTP 200 OK from {_base}/healthz", stdout.Trim());
@@ -55,7 +58,7 @@ public sealed class HealthCliTests : IAsyncLifetime
     [Fact]
     public async Task A_503_exits_1_with_the_status()
     {
-        var (code, _, stderr) = await CliProcess.RunAsync("health", "--url", _base + "/readyz");
+        var (code, _, stderr) = await InProcessCli.RunAsync("health", "--url", _base + "/readyz");
 
         Assert.Equal(1, code);
         Assert.Equal($"unhealthy: HTTP 503 Service Unavailable from {_base}/readyz", stderr.Trim());
@@ -71,7 +74,7 @@ public sealed class HealthCliTests : IAsyncLifetime
             port = ((IPEndPoint)l.LocalEndpoint).Port;
         }
 
-        var (code, _, stderr) = await CliProcess.RunAsync("health", "--url", $"http://127.0.0.1:{port}/healthz");
+        var (code, _, stderr) = await InProcessCli.RunAsync("health", "--url", $"http://127.0.0.1:{port}/healthz");
 
         Assert.Equal(1, code);
         Assert.StartsWith($"unhealthy: connection refused by 127.0.0.1:{port}", stderr.Trim(), StringComparison.Ordinal);
@@ -81,7 +84,7 @@ public sealed class HealthCliTests : IAsyncLifetime
     [Fact]
     public async Task No_answer_within_the_timeout_exits_1_and_says_timeout()
     {
-        var (code, _, stderr) = await CliProcess.RunAsync("health", "--url", _base + "/hang", "--timeout", "300ms");
+        var (code, _, stderr) = await InProcessCli.RunAsync("health", "--url", _base + "/hang", "--timeout", "300ms");
 
         Assert.Equal(1, code);
         Assert.Equal($"unhealthy: no answer from {_base}/hang within 0.3 s (timeout)", stderr.Trim());
@@ -93,7 +96,7 @@ public sealed class HealthCliTests : IAsyncLifetime
     [InlineData("--timeout", "soon", "--timeout 'soon' is not a duration")]
     public async Task A_bad_url_or_timeout_exits_2(string option, string value, string message)
     {
-        var (code, _, stderr) = await CliProcess.RunAsync("health", option, value);
+        var (code, _, stderr) = await InProcessCli.RunAsync("health", option, value);
 
         Assert.Equal(2, code);
         Assert.Contains(message, stderr, StringComparison.Ordinal);

@@ -28,7 +28,7 @@ public class VersionTests
     [Fact]
     public async Task Logflushmonitor_version_prints_its_name_version_and_the_commit_it_was_built_from()
     {
-        var (code, stdout, stderr) = await CliProcess.RunAsync("--version");
+        var (code, stdout, stderr) = await InProcessCli.RunAsync("--version");
         Assert.True(code == 0, stderr);
         var line = Assert.Single(stdout.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
         Assert.Matches(@"^logflushmonitor \d+\.\d+\.\d+(-[0-9A-Za-z.-]+)? \(commit [0-9a-f]{7}\)$", line);
@@ -42,8 +42,8 @@ public class VersionTests
     [Fact]
     public async Task Both_programs_print_the_same_version_and_commit()
     {
-        var (code, service, _) = await CliProcess.RunAsync("--version");
-        var (analyzeCode, analyzer, _) = await CliProcess.RunDllAsync(CliProcess.AnalyzeToolDllPath, "--version");
+        var (code, service, _) = await InProcessCli.RunAsync("--version");
+        var (analyzeCode, analyzer, _) = await InProcessCli.RunAnalyzeToolAsync("--version");
         Assert.Equal(0, code);
         Assert.Equal(0, analyzeCode);
         Assert.StartsWith("logflushmonitor ", service, StringComparison.Ordinal);

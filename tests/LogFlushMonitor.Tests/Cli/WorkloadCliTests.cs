@@ -3,7 +3,10 @@ using System.Net.Sockets;
 
 namespace LogFlushMonitor.Tests.Cli;
 
-/// <summary><c>logflushmonitor workload</c>'s usage errors and an unreachable server, through the real executable.</summary>
+/// <summary>
+/// <c>logflushmonitor workload</c>'s usage errors (the command line in this process) and an unreachable server (through
+/// the real executable: the connection string comes from its environment).
+/// </summary>
 public class WorkloadCliTests
 {
     [Theory]
@@ -18,7 +21,7 @@ public class WorkloadCliTests
     [InlineData("--scenario", "batched", "--duration", "5s", "--instance", "b", "--Sources:SqlServer:Instances:0:Name=a", "--Sources:SqlServer:Instances:0:ConnectionString=Server=x", "--instance b: no instance of that name")]
     public async Task A_usage_error_exits_with_2_and_names_the_option(params string[] argsAndMessage)
     {
-        var (code, stdout, stderr) = await CliProcess.RunAsync(["workload", .. argsAndMessage[..^1]]);
+        var (code, stdout, stderr) = await InProcessCli.RunAsync(["workload", .. argsAndMessage[..^1]]);
 
         Assert.Equal(2, code);
         Assert.Contains(argsAndMessage[^1], stderr, StringComparison.Ordinal);
@@ -28,7 +31,7 @@ public class WorkloadCliTests
     [Fact]
     public async Task A_missing_scenario_is_a_usage_error_pointing_at_help()
     {
-        var (code, _, stderr) = await CliProcess.RunAsync("workload", "--duration", "5s");
+        var (code, _, stderr) = await InProcessCli.RunAsync("workload", "--duration", "5s");
 
         Assert.Equal(2, code);
         Assert.Contains("--scenario", stderr, StringComparison.Ordinal);

@@ -2,6 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Text;
 using System.Text.RegularExpressions;
+using LogFlushMonitor.Tests.Cli;
 
 namespace LogFlushMonitor.Tests.Hosting;
 
@@ -33,7 +34,7 @@ public partial class SignalCliTests
     public async Task Run_exits_1_when_its_replay_cannot_be_read()
     {
         Skip.IfNot(OperatingSystem.IsLinux(), "/proc/self/mem exists on Linux only");
-        var (code, stdout, stderr) = await CliProcess.RunAsync("run", "--replay", "/proc/self/mem", "--urls", "http://127.0.0.1:0");
+        var (code, stdout, stderr) = await InProcessCli.RunAsync("run", "--replay", "/proc/self/mem", "--urls", "http://127.0.0.1:0");
 
         Assert.Equal(1, code);
         Assert.Contains("Replay of /proc/self/mem failed", stdout + stderr, StringComparison.Ordinal);

@@ -1,14 +1,12 @@
-using LogFlushMonitor.Analysis;
-using LogFlushMonitor.Commands;
 using LogFlushMonitor.Tests.Analyze;
+using LogFlushMonitor.Tests.Cli;
 using LogFlushMonitor.XEvent.TestSupport;
 
 namespace LogFlushMonitor.Tests.Report;
 
 /// <summary>
-/// <c>logflushmonitor report</c>: inputs, exit codes, what it says. The tests of the page and the messages run the
-/// command in this process (<see cref="ReportAsync"/>); the tests of the command line (a missing input, no --out, an
-/// output that cannot be written) start the executable.
+/// <c>logflushmonitor report</c>: inputs, exit codes, what it says; the whole command line run in this process
+/// (<see cref="ReportAsync"/>).
 /// </summary>
 public sealed class ReportCliTests : IDisposable
 {
@@ -21,18 +19,8 @@ public sealed class ReportCliTests : IDisposable
         _data.Dispose();
     }
 
-    /// <summary>
-    /// <c>report INPUTS --out HTML</c> in this process, as the command runs once its arguments are parsed
-    /// (<see cref="ReportCommand.Run"/> with the settings it builds), stdout and stderr captured.
-    /// </summary>
-    private static Task<(int Code, string StdOut, string StdErr)> ReportAsync(string html, params string[] inputs)
-    {
-        using var stdout = new StringWriter();
-        using var stderr = new StringWriter();
-        var settings = new AnalyzeSettings { Inputs = inputs, ProgressLabel = "report" };
-        var code = ReportCommand.Run(settings, new FileInfo(html), stdout, stderr, CancellationToken.None);
-        return Task.FromResult((code, stdout.ToString(), stderr.ToString()));
-    }
+    /// <summary><c>logflushmonitor report INPUTS --out HTML</c>, the whole command line in this process.</summary>
+    private static Task<(int ExitCode, string StdOut, string StdErr)> ReportAsync(string html, params string[] inputs) => InProcessCli.RunAsync(["report", .. inputs, "--out", html]);
 
     private string GoodXel() => _files.Write("good.xel", w =>
     {
@@ -105,7 +93,7 @@ public sealed class ReportCliTests : IDisposable
     {
         var html = _files.PathOf("report.html");
 
-        var (code, _, stderr) = await CliProcess.RunAsync("report", _files.PathOf("nope.xel"), "--out", html);
+        var (code, _, stderr) = await InProcessCli.RunAsync("report", _files.PathOf("nope.xel"), "--out", html);
 
         Assert.Equal(2, code);
         Assert.Contains("nope.xel': no such file, folder or pattern", stderr, StringComparison.Ordinal);
@@ -115,7 +103,7 @@ public sealed class ReportCliTests : IDisposable
     [Fact]
     public async Task Without_out_it_is_a_usage_error()
     {
-        var (code, _, stderr) = await CliProcess.RunAsync("report", GoodXel());
+        var (code, _, stderr) = await InProcessCli.RunAsync("report", GoodXel());
 
         Assert.Equal(2, code);
         Assert.Contains("--out", stderr, StringComparison.Ordinal);
@@ -127,7 +115,7 @@ public sealed class ReportCliTests : IDisposable
         var blocker = _files.PathOf("a-file");
         await File.WriteAllTextAsync(blocker, "x");
 
-        var (code, _, stderr) = await CliProcess.RunAsync("report", GoodXel(), "--out", Path.Combine(blocker, "report.html"));
+        var (code, _, stderr) = await InProcessCli.RunAsync("report", GoodXel(), "--out", Path.Combine(blocker, "report.html"));
 
         Assert.Equal(1, code);
         Assert.Contains($"error: cannot write {Path.Combine(blocker, "report.html")}", stderr, StringComparison.Ordinal);

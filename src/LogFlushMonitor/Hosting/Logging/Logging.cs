@@ -2,6 +2,9 @@ using System.Globalization;
 using Microsoft.Extensions.Configuration;
 using Serilog;
 using Serilog.Events;
+using Serilog.Core;
+using Serilog.Formatting;
+using Serilog.Formatting.Display;
 using Serilog.Formatting.Json;
 
 namespace LogFlushMonitor.Hosting;
@@ -15,8 +18,11 @@ internal static class Logging
         "The Serilog section takes Serilog:MinimumLevel (or Serilog:MinimumLevel:Default) and Serilog:MinimumLevel:Override:<source>, "
         + "each Verbose, Debug, Information, Warning, Error or Fatal; sinks are Log:File and Log:Format (docs/configuration.md)";
 
-    /// <summary>The logger: console, and Log:File when set, whose write failures go to <paramref name="fileFailures"/>.</summary>
-    public static Serilog.ILogger Create(IConfiguration configuration, LogOptions options, LogFileFailures? fileFailures = null)
+    /// <summary>
+    /// The logger: the console (stderr), or <paramref name="console"/> when given (a command run in-process), and Log:File
+    /// when set, whose write failures go to <paramref name="fileFailures"/>.
+    /// </summary>
+    public static Serilog.ILogger Create(IConfiguration configuration, LogOptions options, LogFileFailures? fileFailures = null, TextWriter? console = null)
     {
         var level = Enum.TryParse<LogEventLevel>(options.Level, ignoreCase: true, out var l) ? l : LogEventLevel.Information;
         var config = new LoggerConfiguration()
@@ -31,9 +37,13 @@ internal static class Logging
         config = ApplySerilogSection(config, configuration.GetSection("Serilog"));
 
         var json = options.Format == "json";
-        config = json
-            ? config.WriteTo.Console(new JsonFormatter(renderMessage: true), standardErrorFromLevel: LogEventLevel.Verbose)
-            : config.WriteTo.Console(outputTemplate: TextTemplate, standardErrorFromLevel: LogEventLevel.Verbose, formatProvider: CultureInfo.InvariantCulture);
+        config = (json, console) switch
+        {
+            (true, null) => config.WriteTo.Console(new JsonFormatter(renderMessage: true), standardErrorFromLevel: LogEventLevel.Verbose),
+            (false, null) => config.WriteTo.Console(outputTemplate: TextTemplate, standardErrorFromLevel: LogEventLevel.Verbose, formatProvider: CultureInfo.InvariantCulture),
+            (true, _) => config.WriteTo.Sink(new WriterSink(new JsonFormatter(renderMessage: true), console)),
+            (false, _) => config.WriteTo.Sink(new WriterSink(new MessageTemplateTextFormatter(TextTemplate, CultureInfo.InvariantCulture), console)),
+        };
         if (!string.IsNullOrWhiteSpace(options.File))
         {
             // Fallible: the file sink reports a write that failed (a full disk) instead of dropping it in silence.
@@ -95,4 +105,19 @@ internal static class Logging
         Enum.TryParse<LogEventLevel>(value, ignoreCase: true, out var level) && Enum.IsDefined(level)
             ? level
             : throw new InvalidDataException($"{key} is '{value}', which is not a level. {SectionHelp}.");
+
+    /// <summary>Log lines to a writer that is not the console (a command run in-process), one event at a time.</summary>
+    private sealed class WriterSink(ITextFormatter formatter, TextWriter writer) : ILogEventSink
+    {
+        private readonly Lock _lock = new();
+
+        public void Emit(LogEvent logEvent)
+        {
+            lock (_lock)
+            {
+                formatter.Format(logEvent, writer);
+                writer.Flush();
+            }
+        }
+    }
 }

@@ -49,18 +49,24 @@ internal static partial class SummaryLine
 
     /// <summary>
     /// Logs who waits and who writes on <paramref name="db"/>, when either is known: the application that spent the most
-    /// time waiting on WRITELOG since the last summary (its cumulative seconds less those in <paramref name="previous"/>,
-    /// which is then updated) and the one whose open transactions hold the most log now.
+    /// time waiting on WRITELOG since the last summary (its cumulative seconds less those <paramref name="baselines"/> held
+    /// at the previous summary) and the one whose open transactions hold the most log now. An application without a
+    /// baseline (its database was not listed last time, or it just entered the top five) is not compared: its seconds
+    /// since the service started are not "since the last summary", so the line says when it will be measured instead.
     /// </summary>
-    public static void LogWho(ILogger logger, DatabaseSnapshot db, Dictionary<(string, string, string), double> previous)
+    public static void LogWho(ILogger logger, DatabaseSnapshot db, WhoBaselines baselines)
     {
         string? waiting = null;
         var most = 0.0;
+        var unmeasured = 0;
         foreach (var a in db.WriteLogApplications)
         {
-            var key = (db.Instance, db.Database, a.Application);
-            var since = a.Seconds - previous.GetValueOrDefault(key);
-            previous[key] = a.Seconds;
+            if (!baselines.TrySince((db.Instance, db.Database, a.Application), a.Seconds, out var since))
+            {
+                unmeasured += a.Seconds > 0 ? 1 : 0;
+                continue;
+            }
+
             if (since > most)
             {
                 most = since;
@@ -69,13 +75,19 @@ internal static partial class SummaryLine
         }
 
         var writer = db.LogWriters.FirstOrDefault(w => w.LogBytesUsed > 0);
-        if (waiting is null && writer is null)
+        if (waiting is null && unmeasured == 0 && writer is null)
         {
             return;
         }
 
-        LogWhoLine(logger, db.Instance, db.Database,
-            waiting is null ? "nobody waited on WRITELOG" : string.Create(CultureInfo.InvariantCulture, $"{waiting} waited most on WRITELOG ({most:0.###} s)"),
+        var waited = (waiting, unmeasured) switch
+        {
+            ({ } app, 0) => string.Create(CultureInfo.InvariantCulture, $"{app} waited most on WRITELOG ({most:0.###} s) since the last summary"),
+            ({ } app, _) => string.Create(CultureInfo.InvariantCulture, $"{app} waited most on WRITELOG ({most:0.###} s) since the last summary of the applications measured; {unmeasured} more measured from this summary on"),
+            (null, 0) => "nobody waited on WRITELOG since the last summary",
+            _ => "WRITELOG time by application is measured from this summary on",
+        };
+        LogWhoLine(logger, db.Instance, db.Database, waited,
             writer is null ? "no open transaction holds log" : string.Create(CultureInfo.InvariantCulture, $"{writer.Application} holds the most log: {LogSize(writer.LogBytesUsed)} in {writer.Transactions} open transaction(s)"));
     }
 
@@ -85,7 +97,7 @@ internal static partial class SummaryLine
         Message = "{Instance}/{Database}: {FlushEvents} flush events, {FlushesPerSecond} flushes/s (counter), {SingleSectorPercent} % of 512 B, log write {LogWriteMs} ms; {Advice}")]
     private static partial void LogSummary(ILogger logger, string instance, string database, long flushEvents, string flushesPerSecond, string singleSectorPercent, string logWriteMs, string advice);
 
-    [LoggerMessage(EventId = 203, Level = LogLevel.Information, Message = "{Instance}/{Database}: who: {Waiting} since the last summary; {Writing}")]
+    [LoggerMessage(EventId = 203, Level = LogLevel.Information, Message = "{Instance}/{Database}: who: {Waiting}; {Writing}")]
     private static partial void LogWhoLine(ILogger logger, string instance, string database, string waiting, string writing);
 
     [LoggerMessage(EventId = 201, Level = LogLevel.Warning,

@@ -23,8 +23,7 @@ internal sealed class SummaryService(
         }
 
         using var timer = new PeriodicTimer(interval, time);
-        // Each application's WRITELOG seconds at the last summary (the top 5 and other per listed database: bounded).
-        var whoWaited = new Dictionary<(string, string, string), double>();
+        var baselines = new WhoBaselines();
         try
         {
             while (await timer.WaitForNextTickAsync(stoppingToken).ConfigureAwait(false))
@@ -33,13 +32,15 @@ internal sealed class SummaryService(
                 foreach (var db in SummaryLine.Worst(all, SummaryLine.MaxDatabases))
                 {
                     SummaryLine.Log(logger, db);
-                    SummaryLine.LogWho(logger, db, whoWaited);
+                    SummaryLine.LogWho(logger, db, baselines);
                 }
 
                 if (all.Count > SummaryLine.MaxDatabases)
                 {
                     SummaryLine.LogRest(logger, all.Count - SummaryLine.MaxDatabases, SummaryLine.MaxDatabases);
                 }
+
+                baselines.EndSummary();
             }
         }
         catch (OperationCanceledException) when (stoppingToken.IsCancellationRequested)

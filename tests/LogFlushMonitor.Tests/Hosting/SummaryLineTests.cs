@@ -53,21 +53,54 @@ public class SummaryLineTests
     public void The_who_line_names_the_application_that_waited_most_since_the_last_summary_and_the_largest_log_writer()
     {
         var logger = new LineLogger();
-        var previous = new Dictionary<(string, string, string), double>();
+        var baselines = new WhoBaselines();
         var first = Shop() with
         {
             WriteLogApplications = [new("ReportingJob", 30.0, 100), new("OrderService", 12.5, 900), new("other", 0.5, 20)],
             LogWriters = [new("EtlLoader", 1, 536_870_912, 600_000_000), new("OrderService", 3, 4096, 8192)],
         };
-        SummaryLine.LogWho(logger, first, previous);
+        SummaryLine.LogWho(logger, first, baselines);
+        baselines.EndSummary();
         var second = first with { WriteLogApplications = [new("ReportingJob", 30.0, 100), new("OrderService", 20.0, 1500), new("other", 0.5, 20)], LogWriters = [] };
-        SummaryLine.LogWho(logger, second, previous);
-        SummaryLine.LogWho(logger, Shop(), previous); // nothing known: no line
+        SummaryLine.LogWho(logger, second, baselines);
+        SummaryLine.LogWho(logger, Shop() with { Database = "quiet" }, baselines); // nothing known: no line
+        baselines.EndSummary();
 
         Assert.Equal(2, logger.Lines.Count);
         Assert.Equal((LogLevel.Information, 203), (logger.Lines[0].Level, logger.Lines[0].EventId));
         Assert.Equal("sql1/shop: who: ReportingJob waited most on WRITELOG (30 s) since the last summary; EtlLoader holds the most log: 512 MiB in 1 open transaction(s)", logger.Lines[0].Message);
         Assert.Equal("sql1/shop: who: OrderService waited most on WRITELOG (7.5 s) since the last summary; no open transaction holds log", logger.Lines[1].Message);
+    }
+
+    /// <summary>
+    /// After the first summary, a database listed for the first time (or an application new to its top five) has no
+    /// baseline: its seconds since the start are not "since the last summary", and naming it on them would blame an
+    /// application for waits of an hour ago. Baselines are kept for the databases the last summary listed only.
+    /// </summary>
+    [Fact]
+    public void An_application_without_a_baseline_is_not_named_on_its_seconds_since_the_start_and_old_baselines_go()
+    {
+        var logger = new LineLogger();
+        var baselines = new WhoBaselines();
+        var shop = Shop() with { WriteLogApplications = [new("OrderService", 2.0, 10), new("other", 0.1, 1)] };
+        SummaryLine.LogWho(logger, shop, baselines);
+        baselines.EndSummary();
+
+        // An hour on: "late" is listed for the first time with 3,600 s waited since the start; shop gains a new application.
+        var late = Shop() with { Database = "late", WriteLogApplications = [new("Batch", 3600.0, 50)] };
+        SummaryLine.LogWho(logger, late, baselines);
+        SummaryLine.LogWho(logger, shop with { WriteLogApplications = [new("OrderService", 3.0, 20), new("Nightly", 900.0, 5), new("other", 0.1, 1)] }, baselines);
+        baselines.EndSummary();
+
+        Assert.Equal(3, logger.Lines.Count);
+        Assert.Equal("sql1/late: who: WRITELOG time by application is measured from this summary on; no open transaction holds log", logger.Lines[1].Message);
+        Assert.Equal("sql1/shop: who: OrderService waited most on WRITELOG (1 s) since the last summary of the applications measured; 1 more measured from this summary on; no open transaction holds log", logger.Lines[2].Message);
+        Assert.Equal(4, baselines.Count); // late's one, shop's three; and nothing of databases no longer listed:
+
+        SummaryLine.LogWho(logger, late with { WriteLogApplications = [new("Batch", 3601.5, 51)] }, baselines);
+        baselines.EndSummary();
+        Assert.Equal("sql1/late: who: Batch waited most on WRITELOG (1.5 s) since the last summary; no open transaction holds log", logger.Lines[3].Message);
+        Assert.Equal(1, baselines.Count);
     }
 
     [Theory]

@@ -93,7 +93,7 @@ internal static class NdjsonInput
             WriteLogWaits = sink.WriteLogWaits,
             EventsLost = sink.Lost,
             MalformedEvents = sink.Malformed,
-            OtherEvents = adapter.Polled > 0 ? new Dictionary<string, long> { ["polled samples (counters, wait stats, file stats)"] = adapter.Polled } : new Dictionary<string, long>(),
+            OtherEvents = adapter.Polled > 0 ? new Dictionary<string, long> { ["polled samples (counters, wait stats, file stats, waiters, log writers, replica states, ...: counted, not analysed)"] = adapter.Polled } : new Dictionary<string, long>(),
             OtherWaits = new Dictionary<string, long>(sink.OtherWaits, StringComparer.Ordinal),
         };
     }
@@ -142,6 +142,7 @@ internal static class NdjsonInput
         public void OnWriteLogWaiters(in WriteLogWaitersSample waiters) => Poll();
 
         public void OnLogWriters(in LogWritersSample writers) => Poll();
+
         public void OnHadrReplica(in HadrReplicaSample replica) => Poll();
 
         // The replay's pairing of starts and completes; the analysis pairs them itself.

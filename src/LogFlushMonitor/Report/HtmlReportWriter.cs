@@ -200,13 +200,14 @@ internal static class HtmlReportWriter
 
         var n = series.Count;
         var apps = series.Applications;
-        var lines = apps.Select((a, i) => new ChartSeries(Legend(a.Application), [.. Enumerable.Range(0, n).Select(b => series.WaitSecondsPerSecond(a, b))], "s" + (i + 1).ToString(Ci))).ToList();
-        var chart = SvgChart.Time(series.Start, series.Width, lines, "seconds waited per second", $"{db.Database}: WRITELOG seconds waited per second by application");
+        var lines = apps.Select((a, i) => new ChartSeries(a.Application, [.. Enumerable.Range(0, n).Select(b => series.WaitSecondsPerSecond(a, b))], "s" + (i + 1).ToString(Ci))).ToList();
+        // The table below is the legend: six names of up to 257 characters do not fit above a 560 px chart.
+        var chart = SvgChart.Time(series.Start, series.Width, lines, "seconds waited per second", $"{db.Database}: WRITELOG seconds waited per second by application", legend: false);
         var total = apps.Sum(a => a.TotalSeconds);
         var table = new StringBuilder("<table class=\"files apps\"><thead><tr><th>application</th><th class=\"n\">WRITELOG time</th><th class=\"n\">share</th></tr></thead><tbody>");
-        foreach (var a in apps)
+        foreach (var (a, line) in apps.Zip(lines))
         {
-            table.Append(Ci, $"<tr><td>{E(a.Application)}</td><td class=\"n\">{a.TotalSeconds:0.000} s</td><td class=\"n\">{Pct(total > 0 ? a.TotalSeconds / total : 0)}</td></tr>");
+            table.Append(Ci, $"<tr><td><svg class=\"swatch\" width=\"12\" height=\"12\" aria-hidden=\"true\"><rect class=\"key {line.CssClass}\" width=\"12\" height=\"12\"/></svg> {E(a.Application)}</td><td class=\"n\">{a.TotalSeconds:0.000} s</td><td class=\"n\">{Pct(total > 0 ? a.TotalSeconds / total : 0)}</td></tr>");
         }
 
         table.Append("</tbody></table>");
@@ -218,9 +219,6 @@ internal static class HtmlReportWriter
 
         Figure(sb, Caption, chart + table);
     }
-
-    /// <summary>A legend entry short enough for the chart's width (the table gives the whole name).</summary>
-    private static string Legend(string name) => name.Length <= 24 ? name : name[..23] + "…";
 
     private static string WriteSizes(DatabaseReport db)
     {
@@ -303,6 +301,7 @@ internal static class HtmlReportWriter
         svg .s3 { fill: var(--s3); stroke: var(--s3); } svg .s4 { fill: var(--s4); stroke: var(--s4); }
         svg .s5 { fill: var(--s5); stroke: var(--s5); } svg .s6 { fill: var(--s6); stroke: var(--s6); }
         svg .key { fill-opacity: .8; }
+        svg.swatch { vertical-align: -1px; margin-right: 4px; }
         footer { color: var(--muted); font-size: 12px; margin-top: 24px; }
         code { font-size: 12px; }
         """;

@@ -60,10 +60,11 @@ internal static class SvgChart
     }
 
     /// <summary>
-    /// Stepped areas over time, bucket <c>i</c> covering [start + i·width, start + (i+1)·width); a legend when there
-    /// are several series.
+    /// Stepped areas over time, bucket <c>i</c> covering [start + i·width, start + (i+1)·width); a legend above the plot
+    /// when there are several series and <paramref name="legend"/> (a caller with many or long names gives its own, as a
+    /// table: text measured here by its length would overlap in the browser's font).
     /// </summary>
-    public static string Time(DateTime start, TimeSpan width, IReadOnlyList<ChartSeries> series, string yTitle, string label)
+    public static string Time(DateTime start, TimeSpan width, IReadOnlyList<ChartSeries> series, string yTitle, string label, bool legend = true)
     {
         var sb = Open(label);
         var count = series.Max(s => s.Values.Count);
@@ -88,7 +89,7 @@ internal static class SvgChart
         }
 
         TimeAxis(sb, start, width, count);
-        if (series.Count > 1)
+        if (legend && series.Count > 1)
         {
             Legend(sb, series);
         }

@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Net;
+using System.Text.RegularExpressions;
 using LogFlushMonitor.Analysis;
 using LogFlushMonitor.Commands;
 using LogFlushMonitor.Core.Samples;
@@ -67,16 +68,24 @@ public sealed class ReportApplicationTests : IDisposable
     {
         Assert.Contains("<figcaption>WRITELOG time by application</figcaption>", html, StringComparison.Ordinal);
         var total = Expected().Sum(e => e.Seconds);
+        var figure = html[html.IndexOf("<figcaption>WRITELOG time by application</figcaption>", StringComparison.Ordinal)..];
+        figure = figure[..figure.IndexOf("</figure>", StringComparison.Ordinal)];
         var at = 0;
-        foreach (var (app, seconds) in Expected())
+        foreach (var ((app, seconds), i) in Expected().Select((e, i) => (e, i)))
         {
-            var row = string.Create(CultureInfo.InvariantCulture, $"<tr><td>{WebUtility.HtmlEncode(app)}</td><td class=\"n\">{seconds:0.000} s</td><td class=\"n\">{seconds / total * 100:0.0} %</td></tr>");
-            var found = html.IndexOf(row, at, StringComparison.Ordinal);
+            // The table is the chart's legend: each row's swatch has the colour of the application's area or line.
+            var css = "s" + (i + 1).ToString(CultureInfo.InvariantCulture);
+            var row = string.Create(CultureInfo.InvariantCulture,
+                $"<tr><td><svg class=\"swatch\" width=\"12\" height=\"12\" aria-hidden=\"true\"><rect class=\"key {css}\" width=\"12\" height=\"12\"/></svg> {WebUtility.HtmlEncode(app)}</td><td class=\"n\">{seconds:0.000} s</td><td class=\"n\">{seconds / total * 100:0.0} %</td></tr>");
+            var found = figure.IndexOf(row, at, StringComparison.Ordinal);
             Assert.True(found >= 0, $"missing (or out of order): {row}");
             at = found;
+            Assert.Matches($"<path class=\"(area|line) {css}\" d=\"[^\"]+\"><title>{Regex.Escape(WebUtility.HtmlEncode(app))}</title></path>", figure);
         }
 
-        Assert.DoesNotContain("<td>Tiny1</td>", html, StringComparison.Ordinal);
+        // No legend drawn in the chart: its text, measured by length, overlapped in the browser's font.
+        Assert.DoesNotContain("class=\"legend\"", figure, StringComparison.Ordinal);
+        Assert.DoesNotContain("Tiny1</td>", html, StringComparison.Ordinal);
         Assert.DoesNotContain("<b>Billing</b>", html, StringComparison.Ordinal);
         Assert.Contains("by application", html, StringComparison.Ordinal);
         Assert.DoesNotContain("did not collect client_app_name", html, StringComparison.Ordinal);

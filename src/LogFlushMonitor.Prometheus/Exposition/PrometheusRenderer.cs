@@ -1,4 +1,3 @@
-using System.Text;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using OpenTelemetry.Resources;
@@ -14,7 +13,7 @@ internal sealed class PrometheusRenderer : IDisposable
 {
     private readonly PrometheusExporterOptions _options;
     private readonly Dictionary<Metric, MetricFamily> _families = new(ReferenceEqualityComparer.Instance);
-    private readonly Dictionary<string, byte[]> _labelNames = new(StringComparer.Ordinal);
+    private readonly LabelNames _labelNames = new();
     private readonly HashSet<string> _emittedNames = new(StringComparer.Ordinal);
     private readonly Utf8TextBuffer _labels = new(1024);
     private readonly Utf8TextBuffer _scopeInfo = new(1024);
@@ -223,7 +222,7 @@ internal sealed class PrometheusRenderer : IDisposable
 
     private void WriteLabelSet(ReadOnlyTagCollection tags, Utf8TextBuffer output)
     {
-        if (HasNameCollision(tags))
+        if (_labelNames.Collide(tags))
         {
             var pairs = new List<KeyValuePair<string, object?>>(tags.Count);
             foreach (var tag in tags)
@@ -244,49 +243,11 @@ internal sealed class PrometheusRenderer : IDisposable
             }
 
             first = false;
-            output.Write(LabelName(tag.Key));
+            output.Write(_labelNames.Of(tag.Key));
             output.Write("=\""u8);
             LabelSet.WriteValue(tag.Value, output);
             output.Write((byte)'"');
         }
-    }
-
-    private bool HasNameCollision(ReadOnlyTagCollection tags)
-    {
-        if (tags.Count < 2)
-        {
-            return false;
-        }
-
-        // Tag keys are distinct, so only their sanitised forms can clash ("a.b" and "a_b").
-        var i = 0;
-        foreach (var a in tags)
-        {
-            var j = 0;
-            var nameA = LabelName(a.Key);
-            foreach (var b in tags)
-            {
-                if (j++ > i && nameA.AsSpan().SequenceEqual(LabelName(b.Key)))
-                {
-                    return true;
-                }
-            }
-
-            i++;
-        }
-
-        return false;
-    }
-
-    private byte[] LabelName(string key)
-    {
-        if (!_labelNames.TryGetValue(key, out var bytes))
-        {
-            bytes = Encoding.UTF8.GetBytes(PrometheusNames.SanitizeLabelName(key));
-            _labelNames[key] = bytes;
-        }
-
-        return bytes;
     }
 
     private void WriteTargetInfo(Resource resource, Utf8TextBuffer output)

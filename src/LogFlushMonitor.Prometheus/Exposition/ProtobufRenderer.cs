@@ -1,4 +1,3 @@
-using System.Text;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
 using OpenTelemetry.Resources;
@@ -36,7 +35,7 @@ internal sealed class ProtobufRenderer : IDisposable
 
     private readonly PrometheusExporterOptions _options;
     private readonly Dictionary<Metric, MetricFamily> _families = new(ReferenceEqualityComparer.Instance);
-    private readonly Dictionary<string, byte[]> _labelNames = new(StringComparer.Ordinal);
+    private readonly LabelNames _labelNames = new();
     private readonly Dictionary<string, Metric> _twins = new(StringComparer.Ordinal);
     private readonly HashSet<string> _emittedNames = new(StringComparer.Ordinal);
     private readonly HashSet<string> _emittedScopes = new(StringComparer.Ordinal);
@@ -405,7 +404,7 @@ internal sealed class ProtobufRenderer : IDisposable
 
     private void WriteLabels(ReadOnlyTagCollection tags, Utf8TextBuffer output)
     {
-        if (HasNameCollision(tags))
+        if (_labelNames.Collide(tags))
         {
             var pairs = new List<KeyValuePair<string, object?>>(tags.Count);
             foreach (var tag in tags)
@@ -421,45 +420,8 @@ internal sealed class ProtobufRenderer : IDisposable
         {
             _value.Clear();
             LabelSet.WriteValue(tag.Value, _value, escape: false);
-            Protobuf.WriteLabelPair(output, MetricLabel, LabelName(tag.Key), _value.WrittenSpan);
+            Protobuf.WriteLabelPair(output, MetricLabel, _labelNames.Of(tag.Key), _value.WrittenSpan);
         }
-    }
-
-    private bool HasNameCollision(ReadOnlyTagCollection tags)
-    {
-        if (tags.Count < 2)
-        {
-            return false;
-        }
-
-        var i = 0;
-        foreach (var a in tags)
-        {
-            var j = 0;
-            var nameA = LabelName(a.Key);
-            foreach (var b in tags)
-            {
-                if (j++ > i && nameA.AsSpan().SequenceEqual(LabelName(b.Key)))
-                {
-                    return true;
-                }
-            }
-
-            i++;
-        }
-
-        return false;
-    }
-
-    private byte[] LabelName(string key)
-    {
-        if (!_labelNames.TryGetValue(key, out var bytes))
-        {
-            bytes = Encoding.UTF8.GetBytes(PrometheusNames.SanitizeLabelName(key));
-            _labelNames[key] = bytes;
-        }
-
-        return bytes;
     }
 
     private void WriteTargetInfo(Resource resource, Utf8TextBuffer output)

@@ -90,6 +90,13 @@ internal sealed record FileReport
 /// <summary>Statistics of a set of durations, in milliseconds (percentiles within 10 %, see LatencyDistribution); null where not kept.</summary>
 internal sealed record DurationStats(long Count, double MeanMs, double? P50Ms, double P95Ms, double? P99Ms, double MaxMs);
 
+/// <summary>One application's WRITELOG waits in a database.</summary>
+/// <param name="Application">The client_app_name, or <see cref="ApplicationRanking.OtherName"/>.</param>
+/// <param name="Waits">Its WRITELOG waits.</param>
+/// <param name="Seconds">Seconds it waited on WRITELOG in all.</param>
+/// <param name="Share">Its part (0..1) of the database's whole WRITELOG time (waits without the action included); 0 when that is 0.</param>
+internal sealed record ApplicationShare(string Application, long Waits, double Seconds, double Share);
+
 /// <summary>One database's figures.</summary>
 internal sealed record DatabaseReport
 {
@@ -125,6 +132,15 @@ internal sealed record DatabaseReport
 
     /// <summary>The 10 seconds with the most WRITELOG time waited, when any wait.</summary>
     public WriteLogWindow? WriteLogBusiestWindow { get; init; }
+
+    /// <summary>
+    /// WRITELOG time by client application: the top 5 by time waited, then other; empty when no wait carried the
+    /// client_app_name action (<see cref="WriteLogWaitsWithApplication"/> is 0).
+    /// </summary>
+    public IReadOnlyList<ApplicationShare> WriteLogByApplication { get; init; } = [];
+
+    /// <summary>WRITELOG waits that carried the client_app_name action (0: the session did not collect it).</summary>
+    public long WriteLogWaitsWithApplication { get; init; }
 
     /// <summary>First event time of this database.</summary>
     public DateTime? FirstEventUtc { get; init; }

@@ -280,6 +280,8 @@ internal static class AnalyzeRunner
                 ? new DurationStats(x.Count, x.MeanSeconds * 1000, null, x.P95Seconds * 1000, null, x.MaxSeconds * 1000)
                 : null,
             WriteLogBusiestWindow = snapshot.BusiestWriteLogWindow,
+            WriteLogByApplication = db.Applications.Top(),
+            WriteLogWaitsWithApplication = db.Applications.WaitsWithApplication,
             FirstEventUtc = snapshot.FirstEventUtc,
             LastEventUtc = snapshot.LastEventUtc,
             Advice = Advisor.Advise(snapshot),

@@ -180,6 +180,19 @@ internal static class JsonReportWriter
             w.WriteNull("writelog_busiest_window");
         }
 
+        w.WriteNumber("writelog_waits_with_application", d.WriteLogWaitsWithApplication);
+        w.WriteStartArray("writelog_by_application");
+        foreach (var a in d.WriteLogByApplication)
+        {
+            w.WriteStartObject();
+            w.WriteString("application", a.Application);
+            w.WriteNumber("waits", a.Waits);
+            w.WriteNumber("seconds", a.Seconds);
+            w.WriteNumber("share", a.Share);
+            w.WriteEndObject();
+        }
+
+        w.WriteEndArray();
         WriteNullable(w, "first_event_utc", d.FirstEventUtc?.ToString("O", System.Globalization.CultureInfo.InvariantCulture));
         WriteNullable(w, "last_event_utc", d.LastEventUtc?.ToString("O", System.Globalization.CultureInfo.InvariantCulture));
         w.WriteNumber("span_seconds", d.SpanSeconds);

@@ -5,7 +5,7 @@ using LogFlushMonitor.Core.XEvents;
 namespace LogFlushMonitor.Analysis;
 
 /// <summary>
-/// What <c>analyze</c> adds up per database: exact write sizes, flush durations, WRITELOG waits and the time range.
+/// What <c>analyze</c> adds up per database: exact write sizes, flush durations, WRITELOG waits (also by application) and the time range.
 /// One tally per reading thread; tallies merge exactly (integer sums, bucket counts, minimum and maximum), so the
 /// result does not depend on how the events were split between threads or in which order they arrived.
 /// </summary>
@@ -186,11 +186,18 @@ internal sealed class DatabaseTally(InstanceTally instance, int databaseId)
         }
     }
 
-    /// <summary>A WRITELOG wait of <paramref name="waitedTicks"/> that ended at <paramref name="endTicks"/> (UTC ticks).</summary>
-    public void AddWriteLog(long endTicks, long waitedTicks)
+    /// <summary>WRITELOG waits and time by client application.</summary>
+    public ApplicationWriteLog Applications { get; } = new();
+
+    /// <summary>
+    /// A WRITELOG wait of <paramref name="waitedTicks"/> that ended at <paramref name="endTicks"/> (UTC ticks), of the
+    /// application <paramref name="app"/> (null: the wait carried no client_app_name; empty: the application sent none).
+    /// </summary>
+    public void AddWriteLog(long endTicks, long waitedTicks, string? app)
     {
         WriteLog.AddTicks(waitedTicks);
         WriteLogWindows.Add(endTicks, Math.Max(0, waitedTicks));
+        Applications.Add(app, waitedTicks);
     }
 
     /// <summary>Adds <paramref name="other"/>'s figures (same database, another thread's share).</summary>
@@ -206,6 +213,7 @@ internal sealed class DatabaseTally(InstanceTally instance, int databaseId)
         }
         WriteLog.AddFrom(other.WriteLog);
         WriteLogWindows.AddFrom(other.WriteLogWindows);
+        Applications.AddFrom(other.Applications);
         FirstTicks = Math.Min(FirstTicks, other.FirstTicks);
         LastTicks = Math.Max(LastTicks, other.LastTicks);
         LastCompleteTicks = Math.Max(LastCompleteTicks, other.LastCompleteTicks);

@@ -36,6 +36,12 @@ internal static class TextReportWriter
             WriteDatabase(console, db);
         }
 
+        if (NoApplicationNote(report.Databases) is { } note)
+        {
+            console.WriteLine();
+            console.WriteLine(note);
+        }
+
         var silent = report.Files.Where(f => !f.HasRelevantEvents && f.Status == FileStatus.Ok).ToList();
         if (silent.Count > 0)
         {
@@ -170,6 +176,11 @@ internal static class TextReportWriter
                 $"  busiest WRITELOG {m.Length.TotalSeconds:0} s: from {m.StartUtc:yyyy-MM-dd HH:mm:ss} UTC{(m.Span < m.Length ? $" (events cover {m.Span.TotalSeconds:0.#} s of it)" : "")}, {m.Waits:N0} waits, average {Ms(m.MeanSeconds * 1000)}, {m.PressureSecondsPerSecond:0.##} s waiting per second"));
         }
 
+        if (db.WriteLogByApplication.Count > 0)
+        {
+            console.WriteLine("  " + ByApplication(db));
+        }
+
         if (db.Advice.Count == 0)
         {
             var why = db.Flushes < Advisor.MinFlushes ? string.Create(Ci, $"fewer than {Advisor.MinFlushes} flushes to judge write sizes") : "nothing stands out";
@@ -182,6 +193,49 @@ internal static class TextReportWriter
             console.MarkupLine($"  [{colour}]advice:[/] {Markup.Escape(a.Text)}");
         }
     }
+
+    /// <summary>
+    /// "WRITELOG by application: A 12.3 s (80 %), …, other 0.9 s (6 %)", and the waits that carried no client_app_name
+    /// when some did not (shares are of the database's whole WRITELOG time, so those make up the rest).
+    /// </summary>
+    public static string ByApplication(DatabaseReport db)
+    {
+        var apps = string.Join(", ", db.WriteLogByApplication.Select(a => $"{Printable(a.Application)} {Seconds(a.Seconds)} ({Percent(a.Share)})"));
+        var without = (db.WriteLog?.Count ?? 0) - db.WriteLogWaitsWithApplication;
+        var rest = without > 0
+            ? string.Create(Ci, $"; {without:N0} WRITELOG wait(s) ({Percent(Math.Max(0, 1 - db.WriteLogByApplication.Sum(a => a.Share)))}) carried no client_app_name")
+            : "";
+        return $"WRITELOG by application: {apps}{rest}";
+    }
+
+    /// <summary>
+    /// Once per report: which databases had WRITELOG waits that named no application, and how to get the names;
+    /// null when every database with waits has some named.
+    /// </summary>
+    public static string? NoApplicationNote(IReadOnlyList<DatabaseReport> databases)
+    {
+        var without = databases.Where(d => d.WriteLog is { Count: > 0 } && d.WriteLogWaitsWithApplication == 0).Select(d => d.Database).ToList();
+        if (without.Count == 0)
+        {
+            return null;
+        }
+
+        const int Named = 5;
+        var names = string.Join(", ", without.Take(Named).Select(Printable))
+            + (without.Count > Named ? string.Create(Ci, $" and {without.Count - Named:N0} more") : "");
+        return $"note: the WRITELOG waits of {names} carried no client application, so the report cannot say which applications waited. "
+            + "Add the sqlserver.client_app_name action to the session's wait event (sqlos.wait_completed or sqlos.wait_info), "
+            + "as docs/analyze.md shows (\"What the session should capture\"); an NDJSON recording gives it as its wait lines' app field.";
+    }
+
+    /// <summary>Seconds for the application line: one decimal from 0.1 s, else up to three.</summary>
+    private static string Seconds(double s) => s >= 0.1 ? string.Create(Ci, $"{s:N1} s") : string.Create(Ci, $"{s:0.###} s");
+
+    /// <summary>A share as a whole percentage; "&lt;1 %" rather than "0 %" for a share that is not nothing.</summary>
+    private static string Percent(double share) => share > 0 && share < 0.005 ? "<1 %" : string.Create(Ci, $"{share * 100:0} %");
+
+    /// <summary>A name from the input on one line: control characters (a line break in an application name) shown as U+FFFD.</summary>
+    private static string Printable(string name) => name.Any(char.IsControl) ? string.Concat(name.Select(c => char.IsControl(c) ? '\uFFFD' : c)) : name;
 
     private static Table Histogram(DatabaseReport db, bool unicode)
     {

@@ -18,11 +18,11 @@ internal sealed class TimeSeriesRecorder
     /// </summary>
     public const int MaxApplications = 32;
 
-    /// <summary>Applications shown per database besides <see cref="OtherApplication"/>: the metric's bound (Core's ApplicationWaits.Top).</summary>
-    public const int TopApplicationCount = 5;
+    /// <summary>Applications shown per database besides <see cref="OtherApplication"/>: the metric's bound (<see cref="ApplicationRanking.Top"/>).</summary>
+    public const int TopApplicationCount = ApplicationRanking.Top;
 
     /// <summary>The rest of the applications, and waits whose application sent no name, as the metric labels them.</summary>
-    public const string OtherApplication = "other";
+    public const string OtherApplication = ApplicationRanking.OtherName;
 
     /// <summary>Bucket widths in seconds, finest first; past the last, widths double.</summary>
     public static readonly IReadOnlyList<long> Steps = [1, 2, 10, 20, 60, 120, 600, 1200, 3600, 7200, 21600, 43200, 86400];
@@ -218,16 +218,14 @@ internal sealed class TimeSeriesRecorder
 
     /// <summary>
     /// The <see cref="TopApplicationCount"/> applications by WRITELOG time, then <see cref="OtherApplication"/>
-    /// for the rest (when it waited at all), as the metric bounds them.
+    /// for the rest (when it waited at all), as the metric bounds them (<see cref="ApplicationRanking.Rank"/>, as analyze's report).
     /// </summary>
     private static IReadOnlyList<ApplicationTimeSeries> TopApplications(List<(string Name, long[] Ticks)> apps, int skip, int count)
     {
-        var ranked = apps.Where(a => a.Name != OtherApplication)
-            .Select(a => (a.Name, Ticks: a.Ticks[skip..count]))
-            .OrderByDescending(a => a.Ticks.Sum()).ThenBy(a => a.Name, StringComparer.Ordinal).ToList();
-        var result = ranked.Take(TopApplicationCount).Select(a => new ApplicationTimeSeries(a.Name, a.Ticks)).ToList();
+        var (top, rest) = ApplicationRanking.Rank(apps.Select(a => (a.Name, Ticks: a.Ticks[skip..count])), a => a.Name, a => a.Ticks.Sum());
+        var result = top.Select(a => new ApplicationTimeSeries(a.Name, a.Ticks)).ToList();
         var other = new long[count - skip];
-        foreach (var (name, ticks) in apps.Where(a => a.Name == OtherApplication).Select(a => (a.Name, a.Ticks[skip..count])).Concat(ranked.Skip(TopApplicationCount)))
+        foreach (var (_, ticks) in rest)
         {
             for (var i = 0; i < other.Length; i++)
             {

@@ -9,7 +9,7 @@ namespace LogFlushMonitor.Analysis;
 /// <summary>
 /// The lean log-flush mapper of <c>analyze</c>: reads only what the report needs (log_flush_start database_id,
 /// write_size and log_block_id; log_flush_complete database_id, log_block_id and duration; wait_completed and wait_info wait_type, opcode and
-/// duration; the database_id, database_name and, for the report's series, client_app_name actions; the timestamp) straight into a <see cref="LogFlushTally"/>,
+/// duration; the database_id, database_name and client_app_name actions; the timestamp) straight into a <see cref="LogFlushTally"/>,
 /// and counts per file (by <see cref="XEventRecord.SourceIndex"/>) what each file held. One instance per reading
 /// thread; event_sequence gaps are counted by the reader. An event whose database id is out of range or whose
 /// timestamp cannot be computed is counted as malformed, with its offset, and skipped.
@@ -21,7 +21,7 @@ namespace LogFlushMonitor.Analysis;
 /// spilled; <see cref="FlushPairing.Finish"/> pairs them across workers after reading, and settles the duration field's
 /// unit for the completes that have no start at all over every worker's pairs. The figures are the same however the
 /// buffers were split.</para>
-/// <para>Per event it allocates nothing once a database's name and a file's other event kinds have been seen.</para>
+/// <para>Per event it allocates nothing once a database's name, an application's name and a file's other event kinds have been seen.</para>
 /// </remarks>
 internal sealed class XelTallyMapper
 {
@@ -229,16 +229,20 @@ internal sealed class XelTallyMapper
         var id = (int)rawId;
         var db = Database(record, id);
         var waited = DurationUnits.ToTicks(duration, unit);
+        var app = _h.ClientAppNameAction.IsValid ? ApplicationOf(record) : null;
         db.Touch(ticks);
-        db.AddWriteLog(ticks, waited);
+        db.AddWriteLog(ticks, waited, app);
         file.WriteLogWaits++;
-        if (_series is not null)
-        {
-            // The report's WRITELOG time by application; the action's text is interned, so this allocates only on a name's first sight.
-            var app = _h.ClientAppNameAction.IsValid && record.TryGetAction(_h.ClientAppNameAction, out var appValue) ? _apps.Intern(appValue) : null;
-            _series.WriteLog(_instance.Name, id, new DateTime(ticks, DateTimeKind.Utc), TimeSpan.FromTicks(waited), app);
-        }
+        _series?.WriteLog(_instance.Name, id, new DateTime(ticks, DateTimeKind.Utc), TimeSpan.FromTicks(waited), app);
     }
+
+    /// <summary>
+    /// The wait's client_app_name, interned (this allocates only on a name's first sight); null when the event does not
+    /// carry the action; empty (other) when its value is not text, since the wait did carry it.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private string? ApplicationOf(in XEventRecord record) =>
+        record.TryGetAction(_h.ClientAppNameAction, out var value) ? _apps.Intern(value) ?? ClientAppNames.Unlisted : null;
 
     /// <summary>The database id from the event's field, else the database_id action, else 0; false (counted as malformed) when out of range.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

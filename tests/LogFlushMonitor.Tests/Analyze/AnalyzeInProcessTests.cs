@@ -100,10 +100,12 @@ public sealed class AnalyzeInProcessTests : IDisposable
         Assert.True(largeBytes - smallBytes < 32 * 1024, $"small run {smallBytes:N0} B, large run {largeBytes:N0} B");
     }
 
-    [Fact]
-    public void Reading_four_times_the_waits_with_client_app_name_for_the_report_allocates_no_more()
+    [Theory]
+    [InlineData(false)] // analyze: the tally counts WRITELOG time by application
+    [InlineData(true)] // report: the time series too
+    public void Reading_four_times_the_waits_with_client_app_name_allocates_no_more(bool series)
     {
-        // The report's path: time series on, WRITELOG waits carrying client_app_name (names interned on first sight).
+        // WRITELOG waits carrying client_app_name (names interned on first sight), with the report's time series or without.
         string WaitsFile(string name, int waits) => _files.Write(name, w =>
         {
             string[] apps = ["OrderService", "Billing", "ReportingJob", "", "sqlcmd", "Import", "Tiny"];
@@ -115,7 +117,7 @@ public sealed class AnalyzeInProcessTests : IDisposable
             }
         }, bufferSize: 64 * 1024);
         AnalyzeReport RunReport(string path) =>
-            AnalyzeRunner.Analyze(new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never, Threads = 1 }, [[path]], null, CancellationToken.None, new TimeSeriesRecorder());
+            AnalyzeRunner.Analyze(new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never, Threads = 1 }, [[path]], null, CancellationToken.None, series ? new TimeSeriesRecorder() : null);
 
         var small = WaitsFile("waits-small.xel", 50_000);
         var large = WaitsFile("waits-large.xel", 200_000);
@@ -130,6 +132,7 @@ public sealed class AnalyzeInProcessTests : IDisposable
 
         Assert.Equal(50_000, smallReport.Files.Sum(f => f.WriteLogWaits));
         Assert.Equal(200_000, largeReport.Files.Sum(f => f.WriteLogWaits));
+        Assert.Equal(200_000, largeReport.Databases.Sum(d => d.WriteLogWaitsWithApplication)); // the action was read
         Assert.True(largeBytes - smallBytes < 32 * 1024, $"small run {smallBytes:N0} B, large run {largeBytes:N0} B");
     }
 

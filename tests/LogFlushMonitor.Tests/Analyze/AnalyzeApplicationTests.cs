@@ -217,6 +217,20 @@ public sealed class AnalyzeApplicationTests : IDisposable
     }
 
     [Fact]
+    public void An_application_name_with_a_line_break_stays_on_its_databases_line_in_text_and_whole_in_json()
+    {
+        // The name is whatever the client sent at login: a line break must not start a line of the report's own.
+        var xel = _files.Write("odd.xel", w => WriteWaits(w, [(7, "shop", [("Order\nService", 100, 10)])]));
+
+        var text = RunText([xel]);
+        using var doc = JsonDocument.Parse(RunJson([xel]));
+
+        Assert.Contains("  WRITELOG by application: Order\uFFFDService 1.0 s (100 %)\n", text, StringComparison.Ordinal);
+        Assert.DoesNotContain("\nService", text, StringComparison.Ordinal);
+        AssertApplications(Database(doc, "shop"), [("Order\nService", 100, 1.0, 1.0)]);
+    }
+
+    [Fact]
     public void The_real_file_holds_no_writelog_waits_so_the_report_names_no_application()
     {
         // TestXel_0.xel (a real server's) declares the client_app_name action but holds no log flush or wait event:

@@ -9,7 +9,7 @@ namespace LogFlushMonitor.Benchmarks;
 /// <summary>
 /// Runs the benchmarks chosen on the command line (BenchmarkSwitcher), or one of the modes: <c>memory</c> (the
 /// in-process memory probe), <c>make-fleet</c> (writes a fleet NDJSON file), <c>scrape-rss</c> (the real
-/// service's resident set over many scrapes), <c>make-xel</c> (writes big log-flush .xel files), <c>soak</c> (the real service's memory
+/// service's resident set over many scrapes), <c>make-xel</c> (writes big log-flush .xel files), <c>db-memory</c> (bytes per watched database by component), <c>soak</c> (the real service's memory
 /// at the simulator's highest rate, minute by minute).
 /// </summary>
 public static class BenchmarkProgram
@@ -25,6 +25,8 @@ public static class BenchmarkProgram
                 return MakeFleet(rest);
             case ["scrape-rss", .. var rest]:
                 return await ServiceScrapeMemory.RunAsync(rest);
+            case ["db-memory", .. var rest]:
+                return DatabaseMemoryProbe.Run(rest);
             case ["make-xel", .. var rest]:
                 return XelFileGenerator.Run(rest);
             case ["soak", .. var rest]:

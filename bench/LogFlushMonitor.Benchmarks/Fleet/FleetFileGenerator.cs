@@ -52,16 +52,25 @@ public static class FleetFileGenerator
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(databases);
         ArgumentOutOfRangeException.ThrowIfGreaterThan(databases, MaxDatabasesPerInstance);
         using var writer = new NdjsonSampleWriter(path);
-        for (var i = 0; i < instances; i++)
-        {
-            WriteInstance(writer, $"sql{i:00}", databases);
-        }
-
+        Deliver(writer, instances, databases);
         writer.Flush();
         return writer.Lines;
     }
 
-    private static void WriteInstance(NdjsonSampleWriter writer, string instance, int databases)
+    /// <summary>Hands the fleet's samples, in the file's order, to <paramref name="writer"/> (a recording, or an aggregation directly).</summary>
+    public static void Deliver(ISampleSink writer, int instances, int databases)
+    {
+        ArgumentNullException.ThrowIfNull(writer);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(instances);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(databases);
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(databases, MaxDatabasesPerInstance);
+        for (var i = 0; i < instances; i++)
+        {
+            WriteInstance(writer, $"sql{i:00}", databases);
+        }
+    }
+
+    private static void WriteInstance(ISampleSink writer, string instance, int databases)
     {
         var names = Enumerable.Range(0, databases).Select(d => $"database_{d:000}").ToArray();
         var second = Start + PollInterval;
@@ -104,7 +113,7 @@ public static class FleetFileGenerator
     }
 
     /// <summary>One poll of every kind; round 1 reads the values round 0 read plus what happened in between.</summary>
-    private static void Poll(NdjsonSampleWriter writer, string instance, string[] names, DateTime t, int round, long writeLogTasks = 0, long writeLogMs = 0)
+    private static void Poll(ISampleSink writer, string instance, string[] names, DateTime t, int round, long writeLogTasks = 0, long writeLogMs = 0)
     {
         long totalFlushes = 0, totalBytes = 0;
         for (var d = 0; d < names.Length; d++)
@@ -137,7 +146,7 @@ public static class FleetFileGenerator
     /// Every counter a real Databases object reports for the instance (<see cref="DatabasesCounterSet"/>), as a server
     /// answers a poll; the monitor keeps the ones Sources:SqlServer:Counters selects.
     /// </summary>
-    private static void Counters(NdjsonSampleWriter writer, string instance, DateTime t, string db, long flushes, long bytes, int d)
+    private static void Counters(ISampleSink writer, string instance, DateTime t, string db, long flushes, long bytes, int d)
     {
         var waits = flushes / 4;
         DatabasesCounterSet.Deliver(writer, instance, t, db, new DatabasesCounterSet.LogCounters(

@@ -28,7 +28,8 @@ public sealed class LatencyDistribution
     /// </summary>
     private static readonly byte[] StartBucketOf = BuildStartBuckets();
 
-    private readonly long[] _buckets = new long[BucketCount];
+    // Only the span of buckets used so far is held (BucketCounts): a database's durations hit few of the 200.
+    private BucketCounts _buckets;
 
     // The sum in whole nanoseconds: integer addition is exact and associative, so partial distributions merged
     // in any order (analyze's workers) give the same sum, mean included, as adding every value in one place.
@@ -41,6 +42,9 @@ public sealed class LatencyDistribution
     // maximum of the two equals the maximum of every value converted one by one.
     private long _maxTicks;
     private double _maxSeconds;
+
+    /// <summary>Buckets this distribution holds memory for (tests and benchmarks).</summary>
+    internal int BucketsHeld => _buckets.Held;
 
     /// <summary>Number of durations added.</summary>
     public long Count { get; private set; }
@@ -61,7 +65,7 @@ public sealed class LatencyDistribution
             seconds = 0;
         }
 
-        _buckets[BucketOf(seconds)]++;
+        _buckets.Increment(BucketOf(seconds), BucketCount);
         Count++;
         _sumNanoseconds += (Int128)Math.Round(seconds * 1e9);
         if (seconds > _maxSeconds)
@@ -78,7 +82,7 @@ public sealed class LatencyDistribution
             ticks = 0;
         }
 
-        _buckets[BucketOfTicks(ticks)]++;
+        _buckets.Increment(BucketOfTicks(ticks), BucketCount);
         Count++;
         var sum = _sumTicks + ticks;
         if (sum < _sumTicks)
@@ -99,11 +103,7 @@ public sealed class LatencyDistribution
     public void AddFrom(LatencyDistribution other)
     {
         ArgumentNullException.ThrowIfNull(other);
-        for (var i = 0; i < BucketCount; i++)
-        {
-            _buckets[i] += other._buckets[i];
-        }
-
+        _buckets.AddFrom(other._buckets, BucketCount);
         Count += other.Count;
         _sumNanoseconds += other.SumNanoseconds;
         _maxTicks = Math.Max(_maxTicks, other._maxTicks);
@@ -113,9 +113,10 @@ public sealed class LatencyDistribution
     /// <summary>A copy of this distribution.</summary>
     public LatencyDistribution Copy()
     {
-        var c = new LatencyDistribution { Count = Count, _sumNanoseconds = _sumNanoseconds, _sumTicks = _sumTicks, _maxTicks = _maxTicks, _maxSeconds = _maxSeconds };
-        _buckets.CopyTo(c._buckets, 0);
-        return c;
+        return new LatencyDistribution
+        {
+            Count = Count, _buckets = _buckets.Copy(), _sumNanoseconds = _sumNanoseconds, _sumTicks = _sumTicks, _maxTicks = _maxTicks, _maxSeconds = _maxSeconds,
+        };
     }
 
     /// <summary>Mean in seconds, 0 when empty.</summary>
@@ -135,17 +136,8 @@ public sealed class LatencyDistribution
             rank = 1;
         }
 
-        long seen = 0;
-        for (var i = 0; i < BucketCount; i++)
-        {
-            seen += _buckets[i];
-            if (seen >= rank)
-            {
-                return Math.Min(UpperBoundOf(i), MaxSeconds);
-            }
-        }
-
-        return MaxSeconds;
+        var bucket = _buckets.BucketOfRank(rank);
+        return bucket < 0 ? MaxSeconds : Math.Min(UpperBoundOf(bucket), MaxSeconds);
     }
 
     private static int BucketOf(double seconds)

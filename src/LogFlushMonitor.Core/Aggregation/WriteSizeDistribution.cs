@@ -16,7 +16,11 @@ public sealed class WriteSizeDistribution
     /// <summary>Slots 0..120 cover 0..61440 bytes; slot 121 holds larger (unexpected) sizes.</summary>
     public const int SlotCount = (MaxBlockBytes / SlotBytes) + 2;
 
-    private readonly long[] _slots = new long[SlotCount];
+    // Only the span of slots used so far is held (BucketCounts).
+    private BucketCounts _slots;
+
+    /// <summary>Slots this distribution holds memory for (tests and benchmarks).</summary>
+    internal int SlotsHeld => _slots.Held;
 
     /// <summary>Number of flushes added.</summary>
     public long Count { get; private set; }
@@ -27,7 +31,7 @@ public sealed class WriteSizeDistribution
     /// <summary>Adds one flush of <paramref name="bytes"/>.</summary>
     public void Add(uint bytes)
     {
-        _slots[SlotOf(bytes)]++;
+        _slots.Increment(SlotOf(bytes), SlotCount);
         Count++;
         TotalBytes += bytes;
     }
@@ -36,7 +40,7 @@ public sealed class WriteSizeDistribution
     public void Add(uint bytes, long count)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(count);
-        _slots[SlotOf(bytes)] += count;
+        _slots.Add(SlotOf(bytes), count, SlotCount);
         Count += count;
         TotalBytes += bytes * count;
     }
@@ -51,17 +55,7 @@ public sealed class WriteSizeDistribution
     public long this[int slot] => _slots[slot];
 
     /// <summary>Flushes of at most <paramref name="bytes"/> (inclusive, rounded up to the slot).</summary>
-    public long CountAtMost(uint bytes)
-    {
-        long sum = 0;
-        var last = SlotOf(bytes);
-        for (var i = 0; i <= last; i++)
-        {
-            sum += _slots[i];
-        }
-
-        return sum;
-    }
+    public long CountAtMost(uint bytes) => _slots.SumTo(SlotOf(bytes));
 
     /// <summary>Flushes larger than <paramref name="bytes"/>.</summary>
     public long CountAbove(uint bytes) => Count - CountAtMost(bytes);
@@ -69,11 +63,8 @@ public sealed class WriteSizeDistribution
     /// <summary>Adds every slot of <paramref name="other"/> to this one.</summary>
     public void AddFrom(WriteSizeDistribution other)
     {
-        for (var i = 0; i < SlotCount; i++)
-        {
-            _slots[i] += other._slots[i];
-        }
-
+        ArgumentNullException.ThrowIfNull(other);
+        _slots.AddFrom(other._slots, SlotCount);
         Count += other.Count;
         TotalBytes += other.TotalBytes;
     }

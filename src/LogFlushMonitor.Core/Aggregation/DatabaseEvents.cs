@@ -30,7 +30,11 @@ internal sealed class DatabaseEvents
 
     public LatencyDistribution FlushDurations { get; } = new();
 
-    public Dictionary<string, WaitTypeEvents> Waits { get; } = new(StringComparer.Ordinal);
+    /// <summary>
+    /// The waits by type, in the order first seen. An array searched in order, not a dictionary: the event session asks
+    /// for a handful of wait types, a database sees one or two, and an empty dictionary alone costs more than the array.
+    /// </summary>
+    public WaitTypeEvents[] Waits { get; private set; } = [];
 
     /// <summary>WRITELOG time by client application, once a wait event carried the client_app_name action (else null).</summary>
     public ApplicationWaits? Applications { get; set; }
@@ -45,12 +49,29 @@ internal sealed class DatabaseEvents
         HasRealName = !name.StartsWith("id:", StringComparison.Ordinal);
         ExportName = MetricAttributes.Limit(name);
         Tags = [new(MetricAttributes.Instance, Instance.ExportName), new(MetricAttributes.Database, ExportName)];
-        foreach (var w in Waits.Values)
+        foreach (var w in Waits)
         {
             w.Tags = WaitTags(w.WaitType);
         }
 
         Applications?.Renamed();
+    }
+
+    /// <summary>The waits of <paramref name="waitType"/>, created on first sight (allocates only then).</summary>
+    public WaitTypeEvents Wait(string waitType)
+    {
+        foreach (var w in Waits)
+        {
+            // Sources hand the same string with every event: a reference check avoids comparing characters.
+            if (ReferenceEquals(w.WaitType, waitType) || w.WaitType == waitType)
+            {
+                return w;
+            }
+        }
+
+        var created = new WaitTypeEvents(waitType, WaitTags(waitType));
+        Waits = [.. Waits, created];
+        return created;
     }
 
     public KeyValuePair<string, object?>[] WaitTags(string waitType) =>

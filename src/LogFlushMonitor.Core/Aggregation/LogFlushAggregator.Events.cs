@@ -191,11 +191,7 @@ public sealed partial class LogFlushAggregator
         inst.EventsReceived++;
         var db = inst.Database(e.DatabaseId, e.DatabaseName);
         db.Touch(e.TimestampUtc);
-        if (!db.Waits.TryGetValue(e.WaitType, out var w))
-        {
-            w = new WaitTypeEvents(e.WaitType, db.WaitTags(e.WaitType));
-            db.Waits[e.WaitType] = w;
-        }
+        var w = db.Wait(e.WaitType);
 
         // A unit the server's own WRITELOG figures showed off by a clean 1,000 is corrected here (InstanceAgreement).
         var seconds = e.Duration.TotalSeconds * inst.Agreement.WaitScale;

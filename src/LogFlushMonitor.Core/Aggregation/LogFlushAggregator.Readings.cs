@@ -179,7 +179,7 @@ public sealed partial class LogFlushAggregator
         {
             sizes += db.Sizes.Count > 0 ? 1 : 0;
             durations += db.FlushDurations.Count > 0 ? 1 : 0;
-            foreach (var w in db.Waits.Values)
+            foreach (var w in db.Waits)
             {
                 waits += w.Durations.Count > 0 ? 1 : 0;
             }

@@ -23,7 +23,7 @@ internal static class SnapshotBuilder
                     Database = db.Name,
                     WriteSizes = sizes,
                     FlushDurations = db.FlushDurations.Copy(),
-                    Waits = db.Waits.Values.Select(w => new WaitSnapshot(w.WaitType, w.Durations.Count, w.Durations.MeanSeconds, w.Durations.Quantile(0.95), w.Durations.MaxSeconds)).ToList(),
+                    Waits = db.Waits.Select(w => new WaitSnapshot(w.WaitType, w.Durations.Count, w.Durations.MeanSeconds, w.Durations.Quantile(0.95), w.Durations.MaxSeconds)).ToList(),
                     WriteLogApplications = db.Applications is { } apps
                         ? [.. apps.Exported.Select(a => new ApplicationWriteLog(a.ExportName, a.Seconds, a.Waits)).OrderByDescending(a => a.Seconds).ThenBy(a => a.Application, StringComparer.Ordinal)]
                         : [],

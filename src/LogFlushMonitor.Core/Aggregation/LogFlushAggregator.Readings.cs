@@ -194,11 +194,11 @@ public sealed partial class LogFlushAggregator
     {
         if (family.IsInteger)
         {
-            into.Long(family).Add(new(integer, tags));
+            into.Add(family, integer, tags);
         }
         else
         {
-            into.Double(family).Add(new(fraction, tags));
+            into.Add(family, fraction, tags);
         }
     }
 }

@@ -54,20 +54,38 @@ public sealed class MeasurementBuffers
         }
     }
 
-    /// <summary>The list of an integer-valued family.</summary>
+    /// <summary>The measurements of an integer-valued family, as a new list (tests and tools; a collect reads the family itself).</summary>
     /// <exception cref="ArgumentException">When <paramref name="family"/> is fractional or a histogram.</exception>
-    public List<Measurement<long>> Long(MetricDefinition family)
+    public List<Measurement<long>> Long(MetricDefinition family) => [.. LongFamily(family).Items.Select(m => new Measurement<long>(m.Value, m.Tags))];
+
+    /// <summary>The measurements of a fractional family, as a new list (tests and tools; a collect reads the family itself).</summary>
+    /// <exception cref="ArgumentException">When <paramref name="family"/> is integer-valued or a histogram.</exception>
+    public List<Measurement<double>> Double(MetricDefinition family) => [.. DoubleFamily(family).Items.Select(m => new Measurement<double>(m.Value, m.Tags))];
+
+    /// <summary>
+    /// Appends one measurement of an integer-valued family. <paramref name="tags"/> is the series' own array, kept until
+    /// the collect has read it: it must not change afterwards (build a new array instead).
+    /// </summary>
+    /// <exception cref="ArgumentException">When <paramref name="family"/> is fractional or a histogram.</exception>
+    public void Add(MetricDefinition family, long value, KeyValuePair<string, object?>[] tags) => LongFamily(family).Items.Add((value, tags));
+
+    /// <summary>
+    /// Appends one measurement of a fractional family. <paramref name="tags"/> is the series' own array, kept until the
+    /// collect has read it: it must not change afterwards (build a new array instead).
+    /// </summary>
+    /// <exception cref="ArgumentException">When <paramref name="family"/> is integer-valued or a histogram.</exception>
+    public void Add(MetricDefinition family, double value, KeyValuePair<string, object?>[] tags) => DoubleFamily(family).Items.Add((value, tags));
+
+    private FamilyMeasurements<long> LongFamily(MetricDefinition family)
     {
         ArgumentNullException.ThrowIfNull(family);
-        return (_long[family.Index] ?? throw new ArgumentException($"{family.Name} is not an integer-valued observable family.", nameof(family))).Items;
+        return _long[family.Index] ?? throw new ArgumentException($"{family.Name} is not an integer-valued observable family.", nameof(family));
     }
 
-    /// <summary>The list of a fractional family.</summary>
-    /// <exception cref="ArgumentException">When <paramref name="family"/> is integer-valued or a histogram.</exception>
-    public List<Measurement<double>> Double(MetricDefinition family)
+    private FamilyMeasurements<double> DoubleFamily(MetricDefinition family)
     {
         ArgumentNullException.ThrowIfNull(family);
-        return (_double[family.Index] ?? throw new ArgumentException($"{family.Name} is not a fractional observable family.", nameof(family))).Items;
+        return _double[family.Index] ?? throw new ArgumentException($"{family.Name} is not a fractional observable family.", nameof(family));
     }
 
     /// <summary>

@@ -9,51 +9,48 @@ namespace LogFlushMonitor.Core.Aggregation;
 /// </summary>
 internal sealed class CounterSeries : PolledSeries
 {
-    public CounterSeries(string instance, string objectName, string counterName, string counterInstance, int counterType)
+    /// <summary>A series of <paramref name="kind"/> for <paramref name="counterInstance"/>.</summary>
+    /// <param name="kind">What every series of the counter shares.</param>
+    /// <param name="counterInstance">The database, or <c>_Total</c>.</param>
+    /// <param name="owner">
+    /// The instance's tags for <c>_Total</c> (the instance, internal databases included, not a database: its series carry
+    /// no database attribute and go to the sqlserver.instance.* families, so a sum over databases never counts it), else
+    /// the database's tags shared by its polled series (<see cref="InstanceState.AcquireDatabaseTags"/>).
+    /// </param>
+    public CounterSeries(CounterKind kind, string counterInstance, KeyValuePair<string, object?>[] owner)
     {
-        ObjectName = objectName;
-        CounterName = counterName;
+        Kind = kind;
         CounterInstance = counterInstance;
-        CounterType = counterType;
-        IsInstanceTotal = counterInstance == DatabasesCounters.TotalInstance;
-        Family = CounterCatalog.FamilyOf(objectName, counterName, counterType, IsInstanceTotal ? CounterScope.Instance : CounterScope.Database);
-        Scale = Family?.Source is CounterSource named ? named.Scale : UnitScale.None;
-        TracksEventLoss = objectName == DatabasesCounters.Object && counterName == DatabasesCounters.LogFlushes
-            && CounterCatalog.IsCumulative(counterType) && !IsInstanceTotal;
-        MaxPointValue = CounterCatalog.MaxPointValue(objectName, counterName);
-
-        // _Total is the instance (internal databases included), not a database: its series carry no database
-        // attribute and go to the sqlserver.instance.* families, so a sum over databases never counts it.
-        KeyValuePair<string, object?>[] owner = IsInstanceTotal
-            ? [new(MetricAttributes.Instance, MetricAttributes.Limit(instance))]
-            : [new(MetricAttributes.Instance, MetricAttributes.Limit(instance)), new(MetricAttributes.Database, MetricAttributes.Limit(counterInstance))];
-        Tags = Family?.Attributes.Contains(MetricAttributes.CounterName) == true
-            ? [.. owner, new(MetricAttributes.CounterObject, MetricAttributes.Limit(objectName)), new(MetricAttributes.CounterName, MetricAttributes.Limit(counterName))]
+        Tags = kind.NamesCounter
+            ? [.. owner, new(MetricAttributes.CounterObject, MetricAttributes.Limit(kind.ObjectName)), new(MetricAttributes.CounterName, MetricAttributes.Limit(kind.CounterName))]
             : owner;
     }
 
+    /// <summary>What every series of this counter shares.</summary>
+    public CounterKind Kind { get; }
+
     /// <summary>Whether this is the instance's <c>_Total</c> rather than a database.</summary>
-    public bool IsInstanceTotal { get; }
+    public bool IsInstanceTotal => Kind.IsInstanceTotal;
 
-    public string ObjectName { get; }
+    public string ObjectName => Kind.ObjectName;
 
-    public string CounterName { get; }
+    public string CounterName => Kind.CounterName;
 
     public string CounterInstance { get; }
 
-    public int CounterType { get; }
+    public int CounterType => Kind.CounterType;
 
     /// <summary>The family the series is exported in, or null when none takes it.</summary>
-    public MetricDefinition? Family { get; }
+    public MetricDefinition? Family => Kind.Family;
 
     /// <summary>From the counter's unit to the family's.</summary>
-    public UnitScale Scale { get; }
+    public UnitScale Scale => Kind.Scale;
 
     /// <summary>Whether this is a database's Log Flushes/sec, against which the events' loss is measured.</summary>
-    public bool TracksEventLoss { get; }
+    public bool TracksEventLoss => Kind.TracksEventLoss;
 
     /// <summary>The largest point value the counter can take, when it has one.</summary>
-    public long? MaxPointValue { get; }
+    public long? MaxPointValue => Kind.MaxPointValue;
 
     public CumulativeTracker Tracker;
 
@@ -91,13 +88,13 @@ internal sealed class CounterSeries : PolledSeries
     }
 
     /// <summary>Whether the series has a value to export: a point value not computable yet (a first average, a zero base) or never read (its only reading refused) is left out, not exported as 0.</summary>
-    public bool HasValue => CounterCatalog.IsCumulative(CounterType) || Point.HasValue;
+    public bool HasValue => Kind.IsCumulative || Point.HasValue;
 
     /// <summary>The value in the family's unit.</summary>
-    public double Value => Scale.Apply(CounterCatalog.IsCumulative(CounterType) ? Tracker.Total : Point ?? 0);
+    public double Value => Scale.Apply(Kind.IsCumulative ? Tracker.Total : Point ?? 0);
 
     /// <summary>The value in the family's unit, as an integer (exact for a cumulative count).</summary>
-    public long LongValue => Scale.IsNone && CounterCatalog.IsCumulative(CounterType) ? Tracker.Total : (long)Value;
+    public long LongValue => Scale.IsNone && Kind.IsCumulative ? Tracker.Total : (long)Value;
 
     /// <summary>
     /// The largest log a database can have, in KB: 32,767 files of 2 TB each (Microsoft, "Maximum capacity

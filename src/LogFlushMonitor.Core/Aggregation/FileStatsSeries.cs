@@ -1,15 +1,14 @@
-using LogFlushMonitor.Core.Metrics;
-
 namespace LogFlushMonitor.Core.Aggregation;
 
 /// <summary>One log file's row of sys.dm_io_virtual_file_stats, tracked restart-safe.</summary>
 internal sealed class FileStatsSeries : PolledSeries
 {
-    public FileStatsSeries(string instance, int databaseId, string databaseName)
+    /// <summary>A log file of <paramref name="databaseName"/>, with the database's shared tags (<see cref="InstanceState.NewFile"/>).</summary>
+    public FileStatsSeries(int databaseId, string databaseName, KeyValuePair<string, object?>[] tags)
     {
         DatabaseId = databaseId;
         DatabaseName = databaseName;
-        Tags = [new(MetricAttributes.Instance, MetricAttributes.Limit(instance)), new(MetricAttributes.Database, MetricAttributes.Limit(databaseName))];
+        Tags = tags;
     }
 
     public int DatabaseId { get; }

@@ -176,6 +176,55 @@ internal sealed class InstanceState
     /// <summary>The counter series of <paramref name="family"/>, or null when it has none.</summary>
     public List<CounterSeries>? CounterGroup(MetricDefinition family) => _counterGroups[family.Index];
 
+    /// <summary>
+    /// The tags of a database's polled series (counters, log files): one array for all of them, with how many use it. A
+    /// database has seven counter series and a log file by default; one array each was most of their tags' memory.
+    /// </summary>
+    private readonly Dictionary<string, SharedTags> _databaseTags = new(StringComparer.Ordinal);
+
+    /// <summary>Databases whose shared tags some series still use (tests).</summary>
+    internal int SharedDatabaseTags => _databaseTags.Count;
+
+    /// <summary>A new counter series of <paramref name="kind"/> (to be added with <see cref="AddCounter"/>).</summary>
+    public CounterSeries NewCounter(CounterKind kind, string counterInstance)
+    {
+        if (kind.IsInstanceTotal)
+        {
+            _ = MetricAttributes.Limit(Name); // counted as a name made an attribute of a new series, as each series' own tags were
+            return new CounterSeries(kind, counterInstance, Tags);
+        }
+
+        return new CounterSeries(kind, counterInstance, AcquireDatabaseTags(counterInstance));
+    }
+
+    /// <summary>A new log file series (to be added with <see cref="AddFile"/>).</summary>
+    public FileStatsSeries NewFile(int databaseId, string databaseName) => new(databaseId, databaseName, AcquireDatabaseTags(databaseName));
+
+    /// <summary>The shared [instance, database] tags of <paramref name="database"/>, one more user counted; give back with <see cref="ReleaseDatabaseTags"/>.</summary>
+    private KeyValuePair<string, object?>[] AcquireDatabaseTags(string database)
+    {
+        // Limit is called for every series, as when each built its own tags: sqlserver.monitor.attributes.truncated
+        // counts each time a name becomes an attribute of a new series (docs/metrics.md).
+        _ = MetricAttributes.Limit(Name);
+        var limited = MetricAttributes.Limit(database);
+        if (!_databaseTags.TryGetValue(database, out var shared))
+        {
+            shared = new SharedTags([new(MetricAttributes.Instance, ExportName), new(MetricAttributes.Database, limited)]);
+            _databaseTags[database] = shared;
+        }
+
+        shared.Users++;
+        return shared.Tags;
+    }
+
+    private void ReleaseDatabaseTags(string database)
+    {
+        if (_databaseTags.TryGetValue(database, out var shared) && --shared.Users == 0)
+        {
+            _databaseTags.Remove(database);
+        }
+    }
+
     /// <summary>Keeps <paramref name="series"/> (replacing any series of the same key) in the group of the family it feeds.</summary>
     public void AddCounter((string Object, string Counter, string Instance) key, CounterSeries series)
     {
@@ -222,7 +271,13 @@ internal sealed class InstanceState
     /// <summary>Forgets a log file's series; a database left without files leaves the export.</summary>
     public void RemoveFile((int DatabaseId, int FileId) key)
     {
-        if (!FileStats.Remove(key, out var old) || !FilesByDatabase.TryGetValue(old.DatabaseName, out var files))
+        if (!FileStats.Remove(key, out var old))
+        {
+            return;
+        }
+
+        ReleaseDatabaseTags(old.DatabaseName);
+        if (!FilesByDatabase.TryGetValue(old.DatabaseName, out var files))
         {
             return;
         }
@@ -236,6 +291,11 @@ internal sealed class InstanceState
 
     private void Ungroup(CounterSeries series)
     {
+        if (!series.IsInstanceTotal)
+        {
+            ReleaseDatabaseTags(series.CounterInstance);
+        }
+
         if (series.Family is { } family)
         {
             _counterGroups[family.Index]?.Remove(series);
@@ -256,6 +316,14 @@ internal sealed class InstanceState
                 _byId[i] = null;
             }
         }
+    }
+
+    /// <summary>Tags shared by the series of one database, and how many series use them.</summary>
+    private sealed class SharedTags(KeyValuePair<string, object?>[] tags)
+    {
+        public KeyValuePair<string, object?>[] Tags { get; } = tags;
+
+        public int Users { get; set; }
     }
 
     private void Grow(int databaseId)

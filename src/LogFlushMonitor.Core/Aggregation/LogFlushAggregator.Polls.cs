@@ -8,6 +8,9 @@ public sealed partial class LogFlushAggregator
     /// <summary>Whether each counter name seen is selected (<see cref="CounterSelection"/>), so a poll matches each name once.</summary>
     private readonly Dictionary<string, bool> _selected = new(StringComparer.Ordinal);
 
+    /// <summary>What the series of each counter share, by object, counter, type and whether it is <c>_Total</c>.</summary>
+    private readonly Dictionary<(string ObjectName, string CounterName, int CounterType, bool Total), CounterKind> _kinds = [];
+
     /// <inheritdoc />
     public void OnCounter(in CounterSample counter)
     {
@@ -24,7 +27,7 @@ public sealed partial class LogFlushAggregator
                     return;
                 }
 
-                s = new CounterSeries(inst.Name, counter.ObjectName, counter.CounterName, counter.CounterInstance, counter.CounterType);
+                s = inst.NewCounter(Kind(counter), counter.CounterInstance);
                 inst.AddCounter(key, s);
                 created = true;
             }
@@ -85,7 +88,7 @@ public sealed partial class LogFlushAggregator
             var key = (fileStats.DatabaseId, fileStats.FileId);
             if (!inst.FileStats.TryGetValue(key, out var s) || s.DatabaseName != fileStats.DatabaseName)
             {
-                s = new FileStatsSeries(inst.Name, fileStats.DatabaseId, fileStats.DatabaseName);
+                s = inst.NewFile(fileStats.DatabaseId, fileStats.DatabaseName);
                 inst.AddFile(key, s);
             }
 
@@ -235,6 +238,22 @@ public sealed partial class LogFlushAggregator
         }
 
         inst.Agreement.OnCounters(flushes, bytes, waitMs, lost, ref reports);
+    }
+
+    /// <summary>Under the lock: what every series of the sample's counter shares, made once per counter (a bounded set, as names are).</summary>
+    private CounterKind Kind(in CounterSample counter)
+    {
+        var key = (counter.ObjectName, counter.CounterName, counter.CounterType, Total: counter.CounterInstance == DatabasesCounters.TotalInstance);
+        if (!_kinds.TryGetValue(key, out var kind))
+        {
+            kind = new CounterKind(key.ObjectName, key.CounterName, key.CounterType, key.Total);
+            if (_kinds.Count < 4096)
+            {
+                _kinds[key] = kind;
+            }
+        }
+
+        return kind;
     }
 
     /// <summary>Under the lock: whether a counter is selected, remembered per name (a bounded set: the names a server has).</summary>

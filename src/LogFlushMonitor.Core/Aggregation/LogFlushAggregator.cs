@@ -77,6 +77,15 @@ public sealed partial class LogFlushAggregator : ISampleSink, IMetricReadings
         }
     }
 
+    /// <summary>The state of an instance, or null (tests, which call it while no source delivers).</summary>
+    internal InstanceState? InstanceOf(string name)
+    {
+        lock (_gate)
+        {
+            return _instances.GetValueOrDefault(name);
+        }
+    }
+
     /// <summary>The state of an instance, created on first use. Called under the lock.</summary>
     private InstanceState Instance(string name)
     {

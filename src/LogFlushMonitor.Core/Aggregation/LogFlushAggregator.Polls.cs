@@ -165,6 +165,7 @@ public sealed partial class LogFlushAggregator
             switch (completed.Kind)
             {
                 case PollKind.Counters:
+                    inst.ForgetNameIndex();
                     RetireCounters(inst, keep);
                     CrossCheckCounters(inst, keep, ref reports);
                     break;

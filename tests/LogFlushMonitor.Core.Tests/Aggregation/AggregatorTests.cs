@@ -254,4 +254,52 @@ public class AggregatorTests
 
         Assert.Equal(0.05, Assert.Single(agg.Snapshot()).EventLossRatio!.Value, 9);
     }
+
+    [Fact]
+    public void A_database_renamed_between_readings_is_found_under_its_new_name()
+    {
+        // The flush counter finds the database's events by name; the index of names must follow a rename.
+        var agg = new LogFlushAggregator();
+        agg.OnLogFlush(new LogFlushEvent(Sql1, 5, "old", 512, 0, T0));
+        agg.OnCounter(Flushes("old", 1_000, T0));
+        agg.OnDatabaseName(new DatabaseNameSample(Sql1, T0.AddSeconds(10), 5, "new"));
+        agg.OnCounter(Flushes("new", 1_000, T0.AddSeconds(15)));
+        for (var i = 0; i < 900; i++)
+        {
+            agg.OnLogFlush(new LogFlushEvent(Sql1, 5, "new", 512, (ulong)i, T0.AddSeconds(15).AddMilliseconds(i)));
+        }
+
+        agg.OnCounter(Flushes("new", 2_000, T0.AddSeconds(30)));
+
+        Assert.Equal(0.1, agg.Snapshot().Single(d => d.Database == "new").EventLossRatio!.Value, 9);
+    }
+
+    [Fact]
+    public void A_database_dropped_and_created_again_is_found_by_name_in_the_next_poll()
+    {
+        var agg = new LogFlushAggregator();
+        void Poll(DateTime t, long flushes, params string[] databases)
+        {
+            foreach (var db in databases)
+            {
+                agg.OnCounter(Flushes(db, flushes, t));
+            }
+
+            agg.OnPollCompleted(new PollCompleted(Sql1, t, PollKind.Counters));
+        }
+
+        agg.OnLogFlush(new LogFlushEvent(Sql1, 5, "shop", 512, 0, T0));
+        Poll(T0, 1_000, "shop", "crm");
+        Poll(T0.AddSeconds(15), 1_000, "crm"); // shop dropped: its event state goes with its counters
+        agg.OnLogFlush(new LogFlushEvent(Sql1, 6, "shop", 512, 1, T0.AddSeconds(20))); // created again, a new id
+        Poll(T0.AddSeconds(30), 500, "shop", "crm");
+        for (var i = 0; i < 450; i++)
+        {
+            agg.OnLogFlush(new LogFlushEvent(Sql1, 6, "shop", 512, (ulong)i, T0.AddSeconds(31).AddMilliseconds(i)));
+        }
+
+        Poll(T0.AddSeconds(45), 1_000, "shop", "crm");
+
+        Assert.Equal(0.1, agg.Snapshot().Single(d => d.Database == "shop").EventLossRatio!.Value, 9);
+    }
 }

@@ -6,8 +6,8 @@ namespace LogFlushMonitor.Core.Aggregation;
 /// The counts of a fixed set of buckets (0 to <c>bucketCount</c> - 1), stored for the span of buckets used so far only,
 /// in 32-bit counters with the carries past 2^32 kept apart. A watched database costs its distributions' buckets, and
 /// most of them are never hit (flush durations of one database span a few decades of the 200 buckets; bench/README.md,
-/// "Bytes per database"): an empty distribution holds no array, and a used one about a quarter of the former 8 bytes per
-/// bucket of the whole range.
+/// "Bytes per database"): an empty distribution holds no array, and a used one 4 bytes per bucket of its span instead of
+/// 8 per bucket of the whole range.
 /// </summary>
 /// <remarks>
 /// A mutable struct held in a field of its owner (never copied); not thread-safe. Adding allocates only when a bucket

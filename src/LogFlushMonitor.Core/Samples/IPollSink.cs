@@ -38,6 +38,7 @@ public interface IPollSink : ILossSink
 
     /// <summary>The log held by one application's open transactions in one database (the top 5 and "other"), polled.</summary>
     void OnLogWriters(in LogWritersSample writers);
+
     /// <summary>One availability-group database on one replica (queues, rates, lag): the remote half of a synchronous commit.</summary>
     void OnHadrReplica(in HadrReplicaSample replica);
 

@@ -1,21 +1,22 @@
+using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.XEvents;
 
 namespace LogFlushMonitor.Analysis;
 
 /// <summary>
-/// How <c>analyze</c> and the HTML report bound WRITELOG time by application, as the live metric
-/// <c>sqlserver.database.writelog.application.*</c> does (Core's <c>ApplicationWaits</c>, internal to Core): the
+/// How <c>analyze</c> and the HTML report bound WRITELOG time by application, with the live metric's bound
+/// (<see cref="MetricAttributes.TopApplications"/>, <see cref="MetricAttributes.OtherApplication"/>): the
 /// <see cref="Top"/> applications by time waited, then <see cref="OtherName"/> for the rest and for waits whose
 /// session sent no name. Offline the whole input is one range, so the top is ranked by the total time, where the
 /// metric ranks by recent windows.
 /// </summary>
 internal static class ApplicationRanking
 {
-    /// <summary>Applications shown per database besides <see cref="OtherName"/>: the metric's bound (ApplicationWaits.Top).</summary>
-    public const int Top = 5;
+    /// <summary>Applications shown per database besides <see cref="OtherName"/>: the metric's bound.</summary>
+    public const int Top = MetricAttributes.TopApplications;
 
     /// <summary>The rest of the applications, and waits whose application sent no name, as the metric labels them.</summary>
-    public const string OtherName = "other";
+    public const string OtherName = MetricAttributes.OtherApplication;
 
     /// <summary>
     /// Splits <paramref name="apps"/> into the <see cref="Top"/> by <paramref name="ticks"/> (most first; equal times in

@@ -26,13 +26,13 @@ namespace LogFlushMonitor.Core.Aggregation;
 internal sealed class ApplicationWaits
 {
     /// <summary>Applications exported per database besides <c>other</c>.</summary>
-    public const int Top = 5;
+    public const int Top = MetricAttributes.TopApplications;
 
     /// <summary>Applications whose recent time is kept per database to rank them; the rest count under <c>other</c> only.</summary>
     public const int MaxTracked = 64;
 
     /// <summary>The application label value of everything not in the top.</summary>
-    public const string OtherName = "other";
+    public const string OtherName = MetricAttributes.OtherApplication;
 
     /// <summary>How often the top is chosen again (event time).</summary>
     public static readonly TimeSpan Window = TimeSpan.FromMinutes(5);

@@ -18,6 +18,16 @@ public static class MetricAttributes
     /// </summary>
     public const string Application = "sqlserver.application.name";
 
+    /// <summary>
+    /// Applications with a value of <see cref="Application"/> of their own per database; the rest share
+    /// <see cref="OtherApplication"/>. One bound for every place that names applications: the live WRITELOG and log
+    /// writer series, and the offline reports (analyze, report).
+    /// </summary>
+    public const int TopApplications = 5;
+
+    /// <summary>The <see cref="Application"/> value of every application outside the top, and of waits whose session sent no name.</summary>
+    public const string OtherApplication = "other";
+
     /// <summary>A wait type, e.g. WRITELOG.</summary>
     public const string WaitType = "wait.type";
 

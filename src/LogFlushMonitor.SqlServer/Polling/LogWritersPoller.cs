@@ -1,5 +1,6 @@
 using System.Data.Common;
 using Dapper;
+using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Sql;
 
@@ -14,10 +15,10 @@ namespace LogFlushMonitor.SqlServer.Polling;
 internal sealed class LogWritersPoller(PollContext context, DatabaseFilter filter)
 {
     /// <summary>Applications per database besides "other".</summary>
-    public const int Top = 5;
+    public const int Top = MetricAttributes.TopApplications;
 
     /// <summary>The application of everything not in the top.</summary>
-    public const string Other = "other";
+    public const string Other = MetricAttributes.OtherApplication;
 
     public async Task PollAsync(DbConnection connection, CancellationToken cancellationToken)
     {

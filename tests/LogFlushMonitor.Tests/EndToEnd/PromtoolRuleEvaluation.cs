@@ -233,4 +233,23 @@ internal sealed partial class PromtoolRuleEvaluation
 
     [GeneratedRegex(@"([0-9.]+)(ms|h|m|s)")]
     private static partial Regex DurationPartRegex();
+
+    /// <summary>An alert's state at each evaluation as runs: "none 0-44 s, pending 45-69 s, firing 70-110 s".</summary>
+    public static string Timeline(string?[] states)
+    {
+        var parts = new List<string>();
+        for (var t = 0; t < states.Length;)
+        {
+            var end = t;
+            while (end + 1 < states.Length && states[end + 1] == states[t])
+            {
+                end++;
+            }
+
+            parts.Add($"{states[t] ?? "none"} {t}-{end} s");
+            t = end + 1;
+        }
+
+        return string.Join(", ", parts);
+    }
 }

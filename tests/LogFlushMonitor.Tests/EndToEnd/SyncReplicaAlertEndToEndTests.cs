@@ -62,7 +62,7 @@ public class SyncReplicaAlertEndToEndTests(ITestOutputHelper output)
             states[t] = Assert.Single(series.Select(s => s.Labels["alertstate"]).DefaultIfEmpty(null).Distinct());
         }
 
-        var timeline = string.Join(", ", states.Select((s, t) => (s, t)).GroupBy(x => x.s).Select(g => $"{g.Key ?? "none"} from {g.Min(x => x.t)} s"));
+        var timeline = PromtoolRuleEvaluation.Timeline(states);
         output.WriteLine($"SqlServerSyncReplicaSlow (virtual seconds since the scenario started): {timeline}");
         var pendingFrom = Array.IndexOf(states, "pending");
         var firingFrom = Array.IndexOf(states, "firing");

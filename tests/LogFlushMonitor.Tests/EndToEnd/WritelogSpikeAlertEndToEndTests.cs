@@ -56,7 +56,7 @@ public class WritelogSpikeAlertEndToEndTests(ITestOutputHelper output)
             states[t] = Assert.Single(series.Select(s => s.Labels["alertstate"]).DefaultIfEmpty(null).Distinct());
         }
 
-        var timeline = Timeline(states);
+        var timeline = PromtoolRuleEvaluation.Timeline(states);
         output.WriteLine($"SqlServerWritelogSpike (virtual seconds since the scenario started): {timeline}");
         var pendingFrom = Array.IndexOf(states, "pending");
         var firingFrom = Array.IndexOf(states, "firing");
@@ -79,23 +79,5 @@ public class WritelogSpikeAlertEndToEndTests(ITestOutputHelper output)
         Assert.Contains("WRITELOG spike on sql1/payments", alert.Annotations["summary"], StringComparison.Ordinal);
         Assert.StartsWith("There is no baseline yet", alert.Annotations["description"], StringComparison.Ordinal);
         Assert.EndsWith("docs/alerts.md#sqlserverwritelogspike", alert.Annotations["runbook_url"], StringComparison.Ordinal);
-    }
-
-    private static string Timeline(string?[] states)
-    {
-        var parts = new List<string>();
-        for (var t = 0; t < states.Length;)
-        {
-            var end = t;
-            while (end + 1 < states.Length && states[end + 1] == states[t])
-            {
-                end++;
-            }
-
-            parts.Add($"{states[t] ?? "none"} {t}-{end} s");
-            t = end + 1;
-        }
-
-        return string.Join(", ", parts);
     }
 }

@@ -39,11 +39,22 @@ internal sealed partial class VirtualTimeScrapes
     /// <summary>Every series scraped (exposition name and labels, plus the job and instance a scrape adds).</summary>
     public IReadOnlyCollection<string> Series => _series.Keys;
 
+    /// <summary>The last scrape's exposition, as the endpoint wrote it.</summary>
+    public string LastExposition { get; private set; } = "";
+
     /// <summary>
     /// Runs <paramref name="scenario"/> (its own seed) for <paramref name="duration"/> of virtual time in the host and
     /// scrapes its /metrics at 0 and after every <paramref name="step"/>.
     /// </summary>
-    public static async Task<VirtualTimeScrapes> RunAsync(string scenario, TimeSpan duration, TimeSpan step)
+    /// <param name="scenario">The scenario.</param>
+    /// <param name="duration">Virtual time to run.</param>
+    /// <param name="step">Virtual time between scrapes.</param>
+    /// <param name="drainEachSlice">
+    /// Waits for the pipeline to apply each slice's events before the next slice: polled rows reach the aggregation at
+    /// once while events pass the pipeline's channel, so without it figures that compare the two (the agreement, the event
+    /// loss ratio) depend on how far the consumer got. The golden outputs need them fixed.
+    /// </param>
+    public static async Task<VirtualTimeScrapes> RunAsync(string scenario, TimeSpan duration, TimeSpan step, bool drainEachSlice = false)
     {
         var steps = (int)(duration / step);
         var result = new VirtualTimeScrapes(step, steps);
@@ -75,6 +86,10 @@ internal sealed partial class VirtualTimeScrapes
                 var next = simulation.NowUtc + Slice;
                 simulation.Advance(next < target ? next : target, sink);
                 await sink.WaitForRoomAsync(CancellationToken.None);
+                if (drainEachSlice)
+                {
+                    await pipeline.WaitForDrainAsync(TimeSpan.FromSeconds(60));
+                }
             }
 
             await pipeline.WaitForDrainAsync(TimeSpan.FromSeconds(60));
@@ -120,6 +135,7 @@ internal sealed partial class VirtualTimeScrapes
 
     private void Add(int index, string exposition)
     {
+        LastExposition = exposition;
         foreach (var raw in exposition.Split('\n'))
         {
             var line = raw.TrimEnd('\r');

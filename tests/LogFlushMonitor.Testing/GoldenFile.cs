@@ -51,27 +51,18 @@ public static partial class GoldenFile
 
     /// <summary>
     /// The <c>sqlserver_</c> families of a Prometheus text exposition (the process and runtime families vary by machine),
-    /// with the values of <paramref name="masked"/> families (timestamps, wall-clock durations) replaced by <c>MASKED</c>,
-    /// and the series of <paramref name="unordered"/> families sorted (a registry whose order is not fixed).
+    /// each family's block (HELP, TYPE, samples) as written, the blocks in the order of their names (the order of families
+    /// in an exposition means nothing to a scraper, and a registry of signals may declare them in another order), with the
+    /// values of <paramref name="masked"/> families (timestamps, wall-clock durations) replaced by <c>MASKED</c> and the
+    /// series of <paramref name="unordered"/> families sorted (a registry whose order is not fixed).
     /// </summary>
     public static string Exposition(string text, string[] masked, string[]? unordered = null)
     {
         ArgumentNullException.ThrowIfNull(text);
         ArgumentNullException.ThrowIfNull(masked);
         static bool Of(string name, string[] families) => families.Any(m => name == m || name.StartsWith(m + "_", StringComparison.Ordinal));
-        var sb = new StringBuilder();
-        var pending = new List<string>();
-        void FlushPending()
-        {
-            pending.Sort(StringComparer.Ordinal);
-            foreach (var p in pending)
-            {
-                sb.Append(p).Append('\n');
-            }
-
-            pending.Clear();
-        }
-
+        var blocks = new SortedDictionary<string, List<string>>(StringComparer.Ordinal);
+        List<string>? block = null;
         foreach (var raw in text.Split('\n'))
         {
             var line = raw.TrimEnd('\r');
@@ -82,22 +73,34 @@ public static partial class GoldenFile
                 continue;
             }
 
+            if (line.StartsWith("# HELP ", StringComparison.Ordinal) || block is null)
+            {
+                blocks[name] = block = [];
+            }
+
             if (!comment && Of(name, masked))
             {
                 line = line[..(line.LastIndexOf(' ') + 1)] + "MASKED";
             }
 
-            if (!comment && unordered is not null && Of(name, unordered))
-            {
-                pending.Add(line);
-                continue;
-            }
-
-            FlushPending();
-            sb.Append(line).Append('\n');
+            block.Add(line);
         }
 
-        FlushPending();
+        var sb = new StringBuilder();
+        foreach (var (name, lines) in blocks)
+        {
+            var samples = lines.Where(l => !l.StartsWith('#')).ToList();
+            if (unordered is not null && Of(name, unordered))
+            {
+                samples.Sort(StringComparer.Ordinal);
+            }
+
+            foreach (var l in lines.Where(l => l.StartsWith('#')).Concat(samples))
+            {
+                sb.Append(l).Append('\n');
+            }
+        }
+
         return sb.ToString();
     }
 

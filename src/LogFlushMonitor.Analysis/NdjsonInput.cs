@@ -125,38 +125,20 @@ internal static class NdjsonInput
             }
         }
 
-        public void OnCounter(in CounterSample counter) => Poll();
-
-        public void OnWaitStats(in WaitStatsSample waitStats) => Poll();
-
-        public void OnFileStats(in FileStatsSample fileStats) => Poll();
-
-        public void OnServerStart(in ServerStartSample start) => Poll();
-
-        public void OnPollCompleted(in PollCompleted completed) => Poll();
-
-        public void OnDatabaseName(in DatabaseNameSample database) => Poll();
-
-        public void OnFlushBucket(in FlushBucketSample bucket) => Poll();
-
-        public void OnWriteLogWaiters(in WriteLogWaitersSample waiters) => Poll();
-
-        public void OnLogWriters(in LogWritersSample writers) => Poll();
-
-        public void OnHadrReplica(in HadrReplicaSample replica) => Poll();
-
-        // The replay's pairing of starts and completes; the analysis pairs them itself.
-        public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source)
+        /// <summary>
+        /// A signal's line (a row, or the end of a poll): counted, not analysed. The replay's pairing of starts and completes
+        /// (the outstanding flushes, never recorded) is no line of the file: the analysis pairs them itself.
+        /// </summary>
+        public void OnBatch(Core.Signals.SignalBatch batch)
         {
+            if (batch.Signal.Recording is not null)
+            {
+                Samples++;
+                Polled++;
+            }
         }
 
         // Read as fast as the file allows: the analysis never falls behind.
         public ValueTask WaitForRoomAsync(CancellationToken cancellationToken) => ValueTask.CompletedTask;
-
-        private void Poll()
-        {
-            Samples++;
-            Polled++;
-        }
     }
 }

@@ -1,6 +1,7 @@
 using System.Buffers;
 using System.Text.Json;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Recording;
 
@@ -58,6 +59,10 @@ public sealed class NdjsonSampleWriter : ISampleSink, IDisposable
     private readonly bool _leaveOpen;
     private readonly ArrayBufferWriter<byte> _buffer = new(DrainBytes * 2);
     private readonly Utf8JsonWriter _json;
+
+    // A signal's row is written by its contract into a buffer of its own, then copied after the line's own fields.
+    private readonly ArrayBufferWriter<byte> _rowBuffer = new(1024);
+    private readonly Utf8JsonWriter _row;
     private DateTime _lastTime;
     private bool _disposed;
 
@@ -68,6 +73,7 @@ public sealed class NdjsonSampleWriter : ISampleSink, IDisposable
         _stream = stream;
         _leaveOpen = leaveOpen;
         _json = new Utf8JsonWriter(_buffer, new JsonWriterOptions { Indented = false, SkipValidation = false });
+        _row = new Utf8JsonWriter(_rowBuffer, new JsonWriterOptions { Indented = false, SkipValidation = false });
     }
 
     /// <summary>Creates (or replaces) the file at <paramref name="path"/>.</summary>
@@ -128,169 +134,54 @@ public sealed class NdjsonSampleWriter : ISampleSink, IDisposable
         }
     }
 
-    /// <inheritdoc />
-    public void OnCounter(in CounterSample counter)
-    {
-        lock (_gate)
-        {
-            Begin(NdjsonNames.Counter, counter.TimestampUtc, counter.Instance);
-            _json.WriteString(NdjsonNames.Object, counter.ObjectName);
-            _json.WriteString(NdjsonNames.CounterName, counter.CounterName);
-            _json.WriteString(NdjsonNames.CounterInstance, counter.CounterInstance);
-            _json.WriteNumber(NdjsonNames.Value, counter.Value);
-            _json.WriteNumber(NdjsonNames.CntrType, counter.CounterType);
-            _json.WriteNumber(NdjsonNames.Base, counter.BaseValue);
-            End();
-        }
-    }
-
-    /// <inheritdoc />
-    public void OnWaitStats(in WaitStatsSample waitStats)
-    {
-        lock (_gate)
-        {
-            Begin(NdjsonNames.WaitStats, waitStats.TimestampUtc, waitStats.Instance);
-            _json.WriteString(NdjsonNames.WaitType, waitStats.WaitType);
-            _json.WriteNumber(NdjsonNames.WaitingTasks, waitStats.WaitingTasks);
-            _json.WriteNumber(NdjsonNames.WaitTimeMs, waitStats.WaitTimeMs);
-            _json.WriteNumber(NdjsonNames.MaxWaitTimeMs, waitStats.MaxWaitTimeMs);
-            _json.WriteNumber(NdjsonNames.SignalWaitTimeMs, waitStats.SignalWaitTimeMs);
-            End();
-        }
-    }
-
-    /// <inheritdoc />
-    public void OnFileStats(in FileStatsSample fileStats)
-    {
-        lock (_gate)
-        {
-            Begin(NdjsonNames.FileStats, fileStats.TimestampUtc, fileStats.Instance);
-            _json.WriteNumber(NdjsonNames.DbId, fileStats.DatabaseId);
-            _json.WriteString(NdjsonNames.Db, fileStats.DatabaseName);
-            _json.WriteNumber(NdjsonNames.FileId, fileStats.FileId);
-            _json.WriteNumber(NdjsonNames.NumOfWrites, fileStats.NumWrites);
-            _json.WriteNumber(NdjsonNames.NumOfBytesWritten, fileStats.BytesWritten);
-            _json.WriteNumber(NdjsonNames.IoStallWriteMs, fileStats.IoStallWriteMs);
-            End();
-        }
-    }
-
-    /// <inheritdoc />
-    public void OnServerStart(in ServerStartSample start)
-    {
-        lock (_gate)
-        {
-            Begin(NdjsonNames.ServerStart, start.TimestampUtc, start.Instance);
-            WriteTime(NdjsonNames.StartTime, start.StartTimeUtc);
-            End();
-        }
-    }
-
-    /// <inheritdoc />
-    public void OnPollCompleted(in PollCompleted completed)
-    {
-        lock (_gate)
-        {
-            Begin(NdjsonNames.PollCompleted, completed.TimestampUtc, completed.Instance);
-            _json.WriteString(NdjsonNames.Kind, NdjsonNames.Of(completed.Kind));
-            End();
-        }
-    }
-
-    /// <inheritdoc />
-    public void OnDatabaseName(in DatabaseNameSample database)
-    {
-        lock (_gate)
-        {
-            Begin(NdjsonNames.Database, database.TimestampUtc, database.Instance);
-            _json.WriteNumber(NdjsonNames.DbId, database.DatabaseId);
-            _json.WriteString(NdjsonNames.Db, database.Name);
-            End();
-        }
-    }
-
-    /// <inheritdoc />
-    public void OnFlushBucket(in FlushBucketSample bucket)
-    {
-        lock (_gate)
-        {
-            Begin(NdjsonNames.FlushBucket, bucket.TimestampUtc, bucket.Instance);
-            _json.WriteNumber(NdjsonNames.DbId, bucket.DatabaseId);
-            if (bucket.DatabaseName is { } db)
-            {
-                _json.WriteString(NdjsonNames.Db, db);
-            }
-
-            _json.WriteNumber(NdjsonNames.WriteSize, bucket.WriteSize);
-            _json.WriteNumber(NdjsonNames.Count, bucket.Count);
-            End();
-        }
-    }
-
-    /// <inheritdoc />
-    public void OnLogWriters(in LogWritersSample writers)
-    {
-        lock (_gate)
-        {
-            Begin(NdjsonNames.LogWriters, writers.TimestampUtc, writers.Instance);
-            _json.WriteNumber(NdjsonNames.DbId, writers.DatabaseId);
-            _json.WriteString(NdjsonNames.Db, writers.DatabaseName);
-            _json.WriteString(NdjsonNames.App, writers.Application);
-            _json.WriteNumber(NdjsonNames.Transactions, writers.Transactions);
-            _json.WriteNumber(NdjsonNames.LogBytesUsed, writers.LogBytesUsed);
-            _json.WriteNumber(NdjsonNames.LogBytesReserved, writers.LogBytesReserved);
-            End();
-        }
-    }
-
-    /// <inheritdoc />
-    public void OnWriteLogWaiters(in WriteLogWaitersSample waiters)
-    {
-        lock (_gate)
-        {
-            Begin(NdjsonNames.WriteLogWaiting, waiters.TimestampUtc, waiters.Instance);
-            _json.WriteNumber(NdjsonNames.DbId, waiters.DatabaseId);
-            _json.WriteString(NdjsonNames.Db, waiters.DatabaseName);
-            _json.WriteNumber(NdjsonNames.Sessions, waiters.Sessions);
-            _json.WriteNumber(NdjsonNames.LongestWaitMs, waiters.LongestWaitMs);
-            End();
-        }
-    }
-
-    /// <inheritdoc />
-    public void OnHadrReplica(in HadrReplicaSample replica)
-    {
-        lock (_gate)
-        {
-            Begin(NdjsonNames.HadrReplica, replica.TimestampUtc, replica.Instance);
-            _json.WriteNumber(NdjsonNames.DbId, replica.DatabaseId);
-            _json.WriteString(NdjsonNames.Db, replica.DatabaseName);
-            _json.WriteString(NdjsonNames.Ag, replica.AvailabilityGroup);
-            _json.WriteString(NdjsonNames.Replica, replica.Replica);
-            _json.WriteString(NdjsonNames.Role, replica.Role);
-            _json.WriteString(NdjsonNames.AvailabilityMode, replica.AvailabilityMode);
-            if (replica.SynchronizationState is { } state)
-            {
-                _json.WriteString(NdjsonNames.SyncState, state);
-            }
-
-            // A figure the server left NULL is absent, so a replay exports no value for it, as live does.
-            WriteOptional(NdjsonNames.LogSendQueueKb, replica.LogSendQueueKb);
-            WriteOptional(NdjsonNames.LogSendRateKbPerSecond, replica.LogSendRateKbPerSecond);
-            WriteOptional(NdjsonNames.RedoQueueKb, replica.RedoQueueKb);
-            WriteOptional(NdjsonNames.RedoRateKbPerSecond, replica.RedoRateKbPerSecond);
-            WriteOptional(NdjsonNames.SecondaryLagSeconds, replica.SecondaryLagSeconds);
-            WriteOptional(NdjsonNames.LastHardenedAgeSeconds, replica.LastHardenedAgeSeconds);
-            End();
-        }
-    }
-
     /// <summary>
-    /// Not recorded: a recording keeps the flush events themselves (with their log_block_id), and a replay pairs them
-    /// again on the way (<see cref="LogFlushMonitor.Core.XEvents.OutstandingFlushTracker"/>).
+    /// Writes each row of <paramref name="batch"/> as one line of its signal's type (<c>type</c>, <c>t</c>, <c>instance</c>,
+    /// then the row's fields by the signal's contract), then, when the batch ends a poll and the signal has one, its
+    /// <c>poll_completed</c> line. A signal that is not recorded (the outstanding flushes: a replay pairs the flush events
+    /// again) writes nothing.
     /// </summary>
-    public void OnOutstandingFlushes(LogFlushMonitor.Core.XEvents.OutstandingFlushSource source)
+    public void OnBatch(SignalBatch batch)
     {
+        ArgumentNullException.ThrowIfNull(batch);
+        if (batch.Signal.Recording is not { } recording)
+        {
+            return;
+        }
+
+        lock (_gate)
+        {
+            for (var i = 0; i < batch.Count; i++)
+            {
+                _rowBuffer.ResetWrittenCount();
+                _row.Reset(_rowBuffer);
+                recording.WriteRow(_row, batch, i);
+                _row.Flush();
+                Begin(recording.EncodedLineType, batch.TimestampUtc, batch.Instance);
+                _json.Flush();
+                var fields = _rowBuffer.WrittenSpan;
+                // The row's object without its opening brace follows the line's own fields: {"type":…,"instance":…, + "a":1}.
+                if (fields.Length > 2)
+                {
+                    _buffer.GetSpan(1)[0] = (byte)',';
+                    _buffer.Advance(1);
+                    _buffer.Write(fields[1..]);
+                }
+                else
+                {
+                    _buffer.GetSpan(1)[0] = (byte)'}';
+                    _buffer.Advance(1);
+                }
+
+                EndLine();
+            }
+
+            if (batch.EndsPoll && recording.CompletedKind is not null)
+            {
+                Begin(NdjsonNames.PollCompleted, batch.TimestampUtc, batch.Instance);
+                _json.WriteString(NdjsonNames.Kind, recording.EncodedCompletedKind);
+                End();
+            }
+        }
     }
 
     /// <inheritdoc />
@@ -339,6 +230,7 @@ public sealed class NdjsonSampleWriter : ISampleSink, IDisposable
             _stream.Flush();
             _disposed = true;
             _json.Dispose();
+            _row.Dispose();
             if (!_leaveOpen)
             {
                 _stream.Dispose();
@@ -361,6 +253,11 @@ public sealed class NdjsonSampleWriter : ISampleSink, IDisposable
     {
         _json.WriteEndObject();
         _json.Flush();
+        EndLine();
+    }
+
+    private void EndLine()
+    {
         _buffer.GetSpan(1)[0] = (byte)'\n';
         _buffer.Advance(1);
         Lines++;
@@ -386,14 +283,6 @@ public sealed class NdjsonSampleWriter : ISampleSink, IDisposable
         Span<byte> text = stackalloc byte[40];
         utc.TryFormat(text, out var written, "O");
         _json.WriteString(name, text[..written]);
-    }
-
-    private void WriteOptional(JsonEncodedText name, long? value)
-    {
-        if (value is { } v)
-        {
-            _json.WriteNumber(name, v);
-        }
     }
 
     private void WriteMicroseconds(TimeSpan duration)

@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Simulation;
 
@@ -70,18 +71,16 @@ public static class DatabasesCounterSet
     /// values; the others follow from them (transactions and log pool traffic from the flushes, fixed sizes) or read 0,
     /// as an idle feature does on a real server.
     /// </summary>
-    /// <param name="sink">Where the samples go.</param>
-    /// <param name="instance">The SQL Server instance.</param>
-    /// <param name="t">The poll time.</param>
+    /// <param name="into">The poll's rows, to which the readings are added.</param>
     /// <param name="database">The counter instance: a database name or <c>_Total</c>.</param>
     /// <param name="log">The log counters' readings.</param>
-    public static void Deliver(IPollSink sink, string instance, DateTime t, string database, in LogCounters log)
+    public static void Read(List<CounterRow> into, string database, in LogCounters log)
     {
-        ArgumentNullException.ThrowIfNull(sink);
+        ArgumentNullException.ThrowIfNull(into);
         foreach (var (name, type, baseName) in Counters)
         {
             var (value, baseValue) = Reading(name, log);
-            sink.OnCounter(new CounterSample(instance, t, DatabasesObject, name, database, value, type, baseName is null ? 0 : baseValue));
+            into.Add(new CounterRow(DatabasesObject, name, database, value, type, baseName is null ? 0 : baseValue));
         }
     }
 

@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Simulation;
 
@@ -305,14 +306,15 @@ internal sealed class SimulatedInstance
         }
 
         var t = new DateTime(ticks, DateTimeKind.Utc);
-        sink.OnServerStart(new ServerStartSample(Name, t, _startTime));
+        sink.OnBatch(SignalRegistry.ServerStart.Batch(Name, t, [new ServerStartRow(_startTime)], endsPoll: false));
 
+        var counters = new List<CounterRow>();
         long flushes = 0, bytes = 0, waits = 0, waitMs = 0, usedKb = 0, sizeKb = 0, hits = 0, lookups = 0;
         foreach (var db in _databases)
         {
             db.TruncateIfFull();
             var dbWaitMs = db.FlushWaitTicks / TimeSpan.TicksPerMillisecond;
-            Counters(sink, t, db.Name, db.Flushes, db.BytesFlushed, db.FlushWaits, dbWaitMs, db.LogUsedKb, db.LogSizeKb, db.CacheHits, db.CacheLookups);
+            Counters(counters, db.Name, db.Flushes, db.BytesFlushed, db.FlushWaits, dbWaitMs, db.LogUsedKb, db.LogSizeKb, db.CacheHits, db.CacheLookups);
             flushes += db.Flushes;
             bytes += db.BytesFlushed;
             waits += db.FlushWaits;
@@ -323,29 +325,27 @@ internal sealed class SimulatedInstance
             lookups += db.CacheLookups;
         }
 
-        Counters(sink, t, Total, flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups);
+        Counters(counters, Total, flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups);
         const long Ms = TimeSpan.TicksPerMillisecond;
         foreach (var db in _databases.Where(d => d.Replica is not null))
         {
-            sink.OnCounter(new CounterSample(Name, t, DatabaseReplicaCounters.Object, DatabaseReplicaCounters.TransactionDelay, db.Name, db.SyncDelayTicks / Ms, PerfCounterType.BulkCount));
-            sink.OnCounter(new CounterSample(Name, t, DatabaseReplicaCounters.Object, DatabaseReplicaCounters.MirroredWriteTransactions, db.Name, db.MirroredTransactions, PerfCounterType.BulkCount));
+            counters.Add(new CounterRow(DatabaseReplicaCounters.Object, DatabaseReplicaCounters.TransactionDelay, db.Name, db.SyncDelayTicks / Ms, PerfCounterType.BulkCount));
+            counters.Add(new CounterRow(DatabaseReplicaCounters.Object, DatabaseReplicaCounters.MirroredWriteTransactions, db.Name, db.MirroredTransactions, PerfCounterType.BulkCount));
         }
 
-        sink.OnPollCompleted(new PollCompleted(Name, t, PollKind.Counters));
+        sink.OnBatch(SignalRegistry.Counters.Batch(Name, t, [.. counters], endsPoll: true));
 
-        sink.OnWaitStats(new WaitStatsSample(Name, t, WriteLog, _writeLogTasks, _writeLogTicks / Ms, _writeLogMaxTicks / Ms, _writeLogSignalTicks / Ms));
-        sink.OnWaitStats(new WaitStatsSample(Name, t, LogBuffer, _logBufferTasks, _logBufferTicks / Ms, _logBufferMaxTicks / Ms, 0));
-        sink.OnWaitStats(new WaitStatsSample(Name, t, HadrSyncCommit, _hadrTasks, _hadrTicks / Ms, _hadrMaxTicks / Ms, 0));
-        sink.OnPollCompleted(new PollCompleted(Name, t, PollKind.WaitStats));
+        sink.OnBatch(SignalRegistry.WaitStats.Batch(Name, t,
+        [
+            new WaitStatsRow(WriteLog, _writeLogTasks, _writeLogTicks / Ms, _writeLogMaxTicks / Ms, _writeLogSignalTicks / Ms),
+            new WaitStatsRow(LogBuffer, _logBufferTasks, _logBufferTicks / Ms, _logBufferMaxTicks / Ms, 0),
+            new WaitStatsRow(HadrSyncCommit, _hadrTasks, _hadrTicks / Ms, _hadrMaxTicks / Ms, 0),
+        ], endsPoll: true));
 
-        foreach (var db in _databases)
-        {
-            sink.OnFileStats(new FileStatsSample(Name, t, db.Id, db.Name, 2, db.Flushes, db.BytesFlushed, db.StallTicks / Ms));
-        }
-
-        sink.OnPollCompleted(new PollCompleted(Name, t, PollKind.FileStats));
+        sink.OnBatch(SignalRegistry.FileStats.Batch(Name, t, [.. _databases.Select(db => new FileStatsRow(db.Id, db.Name, 2, db.Flushes, db.BytesFlushed, db.StallTicks / Ms))], endsPoll: true));
 
         // sys.dm_os_waiting_tasks: the sessions whose WRITELOG wait is under way now.
+        var waiters = new List<WriteLogWaitersRow>();
         foreach (var db in _databases)
         {
             var sessions = 0;
@@ -359,13 +359,14 @@ internal sealed class SimulatedInstance
                 }
             }
 
-            sink.OnWriteLogWaiters(new WriteLogWaitersSample(Name, t, db.Id, db.Name, sessions, longest / Ms));
+            waiters.Add(new WriteLogWaitersRow(db.Id, db.Name, sessions, longest / Ms));
         }
 
-        sink.OnPollCompleted(new PollCompleted(Name, t, PollKind.WriteLogWaiters));
+        sink.OnBatch(SignalRegistry.WriteLogWaiters.Batch(Name, t, [.. waiters], endsPoll: true));
 
         // sys.dm_tran_database_transactions: the log written since the last poll stands for what the applications' short
         // transactions hold, split by their shares (Application); the top 5 and "other" (AuditLogger, SSMS), as the poller folds.
+        var writers = new List<LogWritersRow>();
         foreach (var db in _databases)
         {
             var written = db.BytesFlushed - db.BytesAtLastWritersPoll;
@@ -378,11 +379,11 @@ internal sealed class SimulatedInstance
             foreach (var (app, share) in ApplicationShares)
             {
                 var used = written * share / 128;
-                sink.OnLogWriters(new LogWritersSample(Name, t, db.Id, db.Name, app, app == "other" ? 2 : 1, used, 2 * used));
+                writers.Add(new LogWritersRow(db.Id, db.Name, app, app == "other" ? 2 : 1, used, 2 * used));
             }
         }
 
-        sink.OnPollCompleted(new PollCompleted(Name, t, PollKind.LogWriters));
+        sink.OnBatch(SignalRegistry.LogWriters.Batch(Name, t, [.. writers], endsPoll: true));
         PollReplicas(t, sink);
     }
 
@@ -398,6 +399,7 @@ internal sealed class SimulatedInstance
             return; // the poll of an instance without availability groups is not simulated (it would answer no rows)
         }
 
+        var rows = new List<ReplicaRow>();
         foreach (var db in _databases)
         {
             if (db.Replica is not { } r)
@@ -407,18 +409,18 @@ internal sealed class SimulatedInstance
 
             var roundTripSeconds = db.LastSyncDelayTicks / (double)TimeSpan.TicksPerSecond;
             var sendQueueKb = (long)(roundTripSeconds * 2_000); // ~2 MB/s of log behind the round trip
-            sink.OnHadrReplica(new HadrReplicaSample(Name, t, db.Id, db.Name, r.Group, r.Primary, "PRIMARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED", null, null, null, null, null, 0));
-            sink.OnHadrReplica(new HadrReplicaSample(Name, t, db.Id, db.Name, r.Group, r.Synchronous, "SECONDARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED",
+            rows.Add(new ReplicaRow(db.Id, db.Name, r.Group, r.Primary, "PRIMARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED", null, null, null, null, null, 0));
+            rows.Add(new ReplicaRow(db.Id, db.Name, r.Group, r.Synchronous, "SECONDARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED",
                 sendQueueKb, 2_000, 64, 4_000, (long)roundTripSeconds, (long)roundTripSeconds));
-            sink.OnHadrReplica(new HadrReplicaSample(Name, t, db.Id, db.Name, r.Group, r.Asynchronous, "SECONDARY", "ASYNCHRONOUS_COMMIT", "SYNCHRONIZING",
+            rows.Add(new ReplicaRow(db.Id, db.Name, r.Group, r.Asynchronous, "SECONDARY", "ASYNCHRONOUS_COMMIT", "SYNCHRONIZING",
                 6_000 + sendQueueKb, 1_800, 2_000, 3_000, 3, 3));
         }
 
-        sink.OnPollCompleted(new PollCompleted(Name, t, PollKind.HadrReplicas));
+        sink.OnBatch(SignalRegistry.HadrReplicas.Batch(Name, t, [.. rows], endsPoll: true));
     }
 
-    private void Counters(ISampleSink sink, DateTime t, string db, long flushes, long bytes, long waits, long waitMs, long usedKb, long sizeKb, long hits, long lookups) =>
-        DatabasesCounterSet.Deliver(sink, Name, t, db, new DatabasesCounterSet.LogCounters(flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups));
+    private static void Counters(List<CounterRow> into, string db, long flushes, long bytes, long waits, long waitMs, long usedKb, long sizeKb, long hits, long lookups) =>
+        DatabasesCounterSet.Read(into, db, new DatabasesCounterSet.LogCounters(flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups));
 
     /// <summary>Takes the next event_sequence; false when this event is lost on its way.</summary>
     private bool Deliver(ISampleSink sink, out long sequence)

@@ -1,9 +1,17 @@
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Testing;
 
 /// <summary>A loss report as recorded.</summary>
 public sealed record RecordedLoss(string Instance, LossKind Kind, long Count);
+
+/// <summary>One row of a signal's batch as recorded, with the instance and time of the batch.</summary>
+/// <typeparam name="TRow">The signal's row.</typeparam>
+public sealed record Polled<TRow>(string Instance, DateTime TimestampUtc, TRow Row);
+
+/// <summary>The end of a poll of a signal, as recorded.</summary>
+public sealed record PollEnded(Signal Signal, string Instance, DateTime TimestampUtc);
 
 /// <summary>
 /// The one test sink: keeps every sample in arrival order (boxed: a test helper, not a hot path), counts events,
@@ -15,6 +23,7 @@ public sealed class RecordingSink(ISampleSink? next = null) : IPacedSampleSink
     private readonly Lock _gate = new();
     private readonly List<object> _all = [];
     private readonly List<Core.XEvents.OutstandingFlushSource> _sources = [];
+    private readonly List<SignalBatch> _batches = [];
     private long _events;
     private long _flushes;
 
@@ -61,7 +70,7 @@ public sealed class RecordingSink(ISampleSink? next = null) : IPacedSampleSink
     public IReadOnlyList<WaitEvent> Waits => Of<WaitEvent>();
 
     /// <summary>Counter rows kept.</summary>
-    public IReadOnlyList<CounterSample> Counters => Of<CounterSample>();
+    public IReadOnlyList<Polled<CounterRow>> Counters => Rows<CounterRow>();
 
     /// <summary>Server-dropped losses, summed.</summary>
     public long ServerDropped => Of<RecordedLoss>().Where(l => l.Kind == LossKind.ServerDropped).Sum(l => l.Count);
@@ -103,86 +112,86 @@ public sealed class RecordingSink(ISampleSink? next = null) : IPacedSampleSink
         next?.OnSourceLoss(instance, kind, count);
     }
 
-    /// <inheritdoc />
-    public void OnCounter(in CounterSample counter)
+    /// <summary>
+    /// Keeps the batch, and each of its rows as a <see cref="Polled{TRow}"/> (in <see cref="All"/>, for <see cref="Of{T}"/>
+    /// and <see cref="Rows{TRow}"/>), and the end of a poll as a <see cref="PollEnded"/>. An outstanding-flush source is kept
+    /// in <see cref="OutstandingSources"/>.
+    /// </summary>
+    public void OnBatch(SignalBatch batch)
     {
-        Add(counter);
-        next?.OnCounter(counter);
-    }
-
-    /// <inheritdoc />
-    public void OnWaitStats(in WaitStatsSample waitStats)
-    {
-        Add(waitStats);
-        next?.OnWaitStats(waitStats);
-    }
-
-    /// <inheritdoc />
-    public void OnFileStats(in FileStatsSample fileStats)
-    {
-        Add(fileStats);
-        next?.OnFileStats(fileStats);
-    }
-
-    /// <inheritdoc />
-    public void OnServerStart(in ServerStartSample start)
-    {
-        Add(start);
-        next?.OnServerStart(start);
-    }
-
-    /// <inheritdoc />
-    public void OnPollCompleted(in PollCompleted completed)
-    {
-        Add(completed);
-        next?.OnPollCompleted(completed);
-    }
-
-    /// <inheritdoc />
-    public void OnDatabaseName(in DatabaseNameSample database)
-    {
-        Add(database);
-        next?.OnDatabaseName(database);
-    }
-
-    /// <inheritdoc />
-    public void OnFlushBucket(in FlushBucketSample bucket)
-    {
-        Interlocked.Add(ref _flushes, bucket.Count);
-        Add(bucket);
-        next?.OnFlushBucket(bucket);
-    }
-
-    /// <inheritdoc />
-    public void OnWriteLogWaiters(in WriteLogWaitersSample waiters)
-    {
-        Add(waiters);
-        next?.OnWriteLogWaiters(waiters);
-    }
-
-    /// <inheritdoc />
-    public void OnLogWriters(in LogWritersSample writers)
-    {
-        Add(writers);
-        next?.OnLogWriters(writers);
-    }
-
-    /// <inheritdoc />
-    public void OnHadrReplica(in HadrReplicaSample replica)
-    {
-        Add(replica);
-        next?.OnHadrReplica(replica);
-    }
-
-    /// <inheritdoc />
-    public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source)
-    {
-        lock (_gate)
+        ArgumentNullException.ThrowIfNull(batch);
+        if (batch is SignalBatch<FlushBucketRow> buckets)
         {
-            _sources.Add(source);
+            foreach (var b in buckets.Rows)
+            {
+                Interlocked.Add(ref _flushes, b.Count);
+            }
         }
 
-        next?.OnOutstandingFlushes(source);
+        if (batch is SignalBatch<Core.XEvents.OutstandingFlushSource> sources)
+        {
+            lock (_gate)
+            {
+                _sources.AddRange(sources.Rows);
+            }
+        }
+        else if (Keep)
+        {
+            lock (_gate)
+            {
+                _batches.Add(batch);
+                _all.AddRange(RowsOf(batch));
+                if (batch.EndsPoll)
+                {
+                    _all.Add(new PollEnded(batch.Signal, batch.Instance, batch.TimestampUtc));
+                }
+            }
+        }
+
+        next?.OnBatch(batch);
+    }
+
+    /// <summary>Every batch kept, in arrival order (a snapshot; outstanding-flush sources apart).</summary>
+    public IReadOnlyList<SignalBatch> Batches
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return [.. _batches];
+            }
+        }
+    }
+
+    /// <summary>The rows of <typeparamref name="TRow"/> kept, with the instance and time of their batch, in order.</summary>
+    public IReadOnlyList<Polled<TRow>> Rows<TRow>() => Of<Polled<TRow>>();
+
+    /// <summary>The ends of polls kept of <paramref name="signal"/>, in order.</summary>
+    public IReadOnlyList<PollEnded> PollEnds(Signal signal) => [.. Of<PollEnded>().Where(p => p.Signal == signal)];
+
+    private static IEnumerable<object> RowsOf(SignalBatch batch) => batch switch
+    {
+        SignalBatch<CounterRow> b => Each(b),
+        SignalBatch<WaitStatsRow> b => Each(b),
+        SignalBatch<FileStatsRow> b => Each(b),
+        SignalBatch<ServerStartRow> b => Each(b),
+        SignalBatch<DatabaseRow> b => Each(b),
+        SignalBatch<FlushBucketRow> b => Each(b),
+        SignalBatch<WriteLogWaitersRow> b => Each(b),
+        SignalBatch<LogWritersRow> b => Each(b),
+        SignalBatch<ReplicaRow> b => Each(b),
+        _ => [],
+    };
+
+    private static List<object> Each<TRow>(SignalBatch<TRow> batch)
+    {
+        var rows = new List<object>(batch.Count);
+        foreach (var row in batch.Rows)
+        {
+            rows.Add(new Polled<TRow>(batch.Instance, batch.TimestampUtc, row));
+        }
+
+        return rows;
     }
 
     /// <inheritdoc />

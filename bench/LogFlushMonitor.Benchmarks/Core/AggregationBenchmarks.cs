@@ -13,6 +13,7 @@ using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using Microsoft.Extensions.DependencyInjection;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
@@ -36,7 +37,7 @@ public class AggregationBenchmarks
     private LogFlushAggregator _withSdk = null!;
     private ServiceProvider _services = null!;
     private MeterProvider _provider = null!;
-    private FlushBucketSample _bucket;
+    private SignalBatch _bucket = null!;
 
     [GlobalSetup]
     public void Setup()
@@ -51,7 +52,7 @@ public class AggregationBenchmarks
             _events[i] = EventSample.Of(new LogFlushEvent(instance, 5 + db, names[db], size, (ulong)i, DateTime.UtcNow, null, i + 1));
         }
 
-        _bucket = new FlushBucketSample(instance, DateTime.UtcNow, 5, names[0], 512, Batch);
+        _bucket = SignalRegistry.FlushBuckets.Row(instance, DateTime.UtcNow, new FlushBucketRow(5, names[0], 512, Batch));
         _coreOnly = new LogFlushAggregator();
         _services = new ServiceCollection().AddMetrics().AddSingleton(new SourceHealth()).AddSingleton<LogFlushMetrics>().BuildServiceProvider();
         _withSdk = new LogFlushAggregator(_services.GetRequiredService<LogFlushMetrics>());
@@ -79,7 +80,7 @@ public class AggregationBenchmarks
     public void WithSdk() => _withSdk.Apply(_events);
 
     [Benchmark(OperationsPerInvoke = Batch)]
-    public void FlushBucketWithSdk() => _withSdk.OnFlushBucket(_bucket);
+    public void FlushBucketWithSdk() => _withSdk.OnBatch(_bucket);
 
     private sealed class NullExporter : BaseExporter<Metric>
     {

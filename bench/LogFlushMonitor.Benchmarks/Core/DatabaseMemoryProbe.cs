@@ -6,7 +6,7 @@ using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Samples;
-using LogFlushMonitor.Core.XEvents;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.Prometheus;
 using Microsoft.Extensions.DependencyInjection;
 using OpenTelemetry;
@@ -191,57 +191,16 @@ public static class DatabaseMemoryProbe
             }
         }
 
-        public void OnCounter(in CounterSample counter)
+        public void OnBatch(SignalBatch batch)
         {
-            if (Has(SampleKinds.Counters))
-            {
-                inner.OnCounter(counter);
-            }
-        }
-
-        public void OnWaitStats(in WaitStatsSample waitStats)
-        {
-            if (Has(SampleKinds.WaitStats))
-            {
-                inner.OnWaitStats(waitStats);
-            }
-        }
-
-        public void OnFileStats(in FileStatsSample fileStats)
-        {
-            if (Has(SampleKinds.FileStats))
-            {
-                inner.OnFileStats(fileStats);
-            }
-        }
-
-        public void OnServerStart(in ServerStartSample start) => inner.OnServerStart(start);
-
-        public void OnPollCompleted(in PollCompleted completed)
-        {
-            var kind = completed.Kind switch
-            {
-                PollKind.Counters => SampleKinds.Counters,
-                PollKind.FileStats => SampleKinds.FileStats,
-                PollKind.WaitStats => SampleKinds.WaitStats,
-                _ => (SampleKinds)0,
-            };
+            var kind = batch.Signal == SignalRegistry.Counters ? SampleKinds.Counters
+                : batch.Signal == SignalRegistry.FileStats ? SampleKinds.FileStats
+                : batch.Signal == SignalRegistry.WaitStats ? SampleKinds.WaitStats
+                : SampleKinds.All; // the server start and the rest pass
             if (Has(kind))
             {
-                inner.OnPollCompleted(completed);
+                inner.OnBatch(batch);
             }
         }
-
-        public void OnDatabaseName(in DatabaseNameSample database) => inner.OnDatabaseName(database);
-
-        public void OnFlushBucket(in FlushBucketSample bucket) => inner.OnFlushBucket(bucket);
-
-        public void OnWriteLogWaiters(in WriteLogWaitersSample waiters) => inner.OnWriteLogWaiters(waiters);
-
-        public void OnLogWriters(in LogWritersSample writers) => inner.OnLogWriters(writers);
-
-        public void OnHadrReplica(in HadrReplicaSample replica) => inner.OnHadrReplica(replica);
-
-        public void OnOutstandingFlushes(OutstandingFlushSource source) => inner.OnOutstandingFlushes(source);
     }
 }

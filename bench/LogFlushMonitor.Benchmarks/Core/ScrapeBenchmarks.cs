@@ -20,6 +20,7 @@ using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.Prometheus;
 using Microsoft.Extensions.DependencyInjection;
 using OpenTelemetry;
@@ -95,21 +96,21 @@ public sealed class Fleet : IDisposable
         for (var i = 0; i < instances; i++)
         {
             var inst = "sql" + i;
-            aggregator.OnServerStart(new ServerStartSample(inst, t0, t0.AddDays(-1)));
+            aggregator.OnBatch(SignalRegistry.ServerStart.Row(inst, t0, new ServerStartRow(t0.AddDays(-1))));
             for (var poll = 0; poll < 2; poll++)
             {
                 var t = t0.AddSeconds(15 * poll);
-                aggregator.OnWaitStats(new WaitStatsSample(inst, t, "WRITELOG", 1000 * (poll + 1), 5000 * (poll + 1), 40, 100));
-                aggregator.OnWaitStats(new WaitStatsSample(inst, t, "LOGBUFFER", 10 * (poll + 1), 50 * (poll + 1), 4, 1));
+                aggregator.OnBatch(SignalRegistry.WaitStats.Row(inst, t, new WaitStatsRow("WRITELOG", 1000 * (poll + 1), 5000 * (poll + 1), 40, 100)));
+                aggregator.OnBatch(SignalRegistry.WaitStats.Row(inst, t, new WaitStatsRow("LOGBUFFER", 10 * (poll + 1), 50 * (poll + 1), 4, 1)));
                 for (var d = 0; d < databases; d++)
                 {
                     var db = "database_" + d;
                     foreach (var (name, type) in Counters)
                     {
-                        aggregator.OnCounter(new CounterSample(inst, t, "Databases", name, db, 1000L * (poll + 1) * (d + 1), type, type == PerfCounterType.LargeRawFraction ? 2000L * (d + 1) : 0));
+                        aggregator.OnBatch(SignalRegistry.Counters.Row(inst, t, new CounterRow("Databases", name, db, 1000L * (poll + 1) * (d + 1), type, type == PerfCounterType.LargeRawFraction ? 2000L * (d + 1) : 0)));
                     }
 
-                    aggregator.OnFileStats(new FileStatsSample(inst, t, 5 + d, db, 2, 100 * (poll + 1), 51200 * (poll + 1), 30 * (poll + 1)));
+                    aggregator.OnBatch(SignalRegistry.FileStats.Row(inst, t, new FileStatsRow(5 + d, db, 2, 100 * (poll + 1), 51200 * (poll + 1), 30 * (poll + 1))));
                 }
             }
 

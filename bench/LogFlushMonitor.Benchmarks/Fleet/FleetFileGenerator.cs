@@ -1,4 +1,5 @@
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.Simulation;
 using LogFlushMonitor.Recording;
 
@@ -74,7 +75,7 @@ public static class FleetFileGenerator
     {
         var names = Enumerable.Range(0, databases).Select(d => $"database_{d:000}").ToArray();
         var second = Start + PollInterval;
-        writer.OnServerStart(new ServerStartSample(instance, Start, Start.AddDays(-3)));
+        writer.OnBatch(SignalRegistry.ServerStart.Batch(instance, Start, [new ServerStartRow(Start.AddDays(-3))], endsPoll: false));
         Poll(writer, instance, names, Start, round: 0);
 
         long sequence = 0;
@@ -115,6 +116,7 @@ public static class FleetFileGenerator
     /// <summary>One poll of every kind; round 1 reads the values round 0 read plus what happened in between.</summary>
     private static void Poll(ISampleSink writer, string instance, string[] names, DateTime t, int round, long writeLogTasks = 0, long writeLogMs = 0)
     {
+        var counters = new List<CounterRow>();
         long totalFlushes = 0, totalBytes = 0;
         for (var d = 0; d < names.Length; d++)
         {
@@ -123,33 +125,36 @@ public static class FleetFileGenerator
             var bytes = flushes * 4096;
             totalFlushes += flushes;
             totalBytes += bytes;
-            Counters(writer, instance, t, names[d], flushes, bytes, d);
+            Counters(counters, names[d], flushes, bytes, d);
         }
 
-        Counters(writer, instance, t, Total, totalFlushes, totalBytes, names.Length);
-        writer.OnPollCompleted(new PollCompleted(instance, t, PollKind.Counters));
+        Counters(counters, Total, totalFlushes, totalBytes, names.Length);
+        writer.OnBatch(SignalRegistry.Counters.Batch(instance, t, [.. counters], endsPoll: true));
 
-        writer.OnWaitStats(new WaitStatsSample(instance, t, "WRITELOG", 5_000_000 + writeLogTasks, 9_000_000 + writeLogMs, 900, 1_000_000 + (writeLogMs / 10)));
-        writer.OnWaitStats(new WaitStatsSample(instance, t, "LOGBUFFER", 40_000 + (round * 7), 120_000 + (round * 50), 300, 2_000 + round));
-        writer.OnPollCompleted(new PollCompleted(instance, t, PollKind.WaitStats));
+        writer.OnBatch(SignalRegistry.WaitStats.Batch(instance, t,
+        [
+            new WaitStatsRow("WRITELOG", 5_000_000 + writeLogTasks, 9_000_000 + writeLogMs, 900, 1_000_000 + (writeLogMs / 10)),
+            new WaitStatsRow("LOGBUFFER", 40_000 + (round * 7), 120_000 + (round * 50), 300, 2_000 + round),
+        ], endsPoll: true));
 
+        var files = new FileStatsRow[names.Length];
         for (var d = 0; d < names.Length; d++)
         {
             var writes = 100_000L * (d + 1) + (round * FlushesPerDatabase);
-            writer.OnFileStats(new FileStatsSample(instance, t, FirstDatabaseId + d, names[d], 2, writes, writes * 4096, writes / 2));
+            files[d] = new FileStatsRow(FirstDatabaseId + d, names[d], 2, writes, writes * 4096, writes / 2);
         }
 
-        writer.OnPollCompleted(new PollCompleted(instance, t, PollKind.FileStats));
+        writer.OnBatch(SignalRegistry.FileStats.Batch(instance, t, files, endsPoll: true));
     }
 
     /// <summary>
     /// Every counter a real Databases object reports for the instance (<see cref="DatabasesCounterSet"/>), as a server
     /// answers a poll; the monitor keeps the ones Sources:SqlServer:Counters selects.
     /// </summary>
-    private static void Counters(ISampleSink writer, string instance, DateTime t, string db, long flushes, long bytes, int d)
+    private static void Counters(List<CounterRow> into, string db, long flushes, long bytes, int d)
     {
         var waits = flushes / 4;
-        DatabasesCounterSet.Deliver(writer, instance, t, db, new DatabasesCounterSet.LogCounters(
+        DatabasesCounterSet.Read(into, db, new DatabasesCounterSet.LogCounters(
             flushes, bytes, waits, waits * 3, LogUsedKb: 1024L * (d + 1), LogSizeKb: 8192L * (d + 1), CacheHits: flushes * 9, CacheLookups: flushes * 10));
     }
 }

@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Core.Aggregation;
 
@@ -17,8 +18,9 @@ internal sealed class CounterKind
         CounterType = counterType;
         IsInstanceTotal = isInstanceTotal;
         IsCumulative = CounterCatalog.IsCumulative(counterType);
-        Family = CounterCatalog.FamilyOf(objectName, counterName, counterType, isInstanceTotal ? CounterScope.Instance : CounterScope.Database);
-        Scale = Family?.Source is CounterSource named ? named.Scale : UnitScale.None;
+        FamilyIndex = CounterCatalog.FamilyOf(objectName, counterName, counterType, isInstanceTotal ? CounterScope.Instance : CounterScope.Database);
+        Family = FamilyIndex is { } i ? CountersSignal.CounterFamilies[i].Family : null;
+        Scale = FamilyIndex is { } f && CountersSignal.CounterFamilies[f].Source is CounterSource named ? named.Scale : UnitScale.None;
         TracksEventLoss = objectName == DatabasesCounters.Object && counterName == DatabasesCounters.LogFlushes && IsCumulative && !isInstanceTotal;
         MaxPointValue = CounterCatalog.MaxPointValue(objectName, counterName);
         NamesCounter = Family?.Attributes.Contains(MetricAttributes.CounterName) == true;
@@ -38,6 +40,9 @@ internal sealed class CounterKind
 
     /// <summary>The family the series are exported in, or null when none takes them.</summary>
     public MetricDefinition? Family { get; }
+
+    /// <summary>The position of <see cref="Family"/> in <see cref="CountersSignal.CounterFamilies"/>, or null.</summary>
+    public int? FamilyIndex { get; }
 
     /// <summary>From the counter's unit to the family's.</summary>
     public UnitScale Scale { get; }

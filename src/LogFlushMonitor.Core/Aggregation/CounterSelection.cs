@@ -1,5 +1,3 @@
-using LogFlushMonitor.Core.Metrics;
-
 namespace LogFlushMonitor.Core.Aggregation;
 
 /// <summary>
@@ -12,10 +10,10 @@ namespace LogFlushMonitor.Core.Aggregation;
 public sealed class CounterSelection
 {
     /// <summary>
-    /// The counters always polled: those a metric family reads by name (<see cref="MetricCatalog.NamedCounters"/>). The
-    /// statement of the counter poll names exactly these (DmvSql.PerformanceCounters; a test keeps the two equal).
+    /// The counters always polled: those a metric family reads by name (<see cref="Signals.CountersSignal.NamedCounters"/>,
+    /// from which the statement of the counter poll is made).
     /// </summary>
-    public static IReadOnlyList<string> DefaultCounters => MetricCatalog.NamedCounters;
+    public static IReadOnlyList<string> DefaultCounters => Signals.CountersSignal.NamedCounters;
 
     private static readonly HashSet<string> DefaultSet = new(DefaultCounters, StringComparer.OrdinalIgnoreCase);
 

@@ -1,11 +1,12 @@
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Core.Aggregation;
 
 /// <summary>
 /// One performance counter (object, counter, instance) with its type's arithmetic (docs/sqlserver.md), created in the
-/// group of the metric family it feeds (<see cref="Family"/>, <see cref="InstanceState.CounterGroup"/>).
+/// group of the metric family it feeds (<see cref="Family"/>).
 /// </summary>
 internal sealed class CounterSeries : PolledSeries
 {
@@ -42,6 +43,9 @@ internal sealed class CounterSeries : PolledSeries
 
     /// <summary>The family the series is exported in, or null when none takes it.</summary>
     public MetricDefinition? Family => Kind.Family;
+
+    /// <summary>The position of <see cref="Family"/> among the counters signal's families, or null.</summary>
+    public int? FamilyIndex => Kind.FamilyIndex;
 
     /// <summary>From the counter's unit to the family's.</summary>
     public UnitScale Scale => Kind.Scale;
@@ -103,11 +107,11 @@ internal sealed class CounterSeries : PolledSeries
     public const long MaxLogSizeKb = 32_767L * (2L << 30);
 
     /// <summary>
-    /// Applies one reading of this counter; <paramref name="inst"/> gives the restart epoch and the events received. A
+    /// Applies one reading of this counter, read at <paramref name="timestampUtc"/>; <paramref name="inst"/> gives the restart epoch and the events received. A
     /// reading the counter cannot take (below zero, a percentage past 100, a fraction past its base, a cumulative value
     /// rising faster than <see cref="CumulativeTracker.MaxIncreasePerSecond"/>) changes nothing and is returned as rejected.
     /// </summary>
-    public ReadingVerdict Apply(in CounterSample counter, InstanceState inst)
+    public ReadingVerdict Apply(in CounterRow counter, DateTime timestampUtc, InstanceState inst)
     {
         if (counter.Value < 0 || counter.BaseValue < 0)
         {
@@ -117,7 +121,7 @@ internal sealed class CounterSeries : PolledSeries
         switch (counter.CounterType)
         {
             case PerfCounterType.BulkCount or PerfCounterType.Counter:
-                Tracker.Update(counter.Value, counter.TimestampUtc, inst.Epoch, inst.StartTimeUtc);
+                Tracker.Update(counter.Value, timestampUtc, inst.Epoch, inst.StartTimeUtc);
                 if (Tracker.LastVerdict != ReadingVerdict.Accepted)
                 {
                     return Tracker.LastVerdict;

@@ -3,7 +3,7 @@ namespace LogFlushMonitor.Core.Aggregation;
 /// <summary>One log file's row of sys.dm_io_virtual_file_stats, tracked restart-safe.</summary>
 internal sealed class FileStatsSeries : PolledSeries
 {
-    /// <summary>A log file of <paramref name="databaseName"/>, with the database's shared tags (<see cref="InstanceState.NewFile"/>).</summary>
+    /// <summary>A log file of <paramref name="databaseName"/>, with the database's shared tags (<see cref="InstanceState.AcquireDatabaseTags"/>).</summary>
     public FileStatsSeries(int databaseId, string databaseName, KeyValuePair<string, object?>[] tags)
     {
         DatabaseId = databaseId;

@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Core.Aggregation;
 
@@ -7,11 +8,12 @@ namespace LogFlushMonitor.Core.Aggregation;
 internal sealed class InstanceState
 {
     private DatabaseEvents?[] _byId = new DatabaseEvents?[64];
-    private readonly int[] _generation = new int[Enum.GetValues<PollKind>().Length];
+    private readonly SignalState?[] _states = new SignalState?[SignalRegistry.All.Count];
 
-    public InstanceState(string name)
+    public InstanceState(string name, CounterSelection? counters = null)
     {
         Name = name;
+        CounterSelection = counters ?? CounterSelection.Default;
         ExportName = MetricAttributes.Limit(name);
         Tags = [new(MetricAttributes.Instance, ExportName)];
         LossTags = new KeyValuePair<string, object?>[Lost.Length][];
@@ -22,6 +24,19 @@ internal sealed class InstanceState
 
         Agreement = new InstanceAgreement(name, ExportName);
     }
+
+    /// <summary>Which performance counters become series (the aggregation's selection).</summary>
+    public CounterSelection CounterSelection { get; }
+
+    /// <summary>Each signal's state of this instance, by <see cref="Signal.Index"/> (null until its first batch).</summary>
+    public IReadOnlyList<SignalState?> States => _states;
+
+    /// <summary>The state of <paramref name="signal"/>, created on its first batch.</summary>
+    public SignalState StateOf(Signal signal) => _states[signal.Index] ??= signal.NewState(this);
+
+    /// <summary>The state of <paramref name="signal"/> as <typeparamref name="T"/>, if a batch of it arrived.</summary>
+    public T? Find<T>(Signal signal)
+        where T : SignalState => _states[signal.Index] as T;
 
     /// <summary>The events' figures checked against the server's own (issue 19 item 2).</summary>
     public InstanceAgreement Agreement { get; }
@@ -36,37 +51,8 @@ internal sealed class InstanceState
     /// <summary>Database names learned from any sample that carries both id and name.</summary>
     public Dictionary<int, string> Names { get; } = [];
 
-    public Dictionary<(string Object, string Counter, string Instance), CounterSeries> Counters { get; } = [];
-
-    /// <summary>The counter series of each family (by <see cref="MetricDefinition.Index"/>), in the order they were created.</summary>
-    private readonly List<CounterSeries>?[] _counterGroups = new List<CounterSeries>?[MetricCatalog.All.Count];
-
-    /// <summary>The databases' Log Flushes/sec series, against which each database's event loss is measured.</summary>
-    public List<CounterSeries> LossSeries { get; } = [];
-
-    /// <summary>Each database's log files, by database name, in the order the databases were first seen (their sum is exported).</summary>
-    public Dictionary<string, DatabaseLogFiles> FilesByDatabase { get; } = new(StringComparer.Ordinal);
-
     /// <summary>The tags of each loss kind's series (by <see cref="LossKind"/>), built once.</summary>
     public KeyValuePair<string, object?>[][] LossTags { get; }
-
-    public Dictionary<string, WaitStatsSeries> WaitStats { get; } = new(StringComparer.Ordinal);
-
-    public Dictionary<(int DatabaseId, int FileId), FileStatsSeries> FileStats { get; } = [];
-
-    /// <summary>Sessions waiting on WRITELOG now, per database_id (the last waiting-tasks poll).</summary>
-    public Dictionary<int, WriteLogWaitersSeries> WriteLogWaiters { get; } = [];
-
-    /// <summary>Log held by open transactions per database_id and application (the last transactions poll: top 5 and other).</summary>
-    public Dictionary<(int DatabaseId, string Application), LogWritersSeries> LogWriters { get; } = [];
-    /// <summary>
-    /// Availability-group databases on each replica (the last replica-states poll), by database, group, replica, role and
-    /// mode: a failover that changes a role starts new series instead of relabelling old ones.
-    /// </summary>
-    public Dictionary<(string Database, string Group, string Replica, string Role, string Mode), ReplicaSeries> Replicas { get; } = [];
-
-    /// <summary>Where the source keeps the flushes that started and have not completed (stream mode), or null.</summary>
-    public XEvents.OutstandingFlushSource? Outstanding { get; set; }
 
     /// <summary>Incremented at each restart seen, so cumulative trackers start new series.</summary>
     public int Epoch { get; private set; }
@@ -185,15 +171,6 @@ internal sealed class InstanceState
         return true;
     }
 
-    /// <summary>The stamp that marks a series as refreshed by the poll of <paramref name="kind"/> in progress.</summary>
-    public int CurrentStamp(PollKind kind) => _generation[(int)kind] + 1;
-
-    /// <summary>Ends a poll: returns the generation series must carry to stay.</summary>
-    public int CompletePoll(PollKind kind) => ++_generation[(int)kind];
-
-    /// <summary>The counter series of <paramref name="family"/>, or null when it has none.</summary>
-    public List<CounterSeries>? CounterGroup(MetricDefinition family) => _counterGroups[family.Index];
-
     /// <summary>
     /// The tags of a database's polled series (counters, log files): one array for all of them, with how many use it. A
     /// database has seven counter series and a log file by default; one array each was most of their tags' memory.
@@ -203,23 +180,8 @@ internal sealed class InstanceState
     /// <summary>Databases whose shared tags some series still use (tests).</summary>
     internal int SharedDatabaseTags => _databaseTags.Count;
 
-    /// <summary>A new counter series of <paramref name="kind"/> (to be added with <see cref="AddCounter"/>).</summary>
-    public CounterSeries NewCounter(CounterKind kind, string counterInstance)
-    {
-        if (kind.IsInstanceTotal)
-        {
-            _ = MetricAttributes.Limit(Name); // counted as a name made an attribute of a new series, as each series' own tags were
-            return new CounterSeries(kind, counterInstance, Tags);
-        }
-
-        return new CounterSeries(kind, counterInstance, AcquireDatabaseTags(counterInstance));
-    }
-
-    /// <summary>A new log file series (to be added with <see cref="AddFile"/>).</summary>
-    public FileStatsSeries NewFile(int databaseId, string databaseName) => new(databaseId, databaseName, AcquireDatabaseTags(databaseName));
-
     /// <summary>The shared [instance, database] tags of <paramref name="database"/>, one more user counted; give back with <see cref="ReleaseDatabaseTags"/>.</summary>
-    private KeyValuePair<string, object?>[] AcquireDatabaseTags(string database)
+    public KeyValuePair<string, object?>[] AcquireDatabaseTags(string database)
     {
         // Limit is called for every series, as when each built its own tags: sqlserver.monitor.attributes.truncated
         // counts each time a name becomes an attribute of a new series (docs/metrics.md).
@@ -235,93 +197,12 @@ internal sealed class InstanceState
         return shared.Tags;
     }
 
-    private void ReleaseDatabaseTags(string database)
+    /// <summary>One user fewer of <paramref name="database"/>'s shared tags; the last lets them go.</summary>
+    public void ReleaseDatabaseTags(string database)
     {
         if (_databaseTags.TryGetValue(database, out var shared) && --shared.Users == 0)
         {
             _databaseTags.Remove(database);
-        }
-    }
-
-    /// <summary>Keeps <paramref name="series"/> (replacing any series of the same key) in the group of the family it feeds.</summary>
-    public void AddCounter((string Object, string Counter, string Instance) key, CounterSeries series)
-    {
-        if (Counters.Remove(key, out var old))
-        {
-            Ungroup(old);
-        }
-
-        Counters[key] = series;
-        if (series.Family is { } family)
-        {
-            (_counterGroups[family.Index] ??= []).Add(series);
-        }
-
-        if (series.TracksEventLoss)
-        {
-            LossSeries.Add(series);
-        }
-    }
-
-    /// <summary>Forgets a counter series and takes it out of its group.</summary>
-    public void RemoveCounter((string Object, string Counter, string Instance) key)
-    {
-        if (Counters.Remove(key, out var old))
-        {
-            Ungroup(old);
-        }
-    }
-
-    /// <summary>Keeps a log file's series (replacing any of the same key) in its database's group.</summary>
-    public void AddFile((int DatabaseId, int FileId) key, FileStatsSeries series)
-    {
-        RemoveFile(key);
-        FileStats[key] = series;
-        if (!FilesByDatabase.TryGetValue(series.DatabaseName, out var files))
-        {
-            files = new DatabaseLogFiles(series.Tags);
-            FilesByDatabase[series.DatabaseName] = files;
-        }
-
-        files.Files.Add(series);
-    }
-
-    /// <summary>Forgets a log file's series; a database left without files leaves the export.</summary>
-    public void RemoveFile((int DatabaseId, int FileId) key)
-    {
-        if (!FileStats.Remove(key, out var old))
-        {
-            return;
-        }
-
-        ReleaseDatabaseTags(old.DatabaseName);
-        if (!FilesByDatabase.TryGetValue(old.DatabaseName, out var files))
-        {
-            return;
-        }
-
-        files.Files.Remove(old);
-        if (files.Files.Count == 0)
-        {
-            FilesByDatabase.Remove(old.DatabaseName);
-        }
-    }
-
-    private void Ungroup(CounterSeries series)
-    {
-        if (!series.IsInstanceTotal)
-        {
-            ReleaseDatabaseTags(series.CounterInstance);
-        }
-
-        if (series.Family is { } family)
-        {
-            _counterGroups[family.Index]?.Remove(series);
-        }
-
-        if (series.TracksEventLoss)
-        {
-            LossSeries.Remove(series);
         }
     }
 

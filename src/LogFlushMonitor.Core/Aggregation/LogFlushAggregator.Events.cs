@@ -4,7 +4,7 @@ using LogFlushMonitor.Core.Samples;
 namespace LogFlushMonitor.Core.Aggregation;
 
 /// <summary>
-/// The event side: log flushes, waits, histogram buckets and losses. An event whose database id SQL Server cannot
+/// The event side: log flushes, waits and losses (histogram mode's buckets are a signal of their own, FlushBucketsSignal). An event whose database id SQL Server cannot
 /// assign (<see cref="DatabaseIds"/>) is counted as malformed and skipped, whatever its source: sources that can name
 /// the file and line reject it before (NDJSON replay, analyze), this guard keeps the rest flowing for all others.
 /// Each event's histogram value is noted under the lock and recorded after it is released: the SDK's Record (about 90 %
@@ -65,37 +65,6 @@ public sealed partial class LogFlushAggregator
         }
 
         Record(pending, n);
-    }
-
-    /// <inheritdoc />
-    public void OnFlushBucket(in FlushBucketSample bucket)
-    {
-        if (bucket.Count <= 0)
-        {
-            return;
-        }
-
-        KeyValuePair<string, object?>[] tags;
-        lock (_gate)
-        {
-            var inst = Instance(bucket.Instance);
-            if (!DatabaseIds.IsValid(bucket.DatabaseId))
-            {
-                inst.Lost[(int)LossKind.Malformed] += bucket.Count;
-                return;
-            }
-
-            inst.EventsReceived += bucket.Count;
-            inst.Agreement.FlushStarts += bucket.Count;
-            inst.Agreement.FlushBytes += bucket.WriteSize * bucket.Count;
-            var db = inst.Database(bucket.DatabaseId, bucket.DatabaseName);
-            db.Touch(bucket.TimestampUtc);
-            db.Sizes.Add(bucket.WriteSize, bucket.Count);
-            tags = db.Tags;
-        }
-
-        // Outside the lock: a large count must not hold up collection or other sources.
-        _metrics?.RecordWriteSizes(bucket.WriteSize, bucket.Count, tags);
     }
 
     /// <inheritdoc />

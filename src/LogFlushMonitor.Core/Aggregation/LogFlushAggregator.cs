@@ -4,14 +4,15 @@ using LogFlushMonitor.Core.Samples;
 namespace LogFlushMonitor.Core.Aggregation;
 
 /// <summary>
-/// Aggregates every sample per (instance, database): exact write-size distributions, flush and wait durations,
-/// restart-safe cumulative counters, wait stats and log-file stats. Hands each event's values to
+/// Aggregates every sample per (instance, database): exact write-size distributions, flush and wait durations from the
+/// events, and each signal's batches in the signal's own state (restart-safe counters, wait stats, log-file stats, ...).
+/// Hands each event's values to
 /// <see cref="LogFlushMetrics"/> outside its lock, and its state to the observable families
 /// (<see cref="IMetricReadings"/>), the terminal and the advisor.
 /// </summary>
 /// <remarks>
-/// The parts: events (<c>LogFlushAggregator.Events.cs</c>), polled rows (<c>.Polls.cs</c>), what the families read
-/// (<c>.Readings.cs</c>). Thread-safety: every public member may be called from any thread; one lock serialises them.
+/// The parts: events (<c>LogFlushAggregator.Events.cs</c>), signals' batches (<c>.Signals.cs</c>), what the families read
+/// (<c>.Readings.cs</c>), in flight (<c>.InFlight.cs</c>). Thread-safety: every public member may be called from any thread; one lock serialises them.
 /// The intended shape is one consumer thread per pipeline delivering events (a batch under one lock), pollers
 /// delivering their rows, and the metrics SDK's collection thread reading once per collect. Each series is created in
 /// the group of the family it feeds, so a collect reads the groups and scans nothing. The per-event path allocates
@@ -97,7 +98,7 @@ public sealed partial class LogFlushAggregator : ISampleSink, IMetricReadings
 
         if (!_instances.TryGetValue(name, out var inst))
         {
-            inst = new InstanceState(name);
+            inst = new InstanceState(name, _counters);
             _instances[name] = inst;
         }
 

@@ -1,4 +1,5 @@
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Core.Aggregation;
 
@@ -44,8 +45,7 @@ internal static class SnapshotBuilder
             }
 
             // Databases known only from polls (no events yet) still get a row.
-            var polled = inst.Counters.Values.Where(c => c.ObjectName == DatabasesCounters.Object && c.CounterInstance != DatabasesCounters.TotalInstance).Select(c => c.CounterInstance)
-                .Concat(inst.FileStats.Values.Select(f => f.DatabaseName));
+            var polled = (Counters(inst)?.DatabaseNames ?? []).Concat(FileStats(inst)?.DatabaseNames ?? []);
             foreach (var name in polled.Distinct(StringComparer.Ordinal).ToList())
             {
                 if (!seen.Add(name))
@@ -78,15 +78,19 @@ internal static class SnapshotBuilder
         return list;
     }
 
+    private static CountersSignal.State? Counters(InstanceState inst) => inst.Find<CountersSignal.State>(SignalRegistry.Counters);
+
+    private static FileStatsSignal.State? FileStats(InstanceState inst) => inst.Find<FileStatsSignal.State>(SignalRegistry.FileStats);
+
     private static CounterSeries? Counter(InstanceState inst, string database, string counter) =>
-        inst.Counters.GetValueOrDefault((DatabasesCounters.Object, counter, database)) is { } s && CounterCatalog.IsCumulative(s.CounterType) ? s : null;
+        Counters(inst)?.Find(DatabasesCounters.Object, counter, database) is { } s && CounterCatalog.IsCumulative(s.CounterType) ? s : null;
 
     // Log Flush Wait Time is cumulative milliseconds (docs/sqlserver.md, "Performance counters"; Microsoft, "WMI Performance Counter Types"): its rate in ms/s over 1000 is seconds waited per second.
     private static double? FlushWaitPressure(InstanceState inst, string database) =>
         Counter(inst, database, DatabasesCounters.LogFlushWaitTime)?.Tracker.LastRate / 1000.0;
 
     private static List<ApplicationLogWriter> Writers(InstanceState inst, string database) =>
-        [.. inst.LogWriters.Values.Where(w => w.DatabaseName == database)
+        [.. (inst.Find<LogWritersSignal.State>(SignalRegistry.LogWriters)?.Series ?? []).Where(w => w.DatabaseName == database)
             .Select(w => new ApplicationLogWriter(w.Application, w.Transactions, w.LogBytesUsed, w.LogBytesReserved))
             .OrderByDescending(w => w.LogBytesUsed).ThenBy(w => w.Application, StringComparer.Ordinal)];
 
@@ -97,16 +101,15 @@ internal static class SnapshotBuilder
     /// </summary>
     private static double? SyncDelay(InstanceState inst, string database)
     {
-        var delay = inst.Counters.GetValueOrDefault((DatabaseReplicaCounters.Object, DatabaseReplicaCounters.TransactionDelay, database));
-        var transactions = inst.Counters.GetValueOrDefault((DatabaseReplicaCounters.Object, DatabaseReplicaCounters.MirroredWriteTransactions, database));
+        var delay = Counters(inst)?.Find(DatabaseReplicaCounters.Object, DatabaseReplicaCounters.TransactionDelay, database);
+        var transactions = Counters(inst)?.Find(DatabaseReplicaCounters.Object, DatabaseReplicaCounters.MirroredWriteTransactions, database);
         return delay is { Tracker.LastRate: { } ms } && CounterCatalog.IsCumulative(delay.CounterType)
             && transactions is { Tracker.LastRate: > 0 and var perSecond } && CounterCatalog.IsCumulative(transactions.CounterType)
             ? ms / perSecond
             : null;
     }
 
-    private static IEnumerable<FileStatsSeries> Files(InstanceState inst, string database) =>
-        inst.FileStats.Values.Where(f => f.DatabaseName == database);
+    private static IEnumerable<FileStatsSeries> Files(InstanceState inst, string database) => FileStats(inst)?.Files(database) ?? [];
 
     private static double? Latency(InstanceState inst, string database)
     {

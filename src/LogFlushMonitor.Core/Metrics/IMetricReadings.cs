@@ -3,10 +3,9 @@ using System.Diagnostics.Metrics;
 namespace LogFlushMonitor.Core.Metrics;
 
 /// <summary>
-/// The state behind the observable families whose source the aggregation keeps (<see cref="CounterSource"/>,
-/// <see cref="OtherCountersSource"/>, <see cref="WaitStatsSource"/>, <see cref="FileStatsSource"/>,
-/// <see cref="AggregationSource"/>). <see cref="LogFlushMetrics"/> reads it once per collect; the aggregation implements
-/// it and knows which series feed which family from when it created them.
+/// The state behind the observable families the aggregation fills: the events' own and each signal's (every family but the
+/// monitor's health, which <see cref="LogFlushMetrics"/> reads from the registries). <see cref="LogFlushMetrics"/> reads it
+/// once per collect; the aggregation implements it, each signal's state appending its own families' series.
 /// </summary>
 public interface IMetricReadings
 {

@@ -7,8 +7,8 @@ namespace LogFlushMonitor.Core.Metrics;
 /// Owns the one Meter and its instruments, created from <see cref="MetricCatalog"/> (the shape of ASP.NET Core's
 /// HostingMetrics: built from <see cref="IMeterFactory"/>, recording methods that do nothing while no listener is
 /// enabled). The aggregation calls <see cref="Record"/> per event, outside its lock; the observable families read the
-/// aggregation (<see cref="IMetricReadings"/>, once per collect under its lock) and the health registries, which hold
-/// state only.
+/// aggregation (<see cref="IMetricReadings"/>, once per collect under its lock: the events' state and each signal's) or,
+/// for the monitor's own, the health registries, which hold state only.
 /// </summary>
 /// <remarks>
 /// Values read from the server's cumulative counters are exported as the increase observed since this process started
@@ -57,7 +57,7 @@ public sealed class LogFlushMetrics
                 case MetricKind.Histogram when family.IsInteger:
                     var integers = meter.CreateHistogram(family.Name, family.Unit, family.Description, tags: null,
                         advice: new InstrumentAdvice<long> { HistogramBucketBoundaries = family.Buckets?.Select(b => (long)b).ToArray() });
-                    if (family.Source is EventSource { Measure: EventMeasure.FlushWriteSize })
+                    if (family.Measure == EventMeasure.FlushWriteSize)
                     {
                         _flushWriteSize = integers;
                     }
@@ -66,11 +66,11 @@ public sealed class LogFlushMetrics
                 case MetricKind.Histogram:
                     var fractions = meter.CreateHistogram(family.Name, family.Unit, family.Description, tags: null,
                         advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = family.Buckets });
-                    if (family.Source is EventSource { Measure: EventMeasure.FlushDuration })
+                    if (family.Measure == EventMeasure.FlushDuration)
                     {
                         _flushDuration = fractions;
                     }
-                    else if (family.Source is EventSource { Measure: EventMeasure.WaitDuration })
+                    else if (family.Measure == EventMeasure.WaitDuration)
                     {
                         _waitDuration = fractions;
                     }
@@ -155,32 +155,18 @@ public sealed class LogFlushMetrics
         }
     }
 
-    private IEnumerable<Measurement<long>> ObserveLong(MetricDefinition family) => family.Source switch
-    {
-        HealthSource { Fact: HealthFact.ComponentUp } => [.. _health.Components().Select(c => new Measurement<long>(c.Up ? 1 : 0, ComponentTags(c.Instance, c.Component)))],
-        HealthSource { Fact: HealthFact.ComponentErrors } => [.. _health.ErrorCounts().Select(e => new Measurement<long>(e.Count,
-            new(MetricAttributes.Instance, e.Instance), new(MetricAttributes.Component, e.Component), new(MetricAttributes.ErrorType, e.Error)))],
-        HealthSource { Fact: HealthFact.CollectionMode } => [.. _health.Modes().Select(m => new Measurement<long>(1,
-            new(MetricAttributes.Instance, m.Instance), new(MetricAttributes.Mode, m.Mode)))],
-        HealthSource { Fact: HealthFact.Fallbacks } => [.. _health.FallbackCounts().Select(f => new Measurement<long>(f.Count, new KeyValuePair<string, object?>(MetricAttributes.Instance, f.Instance)))],
-        HealthSource { Fact: HealthFact.ExportFailures } => [.. _exports.FailureCounts().Select(f => new Measurement<long>(f.Count,
-            new(MetricAttributes.Exporter, f.Exporter), new(MetricAttributes.ErrorType, f.Reason)))],
-        HealthSource { Fact: HealthFact.AttributesTruncated } => [new Measurement<long>(MetricAttributes.Truncated)],
-        HealthSource { Fact: HealthFact.SeriesOverflow } => Overflows(),
-        HealthSource h => throw new InvalidOperationException($"{family.Name}: {h.Fact} is not an integer-valued health fact."),
-        _ => FromAggregation<long>(family),
-    };
+    private IEnumerable<Measurement<long>> ObserveLong(MetricDefinition family) => family.ObserveLong?.Invoke(this) ?? FromAggregation<long>(family);
 
-    private IEnumerable<Measurement<double>> ObserveDouble(MetricDefinition family) => family.Source switch
-    {
-        HealthSource { Fact: HealthFact.ComponentLastSuccess } => [.. _health.Components().Where(c => c.LastSuccessUtc is not null)
-            .Select(c => new Measurement<double>(c.LastSuccessUtc!.Value.ToUnixTimeMilliseconds() / 1000.0, ComponentTags(c.Instance, c.Component)))],
-        HealthSource h => throw new InvalidOperationException($"{family.Name}: {h.Fact} is not a fractional health fact."),
-        _ => FromAggregation<double>(family),
-    };
+    private IEnumerable<Measurement<double>> ObserveDouble(MetricDefinition family) => family.ObserveDouble?.Invoke(this) ?? FromAggregation<double>(family);
+
+    /// <summary>The health of the sources (read by the monitor's families).</summary>
+    internal SourceHealth Health => _health;
+
+    /// <summary>The health of the exporters (read by the monitor's families).</summary>
+    internal ExportHealth Exports => _exports;
 
     /// <summary>Per family over the limit: the series beyond what the SDK keeps, highest since start.</summary>
-    private Measurement<long>[] Overflows()
+    internal Measurement<long>[] Overflows()
     {
         var kept = SeriesKept(SeriesLimit);
         lock (_collectGate)
@@ -189,9 +175,6 @@ public sealed class LogFlushMetrics
                 .Select(f => new Measurement<long>(_series[f.Index] - kept, new KeyValuePair<string, object?>(MetricAttributes.MetricName, f.Name)))];
         }
     }
-
-    private static KeyValuePair<string, object?>[] ComponentTags(string instance, string component) =>
-        [new(MetricAttributes.Instance, instance), new(MetricAttributes.Component, component)];
 
     /// <summary>This family's list of the collect in progress, reading the aggregation first when a new collect began.</summary>
     private FamilyMeasurements<T> FromAggregation<T>(MetricDefinition family)
@@ -250,7 +233,7 @@ public sealed class LogFlushMetrics
         var kept = SeriesKept(SeriesLimit);
         foreach (var family in MetricCatalog.All)
         {
-            if (family.Source is HealthSource)
+            if (family.ReadByOwner)
             {
                 continue; // a few per instance and component: far below any limit the host accepts (100 or more)
             }

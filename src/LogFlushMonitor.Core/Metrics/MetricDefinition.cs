@@ -1,8 +1,12 @@
+using System.Diagnostics.Metrics;
+
 namespace LogFlushMonitor.Core.Metrics;
 
 /// <summary>
-/// One exported metric family: what <see cref="LogFlushMetrics"/> creates its instrument from, what the aggregation
-/// groups series by, and what docs/metrics.md's tables are generated from (tests/…/MetricsDocumentationTests).
+/// One exported metric family: what <see cref="LogFlushMetrics"/> creates its instrument from, and what docs/metrics.md's
+/// tables are generated from (tests/…/MetricsDocumentationTests). Declared next to the code that fills it: a signal's
+/// families in its own file (<see cref="Signals.Signal.Families"/>), the events' and the monitor's in
+/// <see cref="MetricCatalog"/>.
 /// </summary>
 public sealed class MetricDefinition
 {
@@ -21,8 +25,23 @@ public sealed class MetricDefinition
     /// <summary>The instrument's description (the Prometheus HELP line).</summary>
     public required string Description { get; init; }
 
-    /// <summary>The domain state it reads.</summary>
-    public required MetricSource Source { get; init; }
+    /// <summary>For a histogram recorded per event: which value of the event; else null.</summary>
+    public EventMeasure? Measure { get; init; }
+
+    /// <summary>
+    /// For a family the metrics owner reads itself (the monitor's health), how: integer values; null for a family the
+    /// aggregation fills at each collect.
+    /// </summary>
+    internal Func<LogFlushMetrics, IEnumerable<Measurement<long>>>? ObserveLong { get; init; }
+
+    /// <summary>As <see cref="ObserveLong"/>, for fractional values.</summary>
+    internal Func<LogFlushMetrics, IEnumerable<Measurement<double>>>? ObserveDouble { get; init; }
+
+    /// <summary>Whether the metrics owner reads it itself rather than from the aggregation.</summary>
+    internal bool ReadByOwner => ObserveLong is not null || ObserveDouble is not null;
+
+    /// <summary>The signal whose state fills it, or null for the events' and the monitor's families.</summary>
+    public Signals.Signal? Owner { get; internal set; }
 
     /// <summary>The attributes of its series, in the order they are set (<see cref="MetricAttributes"/>).</summary>
     public required IReadOnlyList<string> Attributes { get; init; }

@@ -184,26 +184,7 @@ public sealed class SamplePipeline
 
         public void OnSourceLoss(string instance, LossKind kind, long count) => pipeline._losses.OnSourceLoss(instance, kind, count);
 
-        public void OnCounter(in CounterSample counter) => pipeline.Polls.OnCounter(counter);
-
-        public void OnWaitStats(in WaitStatsSample waitStats) => pipeline.Polls.OnWaitStats(waitStats);
-
-        public void OnFileStats(in FileStatsSample fileStats) => pipeline.Polls.OnFileStats(fileStats);
-
-        public void OnServerStart(in ServerStartSample start) => pipeline.Polls.OnServerStart(start);
-
-        public void OnPollCompleted(in PollCompleted completed) => pipeline.Polls.OnPollCompleted(completed);
-
-        public void OnDatabaseName(in DatabaseNameSample database) => pipeline.Polls.OnDatabaseName(database);
-
-        public void OnFlushBucket(in FlushBucketSample bucket) => pipeline.Polls.OnFlushBucket(bucket);
-
-        public void OnWriteLogWaiters(in WriteLogWaitersSample waiters) => pipeline.Polls.OnWriteLogWaiters(waiters);
-
-        public void OnLogWriters(in LogWritersSample writers) => pipeline.Polls.OnLogWriters(writers);
-        public void OnHadrReplica(in HadrReplicaSample replica) => pipeline.Polls.OnHadrReplica(replica);
-
-        public void OnOutstandingFlushes(XEvents.OutstandingFlushSource source) => pipeline.Polls.OnOutstandingFlushes(source);
+        public void OnBatch(Signals.SignalBatch batch) => pipeline.Polls.OnBatch(batch);
 
         public ValueTask WaitForRoomAsync(CancellationToken cancellationToken) =>
             _held.Count == 0 ? ValueTask.CompletedTask : MoveHeldAsync(cancellationToken);

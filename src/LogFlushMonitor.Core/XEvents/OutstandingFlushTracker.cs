@@ -1,4 +1,5 @@
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Core.XEvents;
 
@@ -6,14 +7,15 @@ namespace LogFlushMonitor.Core.XEvents;
 /// Passes a paced source's samples on (the simulator, a replayed recording) and pairs its log_flush_start and
 /// log_flush_complete events per instance in a <see cref="FlushPairTable"/> on the way, before anything reaches the
 /// pipeline: these sources report flushes that started and did not complete the way a live stream does, through one
-/// <see cref="OutstandingFlushSource"/> per instance sent to the inner sink when the instance first shows up.
+/// <see cref="OutstandingFlushSource"/> per instance sent to the inner sink (a row of
+/// <see cref="SignalRegistry.OutstandingFlushes"/>) when the instance first shows up.
 /// </summary>
 /// <remarks>
 /// <para>A database's starts are paired once one of its completes has been seen: a source may not collect completes
 /// (an event session without log_flush_complete, the simulator's databases without them), and a start nothing can
 /// complete is not an outstanding flush.</para>
 /// <para>An instance's clock is the newest timestamp among its samples (virtual or recorded time, polls included, so it
-/// keeps moving while nothing completes); its table's starts age on it. A new <c>sqlserver_start_time</c> (a restart)
+/// keeps moving while nothing completes, every signal's batch included); its table's starts age on it. A new <c>sqlserver_start_time</c> (a restart)
 /// retires what was outstanding: those flushes will never complete, and the restart is not a stall.</para>
 /// <para>Not thread-safe, like the writer it wraps: one per source. The per-event cost is the table's (nothing is
 /// allocated once an instance is known).</para>
@@ -59,74 +61,26 @@ public sealed class OutstandingFlushTracker(ISampleSink inner) : IPacedSampleSin
     public void OnSourceLoss(string instance, LossKind kind, long count) => inner.OnSourceLoss(instance, kind, count);
 
     /// <inheritdoc />
-    public void OnCounter(in CounterSample counter)
+    public void OnBatch(SignalBatch batch)
     {
-        Of(counter.Instance).Saw(counter.TimestampUtc);
-        inner.OnCounter(counter);
-    }
-
-    /// <inheritdoc />
-    public void OnWaitStats(in WaitStatsSample waitStats)
-    {
-        Of(waitStats.Instance).Saw(waitStats.TimestampUtc);
-        inner.OnWaitStats(waitStats);
-    }
-
-    /// <inheritdoc />
-    public void OnFileStats(in FileStatsSample fileStats)
-    {
-        Of(fileStats.Instance).Saw(fileStats.TimestampUtc);
-        inner.OnFileStats(fileStats);
-    }
-
-    /// <inheritdoc />
-    public void OnServerStart(in ServerStartSample start)
-    {
-        var t = Of(start.Instance);
-        t.Saw(start.TimestampUtc);
-        if (t.StartTimeUtc != default && t.StartTimeUtc != start.StartTimeUtc)
+        ArgumentNullException.ThrowIfNull(batch);
+        var t = Of(batch.Instance);
+        t.Saw(batch.TimestampUtc);
+        if (batch is SignalBatch<ServerStartRow> start)
         {
-            t.Pairs.RetireAll();
+            foreach (var row in start.Rows)
+            {
+                if (t.StartTimeUtc != default && t.StartTimeUtc != row.StartTimeUtc)
+                {
+                    t.Pairs.RetireAll();
+                }
+
+                t.StartTimeUtc = row.StartTimeUtc;
+            }
         }
 
-        t.StartTimeUtc = start.StartTimeUtc;
-        inner.OnServerStart(start);
+        inner.OnBatch(batch);
     }
-
-    /// <inheritdoc />
-    public void OnPollCompleted(in PollCompleted completed)
-    {
-        Of(completed.Instance).Saw(completed.TimestampUtc);
-        inner.OnPollCompleted(completed);
-    }
-
-    /// <inheritdoc />
-    public void OnDatabaseName(in DatabaseNameSample database) => inner.OnDatabaseName(database);
-
-    /// <inheritdoc />
-    public void OnFlushBucket(in FlushBucketSample bucket)
-    {
-        Of(bucket.Instance).Saw(bucket.TimestampUtc);
-        inner.OnFlushBucket(bucket);
-    }
-
-    /// <inheritdoc />
-    public void OnWriteLogWaiters(in WriteLogWaitersSample waiters)
-    {
-        Of(waiters.Instance).Saw(waiters.TimestampUtc);
-        inner.OnWriteLogWaiters(waiters);
-    }
-
-    /// <inheritdoc />
-    public void OnLogWriters(in LogWritersSample writers)
-    {
-        Of(writers.Instance).Saw(writers.TimestampUtc);
-        inner.OnLogWriters(writers);
-    }
-    public void OnHadrReplica(in HadrReplicaSample replica) => inner.OnHadrReplica(replica);
-
-    /// <inheritdoc />
-    public void OnOutstandingFlushes(OutstandingFlushSource source) => inner.OnOutstandingFlushes(source);
 
     /// <inheritdoc />
     public ValueTask WaitForRoomAsync(CancellationToken cancellationToken) =>
@@ -154,7 +108,8 @@ public sealed class OutstandingFlushTracker(ISampleSink inner) : IPacedSampleSin
     {
         var t = new Tracked(instance);
         _instances[instance] = t;
-        inner.OnOutstandingFlushes(new OutstandingFlushSource(instance, () => t.Pairs, t.Now));
+        var source = new OutstandingFlushSource(instance, () => t.Pairs, t.Now);
+        inner.OnBatch(SignalRegistry.OutstandingFlushes.Row(instance, default, source));
         return t;
     }
 

@@ -1,6 +1,7 @@
 using System.Data;
 using Dapper;
 using LogFlushMonitor.Core.Health;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Polling;
 using LogFlushMonitor.SqlServer.Resilience;
@@ -23,7 +24,7 @@ internal static class CheckProbes
     /// <summary>How long the live stream is held open (a working stream blocks; an unusable one fails at once).</summary>
     internal static TimeSpan StreamProbe { get; set; } = TimeSpan.FromSeconds(2);
 
-    /// <summary>Runs every kind of poll once on <paramref name="connection"/> as <c>run</c> would.</summary>
+    /// <summary>Runs every signal's poll once on <paramref name="connection"/> as <c>run</c> would.</summary>
     public static async Task PollsAsync(SqlServerInstanceOptions instance, string connectionString, SqlServerSourceOptions fleet, SqlConnection connection,
         bool filesExpected, List<string> problems, List<string> warnings, CancellationToken ct)
     {
@@ -31,16 +32,17 @@ internal static class CheckProbes
         var poller = new InstancePoller(instance, connectionString, fleet, sink, new SourceHealth(), NullLogger.Instance, TimeProvider.System);
         await using (poller.ConfigureAwait(false))
         {
-            foreach (var (kind, failure) in await poller.ProbeAsync(connection, ct).ConfigureAwait(false))
+            var server = ServerProfile.Of(instance.Azure, connection.ServerVersion);
+            foreach (var (signal, failure) in await poller.ProbeAsync(connection, ct).ConfigureAwait(false))
             {
                 if (failure is null)
                 {
                     continue;
                 }
 
-                var line = Failed(InstancePoller.StatementOf(kind, instance.Azure), failure, connection);
+                var line = Failed(signal.Describe(server), failure, connection);
                 // Log file latency is the one part the monitor does without (the permission check warned already).
-                (kind == "file_stats" && !filesExpected ? warnings : problems).Add(line);
+                (signal == SignalRegistry.FileStats && !filesExpected ? warnings : problems).Add(line);
             }
         }
     }

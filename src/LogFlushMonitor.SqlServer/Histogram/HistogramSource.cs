@@ -2,6 +2,7 @@ using System.Data;
 using Dapper;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Sessions;
@@ -25,7 +26,7 @@ public sealed record HistogramTarget(string SessionName, int? DatabaseId, string
 /// and polled every poll interval. Per database (one small session each, <c>database_id = N</c>) while the watched
 /// databases number at most <see cref="SqlServerSourceOptions.MaxHistogramSessions"/>; otherwise, and on Azure SQL
 /// Database, one instance-wide session reported under the database "(all)". Each poll's increase of each slot is
-/// delivered once, as a <see cref="FlushBucketSample"/> (write size = the slot's value, count = its increase,
+/// delivered once, as a <see cref="FlushBucketRow"/> (write size = the slot's value, count = its increase,
 /// timestamp = poll time): a polled row that goes straight to the aggregation, which adds it to the exact distribution
 /// and the exported histogram with its weight.
 /// </summary>
@@ -157,8 +158,13 @@ public sealed class HistogramSource
 
         var now = _owner.Time.GetUtcNow().UtcDateTime;
         var dbId = target.DatabaseId ?? 0;
+        var buckets = new List<FlushBucketRow>();
         FlushesDelivered += Deltas(target.SessionName).Apply(content, (value, increase) =>
-            _sink.OnFlushBucket(new FlushBucketSample(_owner.Name, now, dbId, target.DatabaseName, (uint)Math.Clamp(value, 0, uint.MaxValue), increase)));
+            buckets.Add(new FlushBucketRow(dbId, target.DatabaseName, (uint)Math.Clamp(value, 0, uint.MaxValue), increase)));
+        if (buckets.Count > 0)
+        {
+            _sink.OnBatch(SignalRegistry.FlushBuckets.Batch(_owner.Name, now, [.. buckets], endsPoll: false));
+        }
     }
 
     private HistogramDeltas Deltas(string session)

@@ -1,5 +1,6 @@
 using System.Data.Common;
 using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Signals;
 using Microsoft.Extensions.Logging.Abstractions;
 
 namespace LogFlushMonitor.SqlServer.Polling;
@@ -13,16 +14,15 @@ internal static class CounterCoverage
     /// <summary>A problem (no counters at all) and a warning (watched databases without counters), each null when fine.</summary>
     public static async Task<(string? Problem, string? Warning)> CheckAsync(SqlServerInstanceOptions instance, DbConnection connection, int commandTimeoutSeconds, CancellationToken cancellationToken)
     {
-        var filter = new DatabaseFilter(instance.IncludeDatabases, instance.ExcludeDatabases);
-        var context = new PollContext(instance.Name, DiscardingSink.Instance, TimeProvider.System, commandTimeoutSeconds);
-        DatabasePoller? catalog = null;
+        var settings = new SignalSettings(new DatabaseFilter(instance.IncludeDatabases, instance.ExcludeDatabases), CounterSelection.Default, instance.SessionName, ConfirmMissingCounters: false);
+        var context = new PollContext(instance.Name, DiscardingSink.Instance, TimeProvider.System, commandTimeoutSeconds, NullLogger.Instance, settings);
+        var server = ServerProfile.Of(instance.Azure, connection.ServerVersion);
         if (!instance.Azure)
         {
-            catalog = new DatabasePoller(context, filter, NullLogger.Instance);
-            await catalog.PollAsync(connection, cancellationToken).ConfigureAwait(false);
+            context.Databases = await DatabasesSignal.ReadAsync(connection, context, cancellationToken).ConfigureAwait(false);
         }
 
-        var counters = new CounterPoller(context, filter, CounterSelection.Default, NullLogger.Instance, catalog is null ? null : () => catalog.Databases, confirmMissing: false);
+        var counters = CountersSignal.NewCheckPoller(context, server);
         await counters.PollAsync(connection, cancellationToken).ConfigureAwait(false);
         return counters.ObjectRows == 0
             ? ("sys.dm_os_performance_counters has no row of the Databases object: this instance's performance counters are not registered (a setup problem, error 3409 in the setup log), so no counter will be exported. Re-register them (on Windows: lodctr /R, then the SQL Server counters) and restart the instance.", null)

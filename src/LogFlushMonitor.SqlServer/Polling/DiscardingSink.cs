@@ -1,4 +1,5 @@
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.SqlServer.Polling;
 
@@ -8,47 +9,7 @@ internal sealed class DiscardingSink : IPollSink, IEventSink
     /// <summary>The one instance (it holds nothing).</summary>
     public static readonly DiscardingSink Instance = new();
 
-    public void OnCounter(in CounterSample counter)
-    {
-    }
-
-    public void OnWaitStats(in WaitStatsSample waitStats)
-    {
-    }
-
-    public void OnFileStats(in FileStatsSample fileStats)
-    {
-    }
-
-    public void OnServerStart(in ServerStartSample start)
-    {
-    }
-
-    public void OnPollCompleted(in PollCompleted completed)
-    {
-    }
-
-    public void OnDatabaseName(in DatabaseNameSample database)
-    {
-    }
-
-    public void OnFlushBucket(in FlushBucketSample bucket)
-    {
-    }
-
-    public void OnWriteLogWaiters(in WriteLogWaitersSample waiters)
-    {
-    }
-
-    public void OnLogWriters(in LogWritersSample writers)
-    {
-    }
-
-    public void OnHadrReplica(in HadrReplicaSample replica)
-    {
-    }
-
-    public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source)
+    public void OnBatch(SignalBatch batch)
     {
     }
 

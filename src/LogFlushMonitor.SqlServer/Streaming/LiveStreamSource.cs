@@ -1,6 +1,7 @@
 using System.Data;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Sessions;
@@ -159,7 +160,7 @@ public sealed class LiveStreamSource : IDisposable
                 if (Reader.Connections == 1)
                 {
                     // The aggregation reads this stream's outstanding flushes at collection time, until Dispose closes it.
-                    _names.OnOutstandingFlushes(Reader.Outstanding);
+                    _names.OnBatch(SignalRegistry.OutstandingFlushes.Row(_owner.Name, _owner.Time.GetUtcNow().UtcDateTime, Reader.Outstanding));
                 }
 
                 XeLog.StreamConnected(_owner.Logger, _owner.Name, sessions.SessionName, Reader.Connections);
@@ -316,11 +317,7 @@ public sealed class LiveStreamSource : IDisposable
     private void PassOnNames(DatabaseSelection databases)
     {
         Volatile.Write(ref _selection, databases);
-        var now = _owner.Time.GetUtcNow().UtcDateTime;
-        foreach (var (id, name) in databases.Names)
-        {
-            _names.OnDatabaseName(new DatabaseNameSample(_owner.Name, now, id, name));
-        }
+        _names.OnBatch(SignalRegistry.Databases.Batch(_owner.Name, _owner.Time.GetUtcNow().UtcDateTime, [.. databases.Names.Select(n => new DatabaseRow(n.Key, n.Value))], endsPoll: false));
     }
 
     /// <summary>Counts a reconnection the retry policy is about to wait for.</summary>

@@ -1,4 +1,5 @@
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using Microsoft.Data.SqlClient;
 
 namespace LogFlushMonitor.SqlServer.Streaming;
@@ -153,50 +154,33 @@ public sealed class StreamWatchdog : IDisposable
         }
     }
 
-    /// <summary>Passes every polled row on and adds up the watched databases' Log Flushes/sec at each counter poll.</summary>
+    /// <summary>Passes every polled batch on and adds up the watched databases' Log Flushes/sec at each counter poll.</summary>
     private sealed class CounterTap(StreamWatchdog watchdog, IPollSink inner) : IPollSink
     {
         private long _sum;
 
-        public void OnCounter(in CounterSample sample)
+        public void OnBatch(SignalBatch batch)
         {
-            if (sample.CounterType is PerfCounterType.BulkCount or PerfCounterType.Counter && sample.CounterName == LogFlushes
-                && sample.CounterInstance != TotalInstance && watchdog._owner.Stream.Watches(sample.CounterInstance))
+            if (batch is SignalBatch<CounterRow> counters)
             {
-                _sum += sample.Value;
+                foreach (var row in counters.Rows)
+                {
+                    if (row.CounterType is PerfCounterType.BulkCount or PerfCounterType.Counter && row.CounterName == LogFlushes
+                        && row.CounterInstance != TotalInstance && watchdog._owner.Stream.Watches(row.CounterInstance))
+                    {
+                        _sum += row.Value;
+                    }
+                }
+
+                if (batch.EndsPoll)
+                {
+                    watchdog.OnCounters(_sum, new DateTimeOffset(batch.TimestampUtc, TimeSpan.Zero));
+                    _sum = 0;
+                }
             }
 
-            inner.OnCounter(sample);
+            inner.OnBatch(batch);
         }
-
-        public void OnPollCompleted(in PollCompleted poll)
-        {
-            if (poll.Kind == PollKind.Counters)
-            {
-                watchdog.OnCounters(_sum, new DateTimeOffset(poll.TimestampUtc, TimeSpan.Zero));
-                _sum = 0;
-            }
-
-            inner.OnPollCompleted(poll);
-        }
-
-        public void OnWaitStats(in WaitStatsSample sample) => inner.OnWaitStats(sample);
-
-        public void OnFileStats(in FileStatsSample sample) => inner.OnFileStats(sample);
-
-        public void OnServerStart(in ServerStartSample sample) => inner.OnServerStart(sample);
-
-        public void OnDatabaseName(in DatabaseNameSample sample) => inner.OnDatabaseName(sample);
-
-        public void OnFlushBucket(in FlushBucketSample sample) => inner.OnFlushBucket(sample);
-
-        public void OnWriteLogWaiters(in WriteLogWaitersSample sample) => inner.OnWriteLogWaiters(sample);
-
-        public void OnLogWriters(in LogWritersSample sample) => inner.OnLogWriters(sample);
-
-        public void OnHadrReplica(in HadrReplicaSample replica) => inner.OnHadrReplica(replica);
-
-        public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source) => inner.OnOutstandingFlushes(source);
 
         public void OnSourceLoss(string instance, LossKind kind, long count) => inner.OnSourceLoss(instance, kind, count);
     }

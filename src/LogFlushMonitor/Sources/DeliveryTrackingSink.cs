@@ -1,6 +1,7 @@
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.Hosting;
 
 namespace LogFlushMonitor.Sources;
@@ -8,7 +9,8 @@ namespace LogFlushMonitor.Sources;
 /// <summary>
 /// Passes a paced source's samples on and reports what it delivers, like the SQL Server source does: readiness once
 /// the first sample arrives, and per instance <see cref="SourceHealth"/> success for the stream (events) and the
-/// poller (polled rows), so sqlserver.monitor.up and last_success have data on a simulated or replayed stack.
+/// poller (polled rows: each signal says which component its rows show working), so sqlserver.monitor.up and
+/// last_success have data on a simulated or replayed stack.
 /// </summary>
 /// <remarks>
 /// Health is reported at most once a second per instance and component: the per-event cost is a clock read and,
@@ -33,69 +35,16 @@ internal sealed class DeliveryTrackingSink(IPacedSampleSink inner, SourceHealth 
         Seen(_stream, wait.Instance);
     }
 
-    public void OnFlushBucket(in FlushBucketSample bucket)
-    {
-        inner.OnFlushBucket(bucket);
-        Seen(_stream, bucket.Instance);
-    }
-
     public void OnSourceLoss(string instance, LossKind kind, long count) => inner.OnSourceLoss(instance, kind, count);
 
-    public void OnCounter(in CounterSample counter)
+    public void OnBatch(SignalBatch batch)
     {
-        inner.OnCounter(counter);
-        Seen(_poller, counter.Instance);
+        inner.OnBatch(batch);
+        if (batch.Signal.Component is { } component)
+        {
+            Seen(component == SourceComponents.Stream ? _stream : _poller, batch.Instance);
+        }
     }
-
-    public void OnWaitStats(in WaitStatsSample waitStats)
-    {
-        inner.OnWaitStats(waitStats);
-        Seen(_poller, waitStats.Instance);
-    }
-
-    public void OnFileStats(in FileStatsSample fileStats)
-    {
-        inner.OnFileStats(fileStats);
-        Seen(_poller, fileStats.Instance);
-    }
-
-    public void OnServerStart(in ServerStartSample start)
-    {
-        inner.OnServerStart(start);
-        Seen(_poller, start.Instance);
-    }
-
-    public void OnPollCompleted(in PollCompleted completed)
-    {
-        inner.OnPollCompleted(completed);
-        Seen(_poller, completed.Instance);
-    }
-
-    public void OnDatabaseName(in DatabaseNameSample database)
-    {
-        inner.OnDatabaseName(database);
-        Seen(_poller, database.Instance);
-    }
-
-    public void OnWriteLogWaiters(in WriteLogWaitersSample waiters)
-    {
-        inner.OnWriteLogWaiters(waiters);
-        Seen(_poller, waiters.Instance);
-    }
-
-    public void OnLogWriters(in LogWritersSample writers)
-    {
-        inner.OnLogWriters(writers);
-        Seen(_poller, writers.Instance);
-    }
-
-    public void OnHadrReplica(in HadrReplicaSample replica)
-    {
-        inner.OnHadrReplica(replica);
-        Seen(_poller, replica.Instance);
-    }
-
-    public void OnOutstandingFlushes(Core.XEvents.OutstandingFlushSource source) => inner.OnOutstandingFlushes(source);
 
     public ValueTask WaitForRoomAsync(CancellationToken cancellationToken) => inner.WaitForRoomAsync(cancellationToken);
 

@@ -1,6 +1,7 @@
 using LogFlushMonitor.Core.Advice;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Core.Tests.Advice;
 
@@ -59,8 +60,8 @@ public class AdvisorTests
                 agg.OnWait(new WaitEvent("sql1", "WRITELOG", TimeSpan.FromMilliseconds(20), 5, "shop", T0));
             }
 
-            agg.OnFileStats(new FileStatsSample("sql1", T0, 5, "shop", 2, 100, 0, 100));
-            agg.OnFileStats(new FileStatsSample("sql1", T0.AddSeconds(15), 5, "shop", 2, 200, 0, 2100));
+            agg.OnBatch(SignalRegistry.FileStats.Row("sql1", T0, new FileStatsRow(5, "shop", 2, 100, 0, 100)));
+            agg.OnBatch(SignalRegistry.FileStats.Row("sql1", T0.AddSeconds(15), new FileStatsRow(5, "shop", 2, 200, 0, 2100)));
         });
 
         var advice = Advisor.Advise(db);
@@ -72,8 +73,8 @@ public class AdvisorTests
 
     private static void LogFlushWaitCounters(LogFlushAggregator agg, DateTime at, long waits, long waitMs)
     {
-        agg.OnCounter(new CounterSample("sql1", at, "Databases", "Log Flush Waits/sec", "shop", waits, PerfCounterType.BulkCount));
-        agg.OnCounter(new CounterSample("sql1", at, "Databases", "Log Flush Wait Time", "shop", waitMs, PerfCounterType.BulkCount));
+        agg.OnBatch(SignalRegistry.Counters.Row("sql1", at, new CounterRow("Databases", "Log Flush Waits/sec", "shop", waits, PerfCounterType.BulkCount)));
+        agg.OnBatch(SignalRegistry.Counters.Row("sql1", at, new CounterRow("Databases", "Log Flush Wait Time", "shop", waitMs, PerfCounterType.BulkCount)));
     }
 
     [Fact]
@@ -82,8 +83,8 @@ public class AdvisorTests
         // As the periodic summary saw it: 512 B flushes by the thousand and log writes at 31 ms over the last poll.
         var db = Db(5000, 512, TimeSpan.FromSeconds(1), agg =>
         {
-            agg.OnFileStats(new FileStatsSample("sql1", T0, 5, "shop", 2, 100, 0, 100));
-            agg.OnFileStats(new FileStatsSample("sql1", T0.AddSeconds(5), 5, "shop", 2, 200, 0, 3200));
+            agg.OnBatch(SignalRegistry.FileStats.Row("sql1", T0, new FileStatsRow(5, "shop", 2, 100, 0, 100)));
+            agg.OnBatch(SignalRegistry.FileStats.Row("sql1", T0.AddSeconds(5), new FileStatsRow(5, "shop", 2, 200, 0, 3200)));
         });
 
         var codes = Advisor.Advise(db).Select(a => a.Code).ToList();

@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Core.Tests.Aggregation;
 
@@ -56,7 +57,7 @@ public class AggregatorTests
         agg.OnLogFlush(new LogFlushEvent(Sql1, 7, null, 512, 1, T0));
         Assert.Equal("id:7", Assert.Single(agg.Snapshot()).Database);
 
-        agg.OnFileStats(new FileStatsSample(Sql1, T0, 7, "orders", 2, 10, 5120, 3));
+        agg.OnBatch(SignalRegistry.FileStats.Row(Sql1, T0, new FileStatsRow(7, "orders", 2, 10, 5120, 3)));
         Assert.Equal("orders", Assert.Single(agg.Snapshot()).Database);
     }
 
@@ -65,9 +66,9 @@ public class AggregatorTests
     {
         var agg = new LogFlushAggregator();
         agg.OnLogFlush(new LogFlushEvent(Sql1, 9, null, 512, 1, T0));
-        agg.OnDatabaseName(new DatabaseNameSample(Sql1, T0, 9, "billing"));
+        agg.OnBatch(SignalRegistry.Databases.Row(Sql1, T0, new DatabaseRow(9, "billing")));
         agg.OnLogFlush(new LogFlushEvent(Sql1, 10, null, 512, 1, T0));
-        agg.OnDatabaseName(new DatabaseNameSample(Sql1, T0, 10, "crm"));
+        agg.OnBatch(SignalRegistry.Databases.Row(Sql1, T0, new DatabaseRow(10, "crm")));
 
         Assert.Equal(["billing", "crm"], agg.Snapshot().Select(d => d.Database).Order().ToArray());
     }
@@ -111,13 +112,13 @@ public class AggregatorTests
     {
         var agg = new LogFlushAggregator();
         var start1 = T0.AddHours(-1);
-        agg.OnServerStart(new ServerStartSample(Sql1, T0, start1));
+        agg.OnBatch(SignalRegistry.ServerStart.Row(Sql1, T0, new ServerStartRow(start1)));
         agg.OnCounter(Flushes("shop", 10_000, T0));
         agg.OnCounter(Flushes("shop", 12_000, T0.AddSeconds(10)));
 
         // Restart 5 s before the next poll: counters count from zero again.
         var start2 = T0.AddSeconds(15);
-        agg.OnServerStart(new ServerStartSample(Sql1, T0.AddSeconds(20), start2));
+        agg.OnBatch(SignalRegistry.ServerStart.Row(Sql1, T0.AddSeconds(20), new ServerStartRow(start2)));
         agg.OnCounter(Flushes("shop", 300, T0.AddSeconds(20)));
 
         var db = Assert.Single(agg.Snapshot());
@@ -130,9 +131,9 @@ public class AggregatorTests
     public void A_restart_seen_only_by_the_start_time_starts_a_new_series_even_when_the_value_grew()
     {
         var agg = new LogFlushAggregator();
-        agg.OnServerStart(new ServerStartSample(Sql1, T0, T0.AddDays(-1)));
+        agg.OnBatch(SignalRegistry.ServerStart.Row(Sql1, T0, new ServerStartRow(T0.AddDays(-1))));
         agg.OnCounter(Flushes("shop", 100, T0));
-        agg.OnServerStart(new ServerStartSample(Sql1, T0.AddSeconds(60), T0.AddSeconds(30)));
+        agg.OnBatch(SignalRegistry.ServerStart.Row(Sql1, T0.AddSeconds(60), new ServerStartRow(T0.AddSeconds(30))));
         agg.OnCounter(Flushes("shop", 900, T0.AddSeconds(60)));
 
         var db = Assert.Single(agg.Snapshot());
@@ -186,11 +187,11 @@ public class AggregatorTests
         agg.OnLogFlush(new LogFlushEvent(Sql1, 6, "gone", 512, 1, T0));
         agg.OnCounter(Flushes("shop", 1, T0));
         agg.OnCounter(Flushes("gone", 1, T0));
-        agg.OnPollCompleted(new PollCompleted(Sql1, T0, PollKind.Counters));
+        agg.OnBatch(SignalRegistry.Counters.End(Sql1, T0));
         Assert.Equal(2, agg.Snapshot().Count);
 
         agg.OnCounter(Flushes("shop", 2, T0.AddSeconds(5)));
-        agg.OnPollCompleted(new PollCompleted(Sql1, T0.AddSeconds(5), PollKind.Counters));
+        agg.OnBatch(SignalRegistry.Counters.End(Sql1, T0.AddSeconds(5)));
 
         Assert.Equal("shop", Assert.Single(agg.Snapshot()).Database);
     }
@@ -199,8 +200,8 @@ public class AggregatorTests
     public void Log_write_latency_is_delta_stall_over_delta_writes()
     {
         var agg = new LogFlushAggregator();
-        agg.OnFileStats(new FileStatsSample(Sql1, T0, 5, "shop", 2, 1000, 512_000, 500));
-        agg.OnFileStats(new FileStatsSample(Sql1, T0.AddSeconds(10), 5, "shop", 2, 3000, 1_536_000, 40_500));
+        agg.OnBatch(SignalRegistry.FileStats.Row(Sql1, T0, new FileStatsRow(5, "shop", 2, 1000, 512_000, 500)));
+        agg.OnBatch(SignalRegistry.FileStats.Row(Sql1, T0.AddSeconds(10), new FileStatsRow(5, "shop", 2, 3000, 1_536_000, 40_500)));
 
         var db = Assert.Single(agg.Snapshot());
         Assert.Equal(0.020, db.LogWriteLatencySeconds!.Value, 9); // 40,000 ms over 2,000 writes
@@ -262,7 +263,7 @@ public class AggregatorTests
         var agg = new LogFlushAggregator();
         agg.OnLogFlush(new LogFlushEvent(Sql1, 5, "old", 512, 0, T0));
         agg.OnCounter(Flushes("old", 1_000, T0));
-        agg.OnDatabaseName(new DatabaseNameSample(Sql1, T0.AddSeconds(10), 5, "new"));
+        agg.OnBatch(SignalRegistry.Databases.Row(Sql1, T0.AddSeconds(10), new DatabaseRow(5, "new")));
         agg.OnCounter(Flushes("new", 1_000, T0.AddSeconds(15)));
         for (var i = 0; i < 900; i++)
         {
@@ -285,7 +286,7 @@ public class AggregatorTests
                 agg.OnCounter(Flushes(db, flushes, t));
             }
 
-            agg.OnPollCompleted(new PollCompleted(Sql1, t, PollKind.Counters));
+            agg.OnBatch(SignalRegistry.Counters.End(Sql1, t));
         }
 
         agg.OnLogFlush(new LogFlushEvent(Sql1, 5, "shop", 512, 0, T0));

@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Core.Tests.Aggregation;
 
@@ -42,14 +43,14 @@ public class AgreementWiringTests
             }
 
             long n = p + 1;
-            a.OnCounter(new CounterSample("sql1", t, "Databases", DatabasesCounters.LogFlushes, "sales", 100 * n, PerfCounterType.BulkCount));
-            a.OnCounter(new CounterSample("sql1", t, "Databases", DatabasesCounters.LogBytesFlushed, "sales", 409_600 * n, PerfCounterType.BulkCount));
-            a.OnCounter(new CounterSample("sql1", t, "Databases", DatabasesCounters.LogFlushWaitTime, "sales", 2_000 * n, PerfCounterType.BulkCount));
+            a.OnBatch(SignalRegistry.Counters.Row("sql1", t, new CounterRow("Databases", DatabasesCounters.LogFlushes, "sales", 100 * n, PerfCounterType.BulkCount)));
+            a.OnBatch(SignalRegistry.Counters.Row("sql1", t, new CounterRow("Databases", DatabasesCounters.LogBytesFlushed, "sales", 409_600 * n, PerfCounterType.BulkCount)));
+            a.OnBatch(SignalRegistry.Counters.Row("sql1", t, new CounterRow("Databases", DatabasesCounters.LogFlushWaitTime, "sales", 2_000 * n, PerfCounterType.BulkCount)));
             // _Total counts internal databases too: never compared.
-            a.OnCounter(new CounterSample("sql1", t, "Databases", DatabasesCounters.LogFlushes, "_Total", 900 * n, PerfCounterType.BulkCount));
-            a.OnPollCompleted(new PollCompleted("sql1", t, PollKind.Counters));
-            a.OnWaitStats(new WaitStatsSample("sql1", t, "WRITELOG", 50 * n, 2_000 * n, 100, 0));
-            a.OnPollCompleted(new PollCompleted("sql1", t, PollKind.WaitStats));
+            a.OnBatch(SignalRegistry.Counters.Row("sql1", t, new CounterRow("Databases", DatabasesCounters.LogFlushes, "_Total", 900 * n, PerfCounterType.BulkCount)));
+            a.OnBatch(SignalRegistry.Counters.End("sql1", t));
+            a.OnBatch(SignalRegistry.WaitStats.Row("sql1", t, new WaitStatsRow("WRITELOG", 50 * n, 2_000 * n, 100, 0)));
+            a.OnBatch(SignalRegistry.WaitStats.End("sql1", t));
         }
     }
 

@@ -1,6 +1,7 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Core.Tests.Aggregation;
 
@@ -50,8 +51,8 @@ public class CounterSelectionTests
         var agg = new LogFlushAggregator();
         foreach (var (name, type) in new[] { ("Log Flushes/sec", PerfCounterType.BulkCount), ("Transactions/sec", PerfCounterType.BulkCount), ("Log Growths", PerfCounterType.LargeRawCount) })
         {
-            agg.OnCounter(new CounterSample("sql1", T0, "Databases", name, "shop", 10, type));
-            agg.OnCounter(new CounterSample("sql1", T0.AddSeconds(15), "Databases", name, "shop", 20, type));
+            agg.OnBatch(SignalRegistry.Counters.Row("sql1", T0, new CounterRow("Databases", name, "shop", 10, type)));
+            agg.OnBatch(SignalRegistry.Counters.Row("sql1", T0.AddSeconds(15), new CounterRow("Databases", name, "shop", 20, type)));
         }
 
         var totals = agg.ReadDouble("sqlserver.performance.total");
@@ -62,8 +63,8 @@ public class CounterSelectionTests
         Assert.Equal(10, Assert.Single(flushes).Value);
 
         var opted = new LogFlushAggregator(counters: CounterSelection.Create(["Transactions/sec"]));
-        opted.OnCounter(new CounterSample("sql1", T0, "Databases", "Transactions/sec", "shop", 10, PerfCounterType.BulkCount));
-        opted.OnCounter(new CounterSample("sql1", T0.AddSeconds(15), "Databases", "Transactions/sec", "shop", 25, PerfCounterType.BulkCount));
+        opted.OnBatch(SignalRegistry.Counters.Row("sql1", T0, new CounterRow("Databases", "Transactions/sec", "shop", 10, PerfCounterType.BulkCount)));
+        opted.OnBatch(SignalRegistry.Counters.Row("sql1", T0.AddSeconds(15), new CounterRow("Databases", "Transactions/sec", "shop", 25, PerfCounterType.BulkCount)));
         totals = opted.ReadDouble("sqlserver.performance.total");
         var total = Assert.Single(totals);
         Assert.Equal(15, total.Value);

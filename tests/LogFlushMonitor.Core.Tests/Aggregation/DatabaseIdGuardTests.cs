@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Core.Tests.Aggregation;
 
@@ -26,7 +27,7 @@ public class DatabaseIdGuardTests
 
         agg.Apply(batch);
         agg.OnLogFlush(new LogFlushEvent(Sql1, badId, null, 512, 5, T0));
-        agg.OnFlushBucket(new FlushBucketSample(Sql1, T0, badId, null, 512, 7));
+        agg.OnBatch(SignalRegistry.FlushBuckets.Row(Sql1, T0, new FlushBucketRow(badId, null, 512, 7)));
 
         var db = Assert.Single(agg.Snapshot());
         Assert.Equal(("shop", 2L), (db.Database, db.WriteSizes.Count));

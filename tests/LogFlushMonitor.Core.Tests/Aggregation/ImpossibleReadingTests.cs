@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Core.Tests.Aggregation;
 
@@ -28,9 +29,9 @@ public class ImpossibleReadingTests
         void Poll(int i, long flushes, long bytes, long percent)
         {
             var t = T0.AddSeconds(15 * i);
-            a.OnCounter(new CounterSample("sql1", t, "Databases", "Log Flushes/sec", "shop", flushes, PerfCounterType.BulkCount));
-            a.OnCounter(new CounterSample("sql1", t, "Databases", "Log Bytes Flushed/sec", "shop", bytes, PerfCounterType.BulkCount));
-            a.OnCounter(new CounterSample("sql1", t, "Databases", "Percent Log Used", "shop", percent, PerfCounterType.LargeRawCount));
+            a.OnBatch(SignalRegistry.Counters.Row("sql1", t, new CounterRow("Databases", "Log Flushes/sec", "shop", flushes, PerfCounterType.BulkCount)));
+            a.OnBatch(SignalRegistry.Counters.Row("sql1", t, new CounterRow("Databases", "Log Bytes Flushed/sec", "shop", bytes, PerfCounterType.BulkCount)));
+            a.OnBatch(SignalRegistry.Counters.Row("sql1", t, new CounterRow("Databases", "Percent Log Used", "shop", percent, PerfCounterType.LargeRawCount)));
         }
 
         Poll(0, 1_000, 4_096_000, 40);
@@ -62,8 +63,8 @@ public class ImpossibleReadingTests
     public void A_fraction_past_its_base_and_a_size_no_log_can_have_are_refused_and_not_exported()
     {
         var a = new LogFlushAggregator(counters: CounterSelection.Create(["Log Cache Hit Ratio"]));
-        a.OnCounter(new CounterSample("sql1", T0, "Databases", "Log Cache Hit Ratio", "shop", 150, PerfCounterType.LargeRawFraction, 100));
-        a.OnCounter(new CounterSample("sql1", T0, "Databases", "Log File(s) Size (KB)", "shop", CounterSeries.MaxLogSizeKb + 1, PerfCounterType.LargeRawCount));
+        a.OnBatch(SignalRegistry.Counters.Row("sql1", T0, new CounterRow("Databases", "Log Cache Hit Ratio", "shop", 150, PerfCounterType.LargeRawFraction, 100)));
+        a.OnBatch(SignalRegistry.Counters.Row("sql1", T0, new CounterRow("Databases", "Log File(s) Size (KB)", "shop", CounterSeries.MaxLogSizeKb + 1, PerfCounterType.LargeRawCount)));
         Assert.Empty(Doubles(a, "sqlserver.performance.fraction"));
         var sizes = a.ReadLong("sqlserver.log.size");
         Assert.Empty(sizes);
@@ -75,11 +76,11 @@ public class ImpossibleReadingTests
     {
         var rejected = new List<RejectedReading>();
         var a = new LogFlushAggregator(rejected: rejected.Add);
-        a.OnWaitStats(new WaitStatsSample("sql1", T0, "WRITELOG", 10, 100, 5, 10));
-        a.OnWaitStats(new WaitStatsSample("sql1", T0.AddSeconds(15), "WRITELOG", 20, -7, 5, long.MaxValue));
-        a.OnWaitStats(new WaitStatsSample("sql1", T0.AddSeconds(30), "WRITELOG", 30, 300, 5, 30));
-        a.OnFileStats(new FileStatsSample("sql1", T0, 5, "shop", 2, 10, 4096, 1));
-        a.OnFileStats(new FileStatsSample("sql1", T0.AddSeconds(15), 5, "shop", 2, -3, 8192, 2));
+        a.OnBatch(SignalRegistry.WaitStats.Row("sql1", T0, new WaitStatsRow("WRITELOG", 10, 100, 5, 10)));
+        a.OnBatch(SignalRegistry.WaitStats.Row("sql1", T0.AddSeconds(15), new WaitStatsRow("WRITELOG", 20, -7, 5, long.MaxValue)));
+        a.OnBatch(SignalRegistry.WaitStats.Row("sql1", T0.AddSeconds(30), new WaitStatsRow("WRITELOG", 30, 300, 5, 30)));
+        a.OnBatch(SignalRegistry.FileStats.Row("sql1", T0, new FileStatsRow(5, "shop", 2, 10, 4096, 1)));
+        a.OnBatch(SignalRegistry.FileStats.Row("sql1", T0.AddSeconds(15), new FileStatsRow(5, "shop", 2, -3, 8192, 2)));
 
         Assert.Equal(20, Long(a, "sqlserver.wait.tasks"));
         Assert.Equal([0.2], Doubles(a, "sqlserver.wait.time"));

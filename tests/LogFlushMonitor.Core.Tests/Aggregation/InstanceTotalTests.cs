@@ -1,6 +1,7 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Core.Tests.Aggregation;
 
@@ -18,9 +19,9 @@ public class InstanceTotalTests
         {
             foreach (var (db, v) in new[] { ("master", master), ("sales", sales), ("_Total", all) })
             {
-                a.OnCounter(new CounterSample("sql1", t, "Databases", "Log Flushes/sec", db, v, PerfCounterType.BulkCount));
-                a.OnCounter(new CounterSample("sql1", t, "Databases", "Transactions/sec", db, v * 2, PerfCounterType.BulkCount));
-                a.OnCounter(new CounterSample("sql1", t, "Databases", "Percent Log Used", db, 25, PerfCounterType.LargeRawCount));
+                a.OnBatch(SignalRegistry.Counters.Row("sql1", t, new CounterRow("Databases", "Log Flushes/sec", db, v, PerfCounterType.BulkCount)));
+                a.OnBatch(SignalRegistry.Counters.Row("sql1", t, new CounterRow("Databases", "Transactions/sec", db, v * 2, PerfCounterType.BulkCount)));
+                a.OnBatch(SignalRegistry.Counters.Row("sql1", t, new CounterRow("Databases", "Percent Log Used", db, 25, PerfCounterType.LargeRawCount)));
             }
         }
 

@@ -1,6 +1,7 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Core.Tests.Aggregation;
 
@@ -17,12 +18,12 @@ public sealed class SharedSeriesStateTests
         var t = T0.AddSeconds(15 * round);
         foreach (var db in databases)
         {
-            a.OnCounter(new CounterSample("sql1", t, "Databases", "Log Flushes/sec", db, 100 * (round + 1), PerfCounterType.BulkCount));
-            a.OnCounter(new CounterSample("sql1", t, "Databases", "Percent Log Used", db, 40, PerfCounterType.LargeRawCount));
+            a.OnBatch(SignalRegistry.Counters.Row("sql1", t, new CounterRow("Databases", "Log Flushes/sec", db, 100 * (round + 1), PerfCounterType.BulkCount)));
+            a.OnBatch(SignalRegistry.Counters.Row("sql1", t, new CounterRow("Databases", "Percent Log Used", db, 40, PerfCounterType.LargeRawCount)));
         }
 
-        a.OnCounter(new CounterSample("sql1", t, "Databases", "Log Flushes/sec", "_Total", 1000 * (round + 1), PerfCounterType.BulkCount));
-        a.OnPollCompleted(new PollCompleted("sql1", t, PollKind.Counters));
+        a.OnBatch(SignalRegistry.Counters.Row("sql1", t, new CounterRow("Databases", "Log Flushes/sec", "_Total", 1000 * (round + 1), PerfCounterType.BulkCount)));
+        a.OnBatch(SignalRegistry.Counters.End("sql1", t));
     }
 
     private static void Files(LogFlushAggregator a, int round, params string[] databases)
@@ -30,10 +31,10 @@ public sealed class SharedSeriesStateTests
         var t = T0.AddSeconds(15 * round);
         for (var i = 0; i < databases.Length; i++)
         {
-            a.OnFileStats(new FileStatsSample("sql1", t, 5 + i, databases[i], 2, 10 * (round + 1), 4096 * (round + 1), round));
+            a.OnBatch(SignalRegistry.FileStats.Row("sql1", t, new FileStatsRow(5 + i, databases[i], 2, 10 * (round + 1), 4096 * (round + 1), round)));
         }
 
-        a.OnPollCompleted(new PollCompleted("sql1", t, PollKind.FileStats));
+        a.OnBatch(SignalRegistry.FileStats.End("sql1", t));
     }
 
     [Fact]

@@ -1,4 +1,5 @@
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.Core.XEvents;
 using OpenTelemetry.Metrics;
 
@@ -106,7 +107,7 @@ public class InFlightMetricsTests
         using var h = new MetricsHarness();
         var table = new FlushPairTable(concurrentReaders: true);
         table.Start(9, 1, T0.Ticks);
-        h.Aggregator.OnDatabaseName(new DatabaseNameSample("sql1", T0, 9, "ledger"));
+        h.Aggregator.OnBatch(SignalRegistry.Databases.Row("sql1", T0, new DatabaseRow(9, "ledger")));
         h.Aggregator.OnOutstandingFlushes(new OutstandingFlushSource("sql1", () => table, () => T0.AddSeconds(30)));
 
         Assert.Equal(1, Point(h.Collect(), "sqlserver.log.flush.outstanding", "ledger").Value);
@@ -120,10 +121,10 @@ public class InFlightMetricsTests
         {
             foreach (var r in rows)
             {
-                h.Aggregator.OnWriteLogWaiters(new WriteLogWaitersSample("sql1", t, r.Id, r.Name, r.Sessions, r.LongestMs));
+                h.Aggregator.OnBatch(SignalRegistry.WriteLogWaiters.Row("sql1", t, new WriteLogWaitersRow(r.Id, r.Name, r.Sessions, r.LongestMs)));
             }
 
-            h.Aggregator.OnPollCompleted(new PollCompleted("sql1", t, PollKind.WriteLogWaiters));
+            h.Aggregator.OnBatch(SignalRegistry.WriteLogWaiters.End("sql1", t));
         }
 
         Poll(T0, (5, "shop", 8, 40_000), (6, "audit", 0, 0));

@@ -1,3 +1,4 @@
+using LogFlushMonitor.Core.Signals;
 using System.Diagnostics.Metrics;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Health;
@@ -20,13 +21,13 @@ public sealed class MetricsOwnerTests
         for (var poll = 0; poll < 2; poll++)
         {
             var t = T0.AddSeconds(15 * poll);
-            a.OnWaitStats(new WaitStatsSample("sql1", t, "WRITELOG", 10 * (poll + 1), 50 * (poll + 1), 4, 1));
+            a.OnBatch(SignalRegistry.WaitStats.Row("sql1", t, new WaitStatsRow("WRITELOG", 10 * (poll + 1), 50 * (poll + 1), 4, 1)));
             for (var d = 0; d < databases; d++)
             {
                 var db = "db" + d;
-                a.OnCounter(new CounterSample("sql1", t, "Databases", "Log Flushes/sec", db, 100 * (poll + 1), PerfCounterType.BulkCount));
-                a.OnCounter(new CounterSample("sql1", t, "Databases", "Percent Log Used", db, 40, PerfCounterType.LargeRawCount));
-                a.OnFileStats(new FileStatsSample("sql1", t, 5 + d, db, 2, 10 * (poll + 1), 4096 * (poll + 1), 3 * (poll + 1)));
+                a.OnBatch(SignalRegistry.Counters.Row("sql1", t, new CounterRow("Databases", "Log Flushes/sec", db, 100 * (poll + 1), PerfCounterType.BulkCount)));
+                a.OnBatch(SignalRegistry.Counters.Row("sql1", t, new CounterRow("Databases", "Percent Log Used", db, 40, PerfCounterType.LargeRawCount)));
+                a.OnBatch(SignalRegistry.FileStats.Row("sql1", t, new FileStatsRow(5 + d, db, 2, 10 * (poll + 1), 4096 * (poll + 1), 3 * (poll + 1))));
             }
         }
     }
@@ -120,7 +121,7 @@ public sealed class MetricsOwnerTests
             EventSample.Of(new LogFlushEvent("sql1", 5, "shop", 0, 2, T0, TimeSpan.FromMilliseconds(1))),
             EventSample.Of(new WaitEvent("sql1", "WRITELOG", TimeSpan.FromMilliseconds(3), 5, "shop", T0)),
         ]);
-        aggregator.OnFlushBucket(new FlushBucketSample("sql1", T0, 5, "shop", 512, 3));
+        aggregator.OnBatch(SignalRegistry.FlushBuckets.Row("sql1", T0, new FlushBucketRow(5, "shop", 512, 3)));
 
         Assert.Equal(8, recorded);
         Assert.Equal(0, underLock);

@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using OpenTelemetry.Metrics;
 
 namespace LogFlushMonitor.Core.Tests.Metrics;
@@ -41,9 +42,9 @@ public class MetricsTests
     {
         using var h = new MetricsHarness();
         h.Aggregator.OnLogFlush(new LogFlushEvent("sql1", 5, "shop", 1024, 1, T0)); // a streamed flush first: one series
-        h.Aggregator.OnFlushBucket(new FlushBucketSample("sql1", T0, 5, "shop", 512, 250_000));
-        h.Aggregator.OnFlushBucket(new FlushBucketSample("sql1", T0, 5, "shop", 61440, 3));
-        h.Aggregator.OnFlushBucket(new FlushBucketSample("sql1", T0, 5, "shop", 4096, 0)); // nothing new: nothing recorded
+        h.Aggregator.OnBatch(SignalRegistry.FlushBuckets.Row("sql1", T0, new FlushBucketRow(5, "shop", 512, 250_000)));
+        h.Aggregator.OnBatch(SignalRegistry.FlushBuckets.Row("sql1", T0, new FlushBucketRow(5, "shop", 61440, 3)));
+        h.Aggregator.OnBatch(SignalRegistry.FlushBuckets.Row("sql1", T0, new FlushBucketRow(5, "shop", 4096, 0))); // nothing new: nothing recorded
 
         var p = Point(h.Collect(), "sqlserver.log.flush.write_size", ("sqlserver.database.name", "shop"));
         Assert.Equal(250_004, p.Count);
@@ -86,17 +87,17 @@ public class MetricsTests
     {
         using var h = new MetricsHarness(CounterSelection.Create(["Log Cache Hit Ratio"]));
         var a = h.Aggregator;
-        a.OnServerStart(new ServerStartSample("sql1", T0, T0.AddDays(-2)));
-        a.OnCounter(new CounterSample("sql1", T0, "Databases", "Log Flushes/sec", "shop", 1_000, PerfCounterType.BulkCount));
-        a.OnCounter(new CounterSample("sql1", T0, "Databases", "Log Flush Wait Time", "shop", 70_000, PerfCounterType.BulkCount));
-        a.OnCounter(new CounterSample("sql1", T0, "Databases", "Percent Log Used", "shop", 42, PerfCounterType.LargeRawCount));
-        a.OnCounter(new CounterSample("sql1", T0, "Databases", "Log File(s) Size (KB)", "shop", 1024, PerfCounterType.LargeRawCount));
-        a.OnCounter(new CounterSample("sql1", T0, "Databases", "Log Cache Hit Ratio", "shop", 90, PerfCounterType.LargeRawFraction, 120));
-        a.OnCounter(new CounterSample("sql1", T0.AddSeconds(15), "Databases", "Log Flushes/sec", "shop", 4_000, PerfCounterType.BulkCount));
-        a.OnCounter(new CounterSample("sql1", T0.AddSeconds(15), "Databases", "Log Flush Wait Time", "shop", 72_500, PerfCounterType.BulkCount));
+        a.OnBatch(SignalRegistry.ServerStart.Row("sql1", T0, new ServerStartRow(T0.AddDays(-2))));
+        a.OnBatch(SignalRegistry.Counters.Row("sql1", T0, new CounterRow("Databases", "Log Flushes/sec", "shop", 1_000, PerfCounterType.BulkCount)));
+        a.OnBatch(SignalRegistry.Counters.Row("sql1", T0, new CounterRow("Databases", "Log Flush Wait Time", "shop", 70_000, PerfCounterType.BulkCount)));
+        a.OnBatch(SignalRegistry.Counters.Row("sql1", T0, new CounterRow("Databases", "Percent Log Used", "shop", 42, PerfCounterType.LargeRawCount)));
+        a.OnBatch(SignalRegistry.Counters.Row("sql1", T0, new CounterRow("Databases", "Log File(s) Size (KB)", "shop", 1024, PerfCounterType.LargeRawCount)));
+        a.OnBatch(SignalRegistry.Counters.Row("sql1", T0, new CounterRow("Databases", "Log Cache Hit Ratio", "shop", 90, PerfCounterType.LargeRawFraction, 120)));
+        a.OnBatch(SignalRegistry.Counters.Row("sql1", T0.AddSeconds(15), new CounterRow("Databases", "Log Flushes/sec", "shop", 4_000, PerfCounterType.BulkCount)));
+        a.OnBatch(SignalRegistry.Counters.Row("sql1", T0.AddSeconds(15), new CounterRow("Databases", "Log Flush Wait Time", "shop", 72_500, PerfCounterType.BulkCount)));
         // Restart: the counter restarts at zero.
-        a.OnServerStart(new ServerStartSample("sql1", T0.AddSeconds(30), T0.AddSeconds(25)));
-        a.OnCounter(new CounterSample("sql1", T0.AddSeconds(30), "Databases", "Log Flushes/sec", "shop", 250, PerfCounterType.BulkCount));
+        a.OnBatch(SignalRegistry.ServerStart.Row("sql1", T0.AddSeconds(30), new ServerStartRow(T0.AddSeconds(25))));
+        a.OnBatch(SignalRegistry.Counters.Row("sql1", T0.AddSeconds(30), new CounterRow("Databases", "Log Flushes/sec", "shop", 250, PerfCounterType.BulkCount)));
 
         var points = h.Collect();
         var flushes = Point(points, "sqlserver.log.flushes");
@@ -127,10 +128,10 @@ public class MetricsTests
     {
         using var h = new MetricsHarness();
         var a = h.Aggregator;
-        a.OnWaitStats(new WaitStatsSample("sql1", T0, "WRITELOG", 100, 1_000, 50, 10));
-        a.OnWaitStats(new WaitStatsSample("sql1", T0.AddSeconds(15), "WRITELOG", 400, 7_000, 80, 40));
-        a.OnFileStats(new FileStatsSample("sql1", T0, 5, "shop", 2, 10, 5_120, 5));
-        a.OnFileStats(new FileStatsSample("sql1", T0.AddSeconds(15), 5, "shop", 2, 110, 56_320, 1_005));
+        a.OnBatch(SignalRegistry.WaitStats.Row("sql1", T0, new WaitStatsRow("WRITELOG", 100, 1_000, 50, 10)));
+        a.OnBatch(SignalRegistry.WaitStats.Row("sql1", T0.AddSeconds(15), new WaitStatsRow("WRITELOG", 400, 7_000, 80, 40)));
+        a.OnBatch(SignalRegistry.FileStats.Row("sql1", T0, new FileStatsRow(5, "shop", 2, 10, 5_120, 5)));
+        a.OnBatch(SignalRegistry.FileStats.Row("sql1", T0.AddSeconds(15), new FileStatsRow(5, "shop", 2, 110, 56_320, 1_005)));
 
         var points = h.Collect();
         var tasks = Point(points, "sqlserver.wait.tasks", ("wait.type", "WRITELOG"));

@@ -1,4 +1,5 @@
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using OpenTelemetry.Metrics;
 
 namespace LogFlushMonitor.Core.Tests.Metrics;
@@ -24,7 +25,7 @@ public class ReplicaMetricsTests
             h.Aggregator.OnHadrReplica(r);
         }
 
-        h.Aggregator.OnPollCompleted(new PollCompleted("sql1", T0, PollKind.HadrReplicas));
+        h.Aggregator.OnBatch(SignalRegistry.HadrReplicas.End("sql1", T0));
     }
 
     [Fact]

@@ -1,6 +1,7 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using Microsoft.Extensions.DependencyInjection;
 using OpenTelemetry;
 using OpenTelemetry.Metrics;
@@ -63,7 +64,7 @@ public sealed class SeriesOverflowTests
         for (var d = 0; d < databases; d++)
         {
             var db = "db" + d;
-            a.OnCounter(new CounterSample("sql1", T0, "Databases", "Log Flushes/sec", db, 100, PerfCounterType.BulkCount));
+            a.OnBatch(SignalRegistry.Counters.Row("sql1", T0, new CounterRow("Databases", "Log Flushes/sec", db, 100, PerfCounterType.BulkCount)));
             a.Apply([
                 EventSample.Of(new LogFlushEvent("sql1", 5 + d, db, 4096, 1, T0)),
                 EventSample.Of(new WaitEvent("sql1", "WRITELOG", TimeSpan.FromMilliseconds(2), 5 + d, db, T0)),

@@ -1,4 +1,5 @@
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.Core.XEvents;
 
 namespace LogFlushMonitor.Core.Tests.XEvents;
@@ -31,7 +32,7 @@ public class OutstandingFlushTrackerTests
         Assert.Equal("sql1", source.Instance);
 
         // Only polls arrive while nothing completes: their times move the clock.
-        tracker.OnCounter(new CounterSample("sql1", T0.AddSeconds(41), "Databases", "Log Flushes/sec", "shop", 10, PerfCounterType.BulkCount));
+        tracker.OnBatch(SignalRegistry.Counters.Row("sql1", T0.AddSeconds(41), new CounterRow("Databases", "Log Flushes/sec", "shop", 10, PerfCounterType.BulkCount)));
         Assert.Equal(new OutstandingFlushReading(5, 2, 40), Read(source, 5));
         Assert.Equal(3, sink.FlushStarts.Count); // everything passed on
     }
@@ -46,7 +47,7 @@ public class OutstandingFlushTrackerTests
             tracker.OnLogFlush(Start(7, (ulong)i, T0.AddMilliseconds(i)));
         }
 
-        tracker.OnCounter(new CounterSample("sql1", T0.AddSeconds(60), "Databases", "Log Flushes/sec", "audit", 100, PerfCounterType.BulkCount));
+        tracker.OnBatch(SignalRegistry.Counters.Row("sql1", T0.AddSeconds(60), new CounterRow("Databases", "Log Flushes/sec", "audit", 100, PerfCounterType.BulkCount)));
         Assert.Equal(0, Read(Assert.Single(sink.OutstandingSources), 7).Count);
         Assert.Equal(0, tracker.Table("sql1")!.Count);
     }
@@ -56,13 +57,13 @@ public class OutstandingFlushTrackerTests
     {
         var sink = new RecordingSink();
         var tracker = new OutstandingFlushTracker(sink);
-        tracker.OnServerStart(new ServerStartSample("sql1", T0, T0.AddDays(-3)));
+        tracker.OnBatch(SignalRegistry.ServerStart.Row("sql1", T0, new ServerStartRow(T0.AddDays(-3))));
         tracker.OnLogFlush(Complete(5, 1, T0));
         tracker.OnLogFlush(Start(5, 2, T0.AddSeconds(1)));
-        tracker.OnServerStart(new ServerStartSample("sql1", T0.AddSeconds(5), T0.AddDays(-3))); // same start: nothing happens
+        tracker.OnBatch(SignalRegistry.ServerStart.Row("sql1", T0.AddSeconds(5), new ServerStartRow(T0.AddDays(-3)))); // same start: nothing happens
         Assert.Equal(1, tracker.Table("sql1")!.Count);
 
-        tracker.OnServerStart(new ServerStartSample("sql1", T0.AddSeconds(40), T0.AddSeconds(38)));
+        tracker.OnBatch(SignalRegistry.ServerStart.Row("sql1", T0.AddSeconds(40), new ServerStartRow(T0.AddSeconds(38))));
         Assert.Equal(0, tracker.Table("sql1")!.Count);
         Assert.Equal(1, tracker.Table("sql1")!.Retired);
     }

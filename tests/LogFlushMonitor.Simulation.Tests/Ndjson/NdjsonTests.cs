@@ -1,3 +1,4 @@
+using LogFlushMonitor.Core.Signals;
 using System.Text;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
@@ -38,8 +39,8 @@ public class NdjsonTests
             w.OnLogFlush(new LogFlushEvent("sql1", 5, "shop", 512, 123, T0, null, 1));
             w.OnLogFlush(new LogFlushEvent("sql1", 5, "shop", 0, 123, T0.AddTicks(2500), TimeSpan.FromTicks(2500), 2));
             w.OnWait(new WaitEvent("sql1", "WRITELOG", TimeSpan.FromTicks(1234), 5, null, T0.AddMilliseconds(1), 3));
-            w.OnCounter(new CounterSample("sql1", T0, "Databases", "Log Flushes/sec", "shop", 123, PerfCounterType.BulkCount));
-            w.OnPollCompleted(new PollCompleted("sql1", T0, PollKind.WaitStats));
+            w.OnBatch(SignalRegistry.Counters.Row("sql1", T0, new CounterRow("Databases", "Log Flushes/sec", "shop", 123, PerfCounterType.BulkCount)));
+            w.OnBatch(SignalRegistry.WaitStats.End("sql1", T0));
             w.OnSourceLoss("sql1", LossKind.SequenceGap, 3);
         });
 
@@ -148,10 +149,10 @@ public class NdjsonTests
             w.OnWait(wait);
             w.OnWait(noApp);
             w.OnLogWriters(writers);
-            w.OnPollCompleted(new PollCompleted("sql1", T0, PollKind.LogWriters));
+            w.OnBatch(SignalRegistry.LogWriters.End("sql1", T0));
             w.OnHadrReplica(replica);
             w.OnHadrReplica(unknown);
-            w.OnPollCompleted(new PollCompleted("sql1", T0, PollKind.HadrReplicas));
+            w.OnBatch(SignalRegistry.HadrReplicas.End("sql1", T0));
         });
 
         Assert.Equal(

@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Tests.Hosting;
 
@@ -28,7 +29,7 @@ public sealed class SeriesOverflowHostTests
                     var t = DateTime.UtcNow;
                     for (var d = 0; d < 150; d++)
                     {
-                        aggregator.OnCounter(new CounterSample("big", t, "Databases", "Log Flushes/sec", "db" + d, 10, PerfCounterType.BulkCount));
+                        aggregator.OnBatch(SignalRegistry.Counters.Row("big", t, new CounterRow("Databases", "Log Flushes/sec", "db" + d, 10, PerfCounterType.BulkCount)));
                     }
                 }))
             {

@@ -2,6 +2,7 @@ using System.Data;
 using System.Diagnostics;
 using System.Text.RegularExpressions;
 using LogFlushMonitor.SqlServer.Connections;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Polling;
 using LogFlushMonitor.SqlServer.Sessions;
 using LogFlushMonitor.SqlServer.Sql;
@@ -58,17 +59,7 @@ public static class InstanceCapture
             await run.SendAsync("xe_hadr_sync_commit_keys", XeSql.HadrSyncCommitKeys, ct).ConfigureAwait(false);
             await run.SendAsync("xe_all_databases", XeSql.AllDatabases, ct).ConfigureAwait(false);
             await run.SendAsync("xe_user_databases", XeSql.UserDatabases, ct).ConfigureAwait(false);
-            await run.SendAsync("server_identity", DmvSql.ServerIdentity, ct).ConfigureAwait(false);
-            if (edition is CounterPoller.AzureSqlDatabase or CounterPoller.AzureManagedInstance)
-            {
-                await run.SendAsync("physical_database_names", DmvSql.PhysicalDatabaseNames, ct).ConfigureAwait(false);
-            }
-
-            if (!instance.Azure)
-            {
-                await run.SendAsync("server_start", DmvSql.ServerStart, ct).ConfigureAwait(false);
-            }
-
+            var server = ServerProfile.Of(instance.Azure, connection.ServerVersion, edition);
             var name = instance.SessionName + "_check";
             var options = new SqlServerInstanceOptions
             {
@@ -100,9 +91,9 @@ public static class InstanceCapture
                     result.StreamEnd = "no stream: the session could not be created";
                 }
 
-                await PollAsync(run, instance.Azure, 1, ct).ConfigureAwait(false);
+                await PollAsync(run, server, name, 1, ct).ConfigureAwait(false);
                 await Task.Delay(settings.PollGap, time, ct).ConfigureAwait(false);
-                await PollAsync(run, instance.Azure, 2, ct).ConfigureAwait(false);
+                await PollAsync(run, server, name, 2, ct).ConfigureAwait(false);
                 if (stream is not null)
                 {
                     try
@@ -119,7 +110,6 @@ public static class InstanceCapture
                         ? await run.SendAsync("histogram_target", XeSql.DatabaseHistogramData, ct, ("name", name)).ConfigureAwait(false)
                         : await run.SendAsync("histogram_target", XeSql.ServerHistogramData, ct, ("name", name)).ConfigureAwait(false);
                     result.HistogramXml = histogram.Rows.Count > 0 ? histogram.Rows[0][0] as string : null;
-                    await run.SendAsync("xe_session_drops", instance.Azure ? DmvSql.XeDatabaseSessionDrops : DmvSql.XeSessionDrops, ct, ("name", name)).ConfigureAwait(false);
                 }
             }
             finally
@@ -147,26 +137,22 @@ public static class InstanceCapture
         return result;
     }
 
-    /// <summary>One poll of what the pollers read, in their order.</summary>
-    private static async Task PollAsync(Runner run, bool azure, int poll, CancellationToken ct)
+    /// <summary>
+    /// One poll of every statement the signals send on this server (<see cref="SignalRegistry.All"/>, in their order; the
+    /// event session whose drops are read is the temporary one). Every variant a signal may pick at run time is sent
+    /// (the counters' named and whole-object statements), so the capture answers either.
+    /// </summary>
+    private static async Task PollAsync(Runner run, ServerProfile server, string session, int poll, CancellationToken ct)
     {
-        if (!azure)
+        foreach (var signal in SignalRegistry.All)
         {
-            await run.SendAsync("databases", DmvSql.Databases, ct, poll: poll).ConfigureAwait(false);
-        }
-
-        await run.SendAsync("counters", DmvSql.PerformanceCounters, ct, poll: poll).ConfigureAwait(false);
-        await run.SendAsync("all_database_counters", DmvSql.AllDatabaseCounters, ct, poll: poll).ConfigureAwait(false);
-        var waitTypes = ("waitTypes", (object)DmvSql.LogWaitTypes);
-        await (azure ? run.SendAsync("wait_stats", DmvSql.AzureWaitStats, ct, waitTypes, poll) : run.SendAsync("wait_stats", DmvSql.WaitStats, ct, waitTypes, poll)).ConfigureAwait(false);
-        await run.SendAsync("log_file_stats", azure ? DmvSql.AzureLogFileStats : DmvSql.LogFileStats, ct, poll: poll).ConfigureAwait(false);
-        await run.SendAsync("writelog_waiters", azure ? DmvSql.AzureWriteLogWaiters : DmvSql.WriteLogWaiters, ct, poll: poll).ConfigureAwait(false);
-        await run.SendAsync("log_writers", DmvSql.LogWriters, ct, poll: poll).ConfigureAwait(false);
-        if (!azure)
-        {
-            // Availability groups do not exist on Azure SQL Database; on SQL Server 2014 this statement fails for want of
-            // secondary_lag_seconds and the capture records that error (the poller then sends HadrReplicaStates2014).
-            await run.SendAsync("hadr_replicas", DmvSql.HadrReplicaStates, ct, poll: poll).ConfigureAwait(false);
+            foreach (var statement in signal.Statements(server))
+            {
+                var parameter = statement.Parameters is { Count: > 0 } p
+                    ? (p.First().Key, p.First().Key == "name" && signal == SignalRegistry.XeDrops ? session : p.First().Value)
+                    : ((string, object)?)null;
+                await run.SendAsync(statement.Name, statement.Text, ct, parameter, poll).ConfigureAwait(false);
+            }
         }
     }
 

@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.SqlServer.Polling;
+namespace LogFlushMonitor.Core.Signals;
 
 /// <summary>One row of sys.databases as the poller last read it.</summary>
 /// <param name="Id">database_id.</param>

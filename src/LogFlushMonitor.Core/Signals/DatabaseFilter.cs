@@ -1,4 +1,4 @@
-namespace LogFlushMonitor.SqlServer.Polling;
+namespace LogFlushMonitor.Core.Signals;
 
 /// <summary>
 /// Which databases an instance watches: the include list (empty = all), minus the exclude list, minus the
@@ -6,7 +6,7 @@ namespace LogFlushMonitor.SqlServer.Polling;
 /// server (a list expanded into parameters broke past 2,100 names, error 8003, and the server's collation would have
 /// decided the comparison).
 /// </summary>
-internal sealed class DatabaseFilter
+public sealed class DatabaseFilter
 {
     /// <summary>The counter instance for the whole server, always kept.</summary>
     public const string Total = "_Total";
@@ -22,6 +22,7 @@ internal sealed class DatabaseFilter
     private readonly HashSet<string> _include;
     private readonly HashSet<string> _exclude;
 
+    /// <summary>A filter of <paramref name="include"/> (empty: all) minus <paramref name="exclude"/>.</summary>
     public DatabaseFilter(IEnumerable<string> include, IEnumerable<string> exclude)
     {
         // Ordinal-ignore-case, on every server: a case-sensitive server collation is rare, and names that differ only in
@@ -31,6 +32,9 @@ internal sealed class DatabaseFilter
         Include = [.. _include];
         Exclude = [.. _exclude];
     }
+
+    /// <summary>Every database but the internal ones.</summary>
+    public static DatabaseFilter All { get; } = new([], []);
 
     /// <summary>The include list, without duplicates.</summary>
     public string[] Include { get; }

@@ -1,27 +1,5 @@
 namespace LogFlushMonitor.Core.Samples;
 
-/// <summary>
-/// One row of <c>sys.dm_os_performance_counters</c> (trimmed), paired by the source with its base row
-/// when <see cref="CounterType"/> needs one.
-/// </summary>
-/// <param name="Instance">The SQL Server instance name.</param>
-/// <param name="TimestampUtc">When the poll read the row.</param>
-/// <param name="ObjectName">object_name after the colon, e.g. "Databases".</param>
-/// <param name="CounterName">counter_name, e.g. "Log Flushes/sec".</param>
-/// <param name="CounterInstance">instance_name: a database name, or "_Total" (the instance, exported as instance-level series).</param>
-/// <param name="Value">cntr_value.</param>
-/// <param name="CounterType">cntr_type; decides the arithmetic (<see cref="PerfCounterType"/>).</param>
-/// <param name="BaseValue">cntr_value of the matching base row, 0 when the type has none.</param>
-public readonly record struct CounterSample(
-    string Instance,
-    DateTime TimestampUtc,
-    string ObjectName,
-    string CounterName,
-    string CounterInstance,
-    long Value,
-    int CounterType,
-    long BaseValue = 0);
-
 /// <summary>The cntr_type values whose arithmetic LogFlushMonitor knows (docs/sqlserver.md, "Performance counters"; Microsoft, "WMI Performance Counter Types").</summary>
 public static class PerfCounterType
 {

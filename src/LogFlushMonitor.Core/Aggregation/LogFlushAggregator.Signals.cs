@@ -1,0 +1,50 @@
+using LogFlushMonitor.Core.Signals;
+
+namespace LogFlushMonitor.Core.Aggregation;
+
+/// <summary>
+/// The polled side: every signal's batches, applied by the signal's own state of the instance (created with the
+/// instance's first batch of that signal), whatever the signal.
+/// </summary>
+public sealed partial class LogFlushAggregator
+{
+    /// <inheritdoc />
+    public void OnBatch(SignalBatch batch)
+    {
+        ArgumentNullException.ThrowIfNull(batch);
+        var outcome = new SignalOutcome();
+        lock (_gate)
+        {
+            Instance(batch.Instance).StateOf(batch.Signal).Apply(batch, outcome);
+        }
+
+        // Outside the lock: logging, the host's /readyz and the SDK's records never hold up a collect or another source.
+        foreach (var r in outcome.Rejected ?? [])
+        {
+            _rejected?.Invoke(r);
+        }
+
+        foreach (var r in outcome.Agreement ?? [])
+        {
+            _agreement?.Invoke(r);
+        }
+
+        foreach (var (bytes, count, tags) in outcome.WriteSizes ?? [])
+        {
+            _metrics?.RecordWriteSizes(bytes, count, tags);
+        }
+    }
+
+    /// <summary>Every availability-group database and replica as the last replica-states poll saw them.</summary>
+    public IReadOnlyList<ReplicaSnapshot> SnapshotReplicas()
+    {
+        lock (_gate)
+        {
+            return [.. _instances.Values.SelectMany(i => (i.Find<HadrReplicasSignal.State>(SignalRegistry.HadrReplicas)?.Series ?? []).Select(r => new ReplicaSnapshot(
+                i.Name, r.Key.Database, r.Key.Group, r.Key.Replica, r.Key.Role, r.Key.Mode, r.Value.SynchronizationState,
+                r.Value.Values[(int)Metrics.ReplicaColumn.LogSendQueueSize], r.Value.Values[(int)Metrics.ReplicaColumn.LogSendRate],
+                r.Value.Values[(int)Metrics.ReplicaColumn.RedoQueueSize], r.Value.Values[(int)Metrics.ReplicaColumn.RedoRate],
+                r.Value.Values[(int)Metrics.ReplicaColumn.SecondaryLag], r.Value.Values[(int)Metrics.ReplicaColumn.LastHardenedAge])))];
+        }
+    }
+}

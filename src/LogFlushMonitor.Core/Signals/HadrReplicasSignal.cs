@@ -1,0 +1,276 @@
+using System.Data.Common;
+using System.Text.Json.Serialization;
+using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Metrics;
+using LogFlushMonitor.Core.Samples;
+using static LogFlushMonitor.Core.Metrics.MetricAttributes;
+
+namespace LogFlushMonitor.Core.Signals;
+
+/// <summary>
+/// One database on one availability replica as the local instance sees it (<c>sys.dm_hadr_database_replica_states</c>
+/// with the replica, group and role): on a primary, one for its own database and one for each secondary's copy. An
+/// instance without availability groups has none. A figure the server left NULL (a column the version lacks, a value it
+/// does not know on this side) is null here and exported as no value, never as 0.
+/// </summary>
+/// <param name="DatabaseId">database_id (of the local database).</param>
+/// <param name="Database">The database name.</param>
+/// <param name="AvailabilityGroup">sys.availability_groups.name.</param>
+/// <param name="Replica">sys.availability_replicas.replica_server_name: the instance hosting this copy.</param>
+/// <param name="Role">role_desc of that replica (PRIMARY, SECONDARY, RESOLVING).</param>
+/// <param name="AvailabilityMode">availability_mode_desc of that replica (SYNCHRONOUS_COMMIT, ASYNCHRONOUS_COMMIT, CONFIGURATION_ONLY).</param>
+/// <param name="SynchronizationState">synchronization_state_desc (SYNCHRONIZED, SYNCHRONIZING, NOT SYNCHRONIZING, ...).</param>
+/// <param name="LogSendQueueKb">log_send_queue_size: log not yet sent to the secondary, KB.</param>
+/// <param name="LogSendRateKbPerSecond">log_send_rate: average send rate of the last active period, KB/s.</param>
+/// <param name="RedoQueueKb">redo_queue_size: log hardened on the secondary and not yet redone, KB.</param>
+/// <param name="RedoRateKbPerSecond">redo_rate: average redo rate, KB/s.</param>
+/// <param name="SecondaryLagSeconds">secondary_lag_seconds (SQL Server 2016 and later): how far the secondary is behind, seconds.</param>
+/// <param name="LastHardenedAgeSeconds">Seconds from last_hardened_time to the server's clock at the poll.</param>
+public readonly record struct ReplicaRow(
+    [property: JsonPropertyName("db_id"), JsonRequired] int DatabaseId,
+    [property: JsonPropertyName("db"), JsonRequired] string Database,
+    [property: JsonPropertyName("ag"), JsonRequired] string AvailabilityGroup,
+    [property: JsonPropertyName("replica"), JsonRequired] string Replica,
+    [property: JsonPropertyName("role"), JsonRequired] string Role,
+    [property: JsonPropertyName("availability_mode"), JsonRequired] string AvailabilityMode,
+    [property: JsonPropertyName("synchronization_state")] string? SynchronizationState,
+    [property: JsonPropertyName("log_send_queue_kb")] long? LogSendQueueKb,
+    [property: JsonPropertyName("log_send_rate_kb_per_s")] long? LogSendRateKbPerSecond,
+    [property: JsonPropertyName("redo_queue_kb")] long? RedoQueueKb,
+    [property: JsonPropertyName("redo_rate_kb_per_s")] long? RedoRateKbPerSecond,
+    [property: JsonPropertyName("secondary_lag_s")] long? SecondaryLagSeconds,
+    [property: JsonPropertyName("last_hardened_age_s")] long? LastHardenedAgeSeconds);
+
+/// <summary>
+/// Availability-group replicas (<c>sys.dm_hadr_database_replica_states</c>): the send and redo queues, their rates, the
+/// secondary's lag and the age of its last harden, per database and replica: the remote half of a synchronous commit.
+/// An instance without availability groups answers no rows: no series, no error, no log line. SQL Server 2014 (major
+/// version 12) has no secondary_lag_seconds and gets the statement without it; Azure SQL Database has no groups.
+/// </summary>
+public sealed class HadrReplicasSignal : Signal<ReplicaRow>
+{
+    /// <summary>A role or commit mode the login cannot see (a secondary knows only its own replica's role; the catalog hides the mode).</summary>
+    public const string UnknownRole = "UNKNOWN";
+
+    /// <summary>
+    /// Availability-group databases on each replica (SQL Server 2016 and later): <c>sys.dm_hadr_database_replica_states</c>
+    /// (on a primary one row for its own database and one for each secondary's copy; on a secondary its own copies) with
+    /// the group's name (<c>sys.availability_groups</c>), the replica's server name and commit mode
+    /// (<c>sys.availability_replicas</c>) and its role (<c>sys.dm_hadr_availability_replica_states</c>: a secondary knows
+    /// only its own replica's role). Every join is LEFT: the two catalog views show only what the login has some
+    /// permission on (metadata visibility), so a least-privilege login may see the DMV's rows and no group; the replica's
+    /// name then comes from <c>sys.dm_hadr_availability_replica_cluster_states</c> (a DMV, VIEW SERVER STATE), the group is
+    /// named by its id, and <c>CatalogVisible</c> = 0 tells the poll to say so once instead of reading "no group". Queues in
+    /// KB, rates in KB/s, secondary_lag_seconds in seconds (Microsoft docs of the views; docs/sqlserver.md). The harden's
+    /// age is taken on the server's clock (last_hardened_time is server-local datetime, a belief docs/sqlserver.md names).
+    /// No AG: no rows, no error. Needs VIEW SERVER STATE (2022+: VIEW SERVER PERFORMANCE STATE).
+    /// </summary>
+    public static readonly SignalStatement Statement = new("hadr_replicas", """
+        SELECT CAST(drs.database_id AS int) AS DatabaseId, DB_NAME(drs.database_id) AS DatabaseName,
+               ISNULL(ag.name, CAST(drs.group_id AS nvarchar(36))) AS AvailabilityGroup,
+               ISNULL(ar.replica_server_name, rcs.replica_server_name) AS Replica, ars.role_desc AS Role,
+               ar.availability_mode_desc AS AvailabilityMode, drs.synchronization_state_desc AS SynchronizationState,
+               CAST(CASE WHEN ag.group_id IS NULL OR ar.replica_id IS NULL THEN 0 ELSE 1 END AS bit) AS CatalogVisible,
+               drs.log_send_queue_size AS LogSendQueueKb, drs.log_send_rate AS LogSendRateKbPerSecond,
+               drs.redo_queue_size AS RedoQueueKb, drs.redo_rate AS RedoRateKbPerSecond,
+               drs.secondary_lag_seconds AS SecondaryLagSeconds,
+               CAST(DATEDIFF(SECOND, drs.last_hardened_time, SYSDATETIME()) AS bigint) AS LastHardenedAgeSeconds
+        FROM sys.dm_hadr_database_replica_states AS drs
+        LEFT JOIN sys.availability_replicas AS ar ON ar.replica_id = drs.replica_id
+        LEFT JOIN sys.availability_groups AS ag ON ag.group_id = drs.group_id
+        LEFT JOIN sys.dm_hadr_availability_replica_cluster_states AS rcs ON rcs.replica_id = drs.replica_id
+        LEFT JOIN sys.dm_hadr_availability_replica_states AS ars ON ars.replica_id = drs.replica_id
+        """, "sys.dm_hadr_database_replica_states");
+
+    /// <summary>
+    /// <see cref="Statement"/> for SQL Server 2014, whose view has no secondary_lag_seconds (added in 2016): the column reads
+    /// NULL, which exports no value.
+    /// </summary>
+    public static readonly SignalStatement Statement2014 = new("hadr_replicas", """
+        SELECT CAST(drs.database_id AS int) AS DatabaseId, DB_NAME(drs.database_id) AS DatabaseName,
+               ISNULL(ag.name, CAST(drs.group_id AS nvarchar(36))) AS AvailabilityGroup,
+               ISNULL(ar.replica_server_name, rcs.replica_server_name) AS Replica, ars.role_desc AS Role,
+               ar.availability_mode_desc AS AvailabilityMode, drs.synchronization_state_desc AS SynchronizationState,
+               CAST(CASE WHEN ag.group_id IS NULL OR ar.replica_id IS NULL THEN 0 ELSE 1 END AS bit) AS CatalogVisible,
+               drs.log_send_queue_size AS LogSendQueueKb, drs.log_send_rate AS LogSendRateKbPerSecond,
+               drs.redo_queue_size AS RedoQueueKb, drs.redo_rate AS RedoRateKbPerSecond,
+               CAST(NULL AS bigint) AS SecondaryLagSeconds,
+               CAST(DATEDIFF(SECOND, drs.last_hardened_time, SYSDATETIME()) AS bigint) AS LastHardenedAgeSeconds
+        FROM sys.dm_hadr_database_replica_states AS drs
+        LEFT JOIN sys.availability_replicas AS ar ON ar.replica_id = drs.replica_id
+        LEFT JOIN sys.availability_groups AS ag ON ag.group_id = drs.group_id
+        LEFT JOIN sys.dm_hadr_availability_replica_cluster_states AS rcs ON rcs.replica_id = drs.replica_id
+        LEFT JOIN sys.dm_hadr_availability_replica_states AS ars ON ars.replica_id = drs.replica_id
+        """, "sys.dm_hadr_database_replica_states");
+
+    private static readonly string[] InstDbReplica = [Instance, Database, AvailabilityGroup, MetricAttributes.Replica, ReplicaRole, AvailabilityMode];
+
+    /// <summary>The gauges, each with the figure of a row it exports.</summary>
+    private static readonly (MetricDefinition Family, Func<ReplicaSeries, long?> Value, UnitScale Scale)[] Gauges =
+    [
+        (Gauge("sqlserver.replica.log_send_queue.size", "By", ReplicaColumn.LogSendQueueSize, UnitScale.KilobytesToBytes,
+            "Log of the primary database not yet sent to this replica (sys.dm_hadr_database_replica_states log_send_queue_size, KB on the server).",
+            "log of the primary database not yet sent to this secondary: `log_send_queue_size` (KB on the server, exported in bytes). A growing queue on a synchronous secondary means the network or the secondary cannot take the log as fast as it is written",
+            "`max by (sqlserver_instance_name, sqlserver_database_name, sqlserver_replica_name) (sqlserver_replica_log_send_queue_size_bytes)`"), s => s.Values[(int)ReplicaColumn.LogSendQueueSize], UnitScale.KilobytesToBytes),
+        (Gauge("sqlserver.replica.log_send.rate", "By/s", ReplicaColumn.LogSendRate, UnitScale.KilobytesToBytes,
+            "Average rate at which the primary sent log to this replica in its last active period (log_send_rate, KB/s on the server).",
+            "average rate the primary sent log to this secondary in its last active period: `log_send_rate` (KB/s on the server, exported in bytes/s); the server's own average, not a rate taken here",
+            "seconds to drain the send queue: `sqlserver_replica_log_send_queue_size_bytes / sqlserver_replica_log_send_rate_bytes_per_second`"), s => s.Values[(int)ReplicaColumn.LogSendRate], UnitScale.KilobytesToBytes),
+        (Gauge("sqlserver.replica.redo_queue.size", "By", ReplicaColumn.RedoQueueSize, UnitScale.KilobytesToBytes,
+            "Log hardened on the secondary and not yet redone (redo_queue_size, KB on the server).",
+            "log hardened on the secondary and not yet redone: `redo_queue_size` (KB on the server, exported in bytes). It does not delay commits (the harden does), but it is the failover's recovery time and readable secondaries' staleness",
+            "`sqlserver_replica_redo_queue_size_bytes / sqlserver_replica_redo_rate_bytes_per_second`"), s => s.Values[(int)ReplicaColumn.RedoQueueSize], UnitScale.KilobytesToBytes),
+        (Gauge("sqlserver.replica.redo.rate", "By/s", ReplicaColumn.RedoRate, UnitScale.KilobytesToBytes,
+            "Average rate at which the secondary redoes log (redo_rate, KB/s on the server).",
+            "average rate the secondary redoes log: `redo_rate` (KB/s on the server, exported in bytes/s)",
+            "`sqlserver_replica_redo_rate_bytes_per_second`"), s => s.Values[(int)ReplicaColumn.RedoRate], UnitScale.KilobytesToBytes),
+        (Gauge("sqlserver.replica.secondary.lag", "s", ReplicaColumn.SecondaryLag, UnitScale.None,
+            "How far the secondary is behind the primary (secondary_lag_seconds; SQL Server 2016 and later, no series before).",
+            "how far the secondary is behind the primary, in seconds: `secondary_lag_seconds`, read on SQL Server 2016 and later (the column does not exist on 2014: no series there, never a 0); NULL rows (the primary's own database) give no value",
+            "`max by (sqlserver_instance_name, sqlserver_database_name, sqlserver_replica_name) (sqlserver_replica_secondary_lag_seconds)`"), s => s.Values[(int)ReplicaColumn.SecondaryLag], UnitScale.None),
+        (Gauge("sqlserver.replica.last_hardened.age", "s", ReplicaColumn.LastHardenedAge, UnitScale.None,
+            "Seconds since last_hardened_time, on the server's clock at the poll: how old the newest log this replica has hardened is.",
+            "seconds from `last_hardened_time` to the server's clock at the poll (`DATEDIFF(SECOND, last_hardened_time, SYSDATETIME())`, both server-local): how old the newest log block this replica is known to have hardened is. On an idle database it grows with the idleness; read it with the send queue",
+            "`sqlserver_replica_last_hardened_age_seconds > 30 and sqlserver_replica_log_send_queue_size_bytes > 0`"), s => s.Values[(int)ReplicaColumn.LastHardenedAge], UnitScale.None),
+    ];
+
+    internal HadrReplicasSignal()
+        : base("hadr_replicas")
+    {
+        Recording = new SignalRecording<ReplicaRow>(this, "hadr_replica", "hadr_replicas", ReplicaJson.Default.ReplicaRow,
+            r => r.Database is null ? "invalid field 'db': expected a string"
+                : r.AvailabilityGroup is null ? "invalid field 'ag': expected a string"
+                : r.Replica is null ? "invalid field 'replica': expected a string"
+                : r.Role is null ? "invalid field 'role': expected a string"
+                : r.AvailabilityMode is null ? "invalid field 'availability_mode': expected a string"
+                : !DatabaseIds.IsValid(r.DatabaseId) ? $"invalid field 'db_id': {r.DatabaseId} is not a database id (0 to {DatabaseIds.Max})"
+                : null);
+        Families = [.. Gauges.Select(g => g.Family)];
+    }
+
+    /// <inheritdoc />
+    public override IReadOnlyList<MetricDefinition> Families { get; }
+
+    /// <inheritdoc />
+    public override SignalRecording Recording { get; }
+
+    /// <inheritdoc />
+    public override IReadOnlyList<SignalStatement> Statements(ServerProfile server) =>
+        server.AzureSqlDatabase ? [] : [HasSecondaryLag(server) ? Statement : Statement2014];
+
+    /// <inheritdoc />
+    public override string Describe(ServerProfile server) =>
+        "sys.dm_hadr_database_replica_states with sys.availability_replicas, sys.availability_groups and sys.dm_hadr_availability_replica_states (availability replicas)";
+
+    /// <inheritdoc />
+    public override SignalPoller? NewPoller(PollContext context, ServerProfile server) => server.AzureSqlDatabase ? null : new Poller(this, context);
+
+    internal override SignalState NewState(InstanceState instance) => new State(instance);
+
+    /// <summary>
+    /// secondary_lag_seconds exists from SQL Server 2016 (13.x) on (Microsoft docs of the view). An unknown version takes the
+    /// newer statement: a server older than 2014 is not supported at all.
+    /// </summary>
+    internal static bool HasSecondaryLag(ServerProfile server) => server.MajorVersion is 0 or >= 13;
+
+    private static MetricDefinition Gauge(string name, string unit, ReplicaColumn column, UnitScale scale, string description, string meaning, string promQL) => new()
+    {
+        Name = name, Unit = unit, Kind = MetricKind.Gauge, IsInteger = false, Description = description, Meaning = meaning, PromQL = promQL,
+        Attributes = InstDbReplica, Section = MetricSection.Replicas,
+    };
+
+    // A clock step between two reads can make an age negative; a queue or rate never is.
+    private static long? NonNegative(long? value) => value is { } v ? Math.Max(0, v) : null;
+
+    private sealed class Poller(HadrReplicasSignal signal, PollContext context) : SignalPoller(context)
+    {
+        private bool _hiddenLogged;
+
+        public override async Task PollAsync(DbConnection connection, CancellationToken cancellationToken)
+        {
+            var statement = HasSecondaryLag(ServerProfile.Of(false, connection.ServerVersion)) ? Statement : Statement2014;
+            // DB_NAME is NULL for a database dropped since; the group and replica names are the series' identity.
+            var rows = await SqlRows.ReadAsync(connection, Context, statement, c => (Row: new ReplicaRow(
+                c.Int32("DatabaseId"), c.String("DatabaseName"), c.String("AvailabilityGroup"), c.String("Replica"),
+                c.StringOrNull("Role") ?? UnknownRole, c.StringOrNull("AvailabilityMode") ?? UnknownRole, c.StringOrNull("SynchronizationState"),
+                NonNegative(c.Int64OrNull("LogSendQueueKb")), NonNegative(c.Int64OrNull("LogSendRateKbPerSecond")),
+                NonNegative(c.Int64OrNull("RedoQueueKb")), NonNegative(c.Int64OrNull("RedoRateKbPerSecond")),
+                NonNegative(c.Int64OrNull("SecondaryLagSeconds")), NonNegative(c.Int64OrNull("LastHardenedAgeSeconds"))),
+                Visible: c.Boolean("CatalogVisible")), cancellationToken).ConfigureAwait(false);
+            var batch = new List<ReplicaRow>();
+            foreach (var (row, visible) in rows)
+            {
+                if (!Context.Filter.Watches(row.Database))
+                {
+                    continue;
+                }
+
+                if (!visible && !_hiddenLogged)
+                {
+                    // Not an error: the figures are real, only the group's name and the commit mode are hidden.
+                    _hiddenLogged = true;
+                    SignalLog.AvailabilityGroupsHidden(Context.Logger, Context.Instance);
+                }
+
+                batch.Add(row);
+            }
+
+            Context.Deliver(signal.Batch(Context.Instance, Context.UtcNow, [.. batch], endsPoll: true));
+        }
+    }
+
+    /// <summary>
+    /// Each database on each replica as the last poll saw it, by database, group, replica, role and mode: a failover that
+    /// changes a role starts new series instead of relabelling old ones. Those the poll no longer lists are retired.
+    /// </summary>
+    internal sealed class State(InstanceState instance) : PolledState<ReplicaRow>
+    {
+        private readonly Dictionary<(string Database, string Group, string Replica, string Role, string Mode), ReplicaSeries> _series = [];
+
+        /// <summary>Every database and replica the last poll listed, with its key.</summary>
+        public IEnumerable<KeyValuePair<(string Database, string Group, string Replica, string Role, string Mode), ReplicaSeries>> Series => _series;
+
+        protected override void ApplyRow(SignalBatch<ReplicaRow> batch, in ReplicaRow row, SignalOutcome outcome)
+        {
+            instance.LearnName(row.DatabaseId, row.Database);
+            var key = (row.Database, row.AvailabilityGroup, row.Replica, row.Role, row.AvailabilityMode);
+            if (!_series.TryGetValue(key, out var s))
+            {
+                s = new ReplicaSeries(instance.Name, row.Database, row.AvailabilityGroup, row.Replica, row.Role, row.AvailabilityMode);
+                _series[key] = s;
+            }
+
+            s.Stamp = Stamp;
+            s.DatabaseId = row.DatabaseId;
+            s.SynchronizationState = row.SynchronizationState;
+            s.Values[(int)ReplicaColumn.LogSendQueueSize] = row.LogSendQueueKb;
+            s.Values[(int)ReplicaColumn.LogSendRate] = row.LogSendRateKbPerSecond;
+            s.Values[(int)ReplicaColumn.RedoQueueSize] = row.RedoQueueKb;
+            s.Values[(int)ReplicaColumn.RedoRate] = row.RedoRateKbPerSecond;
+            s.Values[(int)ReplicaColumn.SecondaryLag] = row.SecondaryLagSeconds;
+            s.Values[(int)ReplicaColumn.LastHardenedAge] = row.LastHardenedAgeSeconds;
+        }
+
+        protected override void EndPoll(int keep, SignalBatch<ReplicaRow> batch, SignalOutcome outcome) => RemoveStale(_series, keep);
+
+        /// <summary>One value per series whose column the server answered (NULL gives no value, never 0).</summary>
+        public override void Read(MeasurementBuffers into)
+        {
+            foreach (var (family, value, scale) in Gauges)
+            {
+                foreach (var s in _series.Values)
+                {
+                    if (value(s) is { } v)
+                    {
+                        into.Add(family, scale.Apply(v), s.Tags);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// <summary>The hadr_replica line's contract: a figure the server left NULL is absent, so a replay exports no value for it, as live does.</summary>
+[JsonSourceGenerationOptions(DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull)]
+[JsonSerializable(typeof(ReplicaRow))]
+internal sealed partial class ReplicaJson : JsonSerializerContext;

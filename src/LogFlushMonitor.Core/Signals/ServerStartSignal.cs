@@ -1,0 +1,125 @@
+using System.Data.Common;
+using System.Text.Json.Serialization;
+using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Metrics;
+using static LogFlushMonitor.Core.Metrics.MetricAttributes;
+
+namespace LogFlushMonitor.Core.Signals;
+
+/// <summary>The instance's start time (<c>sys.dm_os_sys_info.sqlserver_start_time</c>) as read; a new value is a restart.</summary>
+/// <param name="StartTimeUtc">The start time, UTC.</param>
+public readonly record struct ServerStartRow(
+    [property: JsonPropertyName("start_time"), JsonRequired, JsonConverter(typeof(RecordedTimeConverter))] DateTime StartTimeUtc);
+
+/// <summary>
+/// The instance's start time, read at every poll and first of all (so the aggregation sees a restart before the rows that
+/// follow it): a new value restarts every cumulative series of the instance (restart-safe totals) and is counted.
+/// </summary>
+public sealed class ServerStartSignal : Signal<ServerStartRow>
+{
+    /// <summary>
+    /// <c>sqlserver_start_time</c> is server-local, so the statement also converts it to UTC with the server's current
+    /// offset (the local value tells a restart from a DST change).
+    /// </summary>
+    public static readonly SignalStatement Statement = new("server_start", """
+        SELECT sqlserver_start_time AS StartTimeLocal,
+               DATEADD(MINUTE, DATEDIFF(MINUTE, SYSDATETIME(), SYSUTCDATETIME()), sqlserver_start_time) AS StartTimeUtc
+        FROM sys.dm_os_sys_info
+        """, "sys.dm_os_sys_info");
+
+    private static readonly string[] Inst = [Instance];
+
+    internal static readonly MetricDefinition StartTime = new()
+    {
+        Name = "sqlserver.instance.start_time", Unit = "s", Kind = MetricKind.Gauge, IsInteger = false, Attributes = Inst, Section = MetricSection.Monitor,
+        Description = "When the instance started (sqlserver_start_time), seconds since the Unix epoch.",
+        Meaning = "when the instance started (`sqlserver_start_time`), Unix seconds",
+        PromQL = "uptime: `time() - sqlserver_instance_start_time_seconds`",
+    };
+
+    internal static readonly MetricDefinition Restarts = new()
+    {
+        Name = "sqlserver.instance.restarts", Unit = "{restart}", Kind = MetricKind.Counter, IsInteger = true, Attributes = Inst, Section = MetricSection.Monitor,
+        Description = "Instance restarts observed since monitoring began (a new sqlserver_start_time).",
+        Meaning = "restarts observed (a new start time)",
+        PromQL = "`increase(sqlserver_instance_restarts_total[1h]) > 0`",
+    };
+
+    internal ServerStartSignal()
+        : base("start_time")
+    {
+        Recording = new SignalRecording<ServerStartRow>(this, "server_start", null, ServerStartJson.Default.ServerStartRow,
+            r => RecordedTimes.IsPlausible(r.StartTimeUtc) ? null : $"invalid field 'start_time': {r.StartTimeUtc:O} is outside {RecordedTimes.Earliest:yyyy-MM-dd} to {RecordedTimes.Latest:yyyy-MM-dd}",
+            (r, ticks) => r with { StartTimeUtc = r.StartTimeUtc.AddTicks(ticks) });
+    }
+
+    /// <inheritdoc />
+    public override IReadOnlyList<MetricDefinition> Families { get; } = [StartTime, Restarts];
+
+    /// <inheritdoc />
+    public override SignalRecording Recording { get; }
+
+    /// <inheritdoc />
+    public override IReadOnlyList<SignalStatement> Statements(ServerProfile server) => server.AzureSqlDatabase ? [] : [Statement];
+
+    /// <inheritdoc />
+    public override string Describe(ServerProfile server) => "sys.dm_os_sys_info (start time)";
+
+    /// <inheritdoc />
+    public override SignalPoller? NewPoller(PollContext context, ServerProfile server) => server.AzureSqlDatabase ? null : new Poller(this, context);
+
+    internal override SignalState NewState(InstanceState instance) => new State(instance);
+
+    /// <summary>
+    /// The server stores the time in local time: while the local value stays the same the UTC value first read is kept, so
+    /// a daylight-saving change is not mistaken for a restart.
+    /// </summary>
+    private sealed class Poller(ServerStartSignal signal, PollContext context) : SignalPoller(context)
+    {
+        private DateTime _lastLocal;
+        private DateTime _lastUtc;
+
+        public override async Task PollAsync(DbConnection connection, CancellationToken cancellationToken)
+        {
+            var rows = await SqlRows.ReadAsync(connection, Context, Statement, c => (Local: c.DateTime("StartTimeLocal"), Utc: c.DateTime("StartTimeUtc")), cancellationToken).ConfigureAwait(false);
+            if (rows.Count == 0)
+            {
+                return;
+            }
+
+            var row = rows[0];
+            if (row.Local != _lastLocal)
+            {
+                _lastLocal = row.Local;
+                _lastUtc = DateTime.SpecifyKind(row.Utc, DateTimeKind.Utc);
+            }
+
+            Context.Deliver(signal.Batch(Context.Instance, Context.UtcNow, [new ServerStartRow(_lastUtc)], endsPoll: false));
+        }
+    }
+
+    private sealed class State(InstanceState instance) : SignalState<ServerStartRow>
+    {
+        protected override void Apply(SignalBatch<ServerStartRow> batch, SignalOutcome outcome)
+        {
+            foreach (ref readonly var row in batch.Rows)
+            {
+                instance.ObserveStart(row.StartTimeUtc);
+            }
+        }
+
+        public override void Read(MeasurementBuffers into)
+        {
+            if (instance.StartTimeUtc != default)
+            {
+                into.Add(StartTime, (instance.StartTimeUtc - DateTime.UnixEpoch).TotalSeconds, instance.Tags);
+            }
+
+            into.Add(Restarts, instance.Restarts, instance.Tags);
+        }
+    }
+}
+
+/// <summary>The server_start line's contract.</summary>
+[JsonSerializable(typeof(ServerStartRow))]
+internal sealed partial class ServerStartJson : JsonSerializerContext;

@@ -1,0 +1,164 @@
+using System.Data.Common;
+using System.Text.Json.Serialization;
+using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Metrics;
+using static LogFlushMonitor.Core.Metrics.MetricAttributes;
+
+namespace LogFlushMonitor.Core.Signals;
+
+/// <summary>One row of <c>sys.dm_os_wait_stats</c> (cumulative, instance-wide; on Azure SQL Database the database's).</summary>
+/// <param name="WaitType">wait_type.</param>
+/// <param name="WaitingTasks">waiting_tasks_count: completed waits.</param>
+/// <param name="WaitTimeMs">wait_time_ms, signal wait included.</param>
+/// <param name="MaxWaitTimeMs">max_wait_time_ms.</param>
+/// <param name="SignalWaitTimeMs">signal_wait_time_ms.</param>
+public readonly record struct WaitStatsRow(
+    [property: JsonPropertyName("wait_type"), JsonRequired] string WaitType,
+    [property: JsonPropertyName("waiting_tasks"), JsonRequired] long WaitingTasks,
+    [property: JsonPropertyName("wait_time_ms"), JsonRequired] long WaitTimeMs,
+    [property: JsonPropertyName("max_wait_time_ms")] long MaxWaitTimeMs,
+    [property: JsonPropertyName("signal_wait_time_ms")] long SignalWaitTimeMs);
+
+/// <summary>
+/// The log's waits from <c>sys.dm_os_wait_stats</c>: WRITELOG (a commit waiting for its flush), LOGBUFFER (no free log
+/// buffer), HADR_SYNC_COMMIT (a synchronous replica's harden) and the LOG_RATE_GOVERNOR family (Azure's log-rate cap),
+/// exported restart-safe per wait type; WRITELOG's increase is also held against the wait events' (the agreement).
+/// </summary>
+public sealed class WaitStatsSignal : Signal<WaitStatsRow>
+{
+    /// <summary>
+    /// The wait types named exactly (the governor family is matched with LIKE). HADR_SYNC_COMMIT is the remote half of a
+    /// commit on a synchronous availability-group replica; its row exists (at zero) on an instance without one.
+    /// </summary>
+    public static readonly IReadOnlyList<string> LogWaitTypes = ["WRITELOG", "LOGBUFFER", "HADR_SYNC_COMMIT"];
+
+    private static readonly string Filter =
+        $"WHERE wait_type IN ({string.Join(", ", LogWaitTypes.Select(t => $"N'{t}'"))}) OR wait_type LIKE N'%LOG[_]RATE[_]GOVERNOR%'";
+
+    /// <summary>The log waits of the instance. The names are ours, written into the text (no parameter).</summary>
+    public static readonly SignalStatement ServerStatement = new("wait_stats", $"""
+        SELECT wait_type AS WaitType, waiting_tasks_count AS WaitingTasks, wait_time_ms AS WaitTimeMs,
+               max_wait_time_ms AS MaxWaitTimeMs, signal_wait_time_ms AS SignalWaitTimeMs
+        FROM sys.dm_os_wait_stats
+        {Filter}
+        """, "sys.dm_os_wait_stats");
+
+    /// <summary>Azure SQL Database: the waits of this database (sys.dm_os_wait_stats is not the database's there).</summary>
+    public static readonly SignalStatement AzureStatement = new("wait_stats", $"""
+        SELECT wait_type AS WaitType, waiting_tasks_count AS WaitingTasks, wait_time_ms AS WaitTimeMs,
+               max_wait_time_ms AS MaxWaitTimeMs, signal_wait_time_ms AS SignalWaitTimeMs
+        FROM sys.dm_db_wait_stats
+        {Filter}
+        """, "sys.dm_db_wait_stats");
+
+    private static readonly string[] InstWait = [Instance, WaitType];
+
+    internal static readonly MetricDefinition Tasks = new()
+    {
+        Name = "sqlserver.wait.tasks", Unit = "{task}", Kind = MetricKind.Counter, IsInteger = true, Attributes = InstWait, Section = MetricSection.WaitStats,
+        Description = "Completed waits of the wait type on the instance (waiting_tasks_count), increase since monitoring began.",
+        Meaning = "completed waits (`waiting_tasks_count`)",
+        PromQL = "`rate(sqlserver_wait_tasks_total{wait_type=\"WRITELOG\"}[1m])`",
+    };
+
+    internal static readonly MetricDefinition Time = new()
+    {
+        Name = "sqlserver.wait.time", Unit = "s", Kind = MetricKind.Counter, IsInteger = false, Attributes = InstWait, Section = MetricSection.WaitStats,
+        Description = "Time tasks waited on the wait type, signal wait included (wait_time_ms), increase since monitoring began.",
+        Meaning = "time waited, signal wait included (`wait_time_ms`)",
+        PromQL = "average WRITELOG wait: `rate(sqlserver_wait_time_seconds_total{wait_type=\"WRITELOG\"}[5m]) / rate(sqlserver_wait_tasks_total{wait_type=\"WRITELOG\"}[5m])`",
+    };
+
+    internal static readonly MetricDefinition SignalTime = new()
+    {
+        Name = "sqlserver.wait.signal.time", Unit = "s", Kind = MetricKind.Counter, IsInteger = false, Attributes = InstWait, Section = MetricSection.WaitStats,
+        Description = "Time between a wait being signalled and the task running (signal_wait_time_ms), increase since monitoring began.",
+        Meaning = "signal wait (`signal_wait_time_ms`): CPU pressure rather than I/O",
+        PromQL = "share of WRITELOG wait that is signal wait: `rate(sqlserver_wait_signal_time_seconds_total{wait_type=\"WRITELOG\"}[5m]) / rate(sqlserver_wait_time_seconds_total{wait_type=\"WRITELOG\"}[5m])`",
+    };
+
+    internal WaitStatsSignal()
+        : base("waits")
+    {
+        Recording = new SignalRecording<WaitStatsRow>(this, "wait_stats", "wait_stats", WaitStatsJson.Default.WaitStatsRow,
+            r => r.WaitType is null ? "invalid field 'wait_type': expected a string" : null);
+    }
+
+    /// <inheritdoc />
+    public override IReadOnlyList<MetricDefinition> Families { get; } = [Tasks, Time, SignalTime];
+
+    /// <inheritdoc />
+    public override SignalRecording Recording { get; }
+
+    /// <inheritdoc />
+    public override IReadOnlyList<SignalStatement> Statements(ServerProfile server) => [server.AzureSqlDatabase ? AzureStatement : ServerStatement];
+
+    /// <inheritdoc />
+    public override string Describe(ServerProfile server) => server.AzureSqlDatabase ? "sys.dm_db_wait_stats (log waits)" : "sys.dm_os_wait_stats (log waits)";
+
+    /// <inheritdoc />
+    public override SignalPoller NewPoller(PollContext context, ServerProfile server) => new Poller(this, context, server);
+
+    internal override SignalState NewState(InstanceState instance) => new State(instance);
+
+    private sealed class Poller(WaitStatsSignal signal, PollContext context, ServerProfile server) : SignalPoller(context)
+    {
+        public override async Task PollAsync(DbConnection connection, CancellationToken cancellationToken)
+        {
+            var rows = await SqlRows.ReadAsync(connection, Context, server.AzureSqlDatabase ? AzureStatement : ServerStatement, c => new WaitStatsRow(
+                c.String("WaitType").Trim(), c.Int64("WaitingTasks"), c.Int64("WaitTimeMs"), c.Int64("MaxWaitTimeMs"), c.Int64("SignalWaitTimeMs")), cancellationToken).ConfigureAwait(false);
+            Context.Deliver(signal.Batch(Context.Instance, Context.UtcNow, [.. rows], endsPoll: true));
+        }
+    }
+
+    /// <summary>Each wait type's cumulative figures, restart-safe; a wait type a poll no longer lists is retired.</summary>
+    private sealed class State(InstanceState instance) : PolledState<WaitStatsRow>
+    {
+        private readonly Dictionary<string, WaitStatsSeries> _series = new(StringComparer.Ordinal);
+
+        protected override void ApplyRow(SignalBatch<WaitStatsRow> batch, in WaitStatsRow row, SignalOutcome outcome)
+        {
+            if (!_series.TryGetValue(row.WaitType, out var s))
+            {
+                s = new WaitStatsSeries(instance.Name, row.WaitType);
+                _series[row.WaitType] = s;
+            }
+
+            s.Stamp = Stamp;
+            var t = batch.TimestampUtc;
+            s.Tasks.Update(row.WaitingTasks, t, instance.Epoch, instance.StartTimeUtc);
+            s.WaitTimeMs.Update(row.WaitTimeMs, t, instance.Epoch, instance.StartTimeUtc);
+            s.SignalTimeMs.Update(row.SignalWaitTimeMs, t, instance.Epoch, instance.StartTimeUtc);
+            outcome.Check(instance, "wait stats", row.WaitType, ("waiting_tasks_count", row.WaitingTasks, s.Tasks.LastVerdict),
+                ("wait_time_ms", row.WaitTimeMs, s.WaitTimeMs.LastVerdict), ("signal_wait_time_ms", row.SignalWaitTimeMs, s.SignalTimeMs.LastVerdict));
+            if (row.MaxWaitTimeMs >= 0)
+            {
+                s.MaxWaitTimeMs = row.MaxWaitTimeMs;
+            }
+        }
+
+        protected override void EndPoll(int keep, SignalBatch<WaitStatsRow> batch, SignalOutcome outcome)
+        {
+            RemoveStale(_series, keep);
+            // Only an instance whose events flow has two sides to compare.
+            if (instance.EventsReceived > 0 && _series.TryGetValue("WRITELOG", out var writeLog) && writeLog.Stamp == keep)
+            {
+                instance.Agreement.OnWaitStats(writeLog.WaitTimeMs.LastIncrease, ref outcome.Agreement);
+            }
+        }
+
+        public override void Read(MeasurementBuffers into)
+        {
+            foreach (var s in _series.Values)
+            {
+                into.Add(Tasks, s.Tasks.Total, s.Tags);
+                into.Add(Time, s.WaitTimeMs.Total / 1000.0, s.Tags);
+                into.Add(SignalTime, s.SignalTimeMs.Total / 1000.0, s.Tags);
+            }
+        }
+    }
+}
+
+/// <summary>The wait_stats line's contract.</summary>
+[JsonSerializable(typeof(WaitStatsRow))]
+internal sealed partial class WaitStatsJson : JsonSerializerContext;

@@ -1,6 +1,6 @@
 using LogFlushMonitor.Core.Advice;
 using LogFlushMonitor.Core.Aggregation;
-using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.Core.XEvents;
 
 namespace LogFlushMonitor.Simulation.Tests;
@@ -81,14 +81,14 @@ public class LogStallScenarioTests
         var sink = new RecordingSink();
         SimulationScenarios.Create("log-stall", LightWorkload.Options).Run(T0, TimeSpan.FromSeconds(60), sink);
 
-        var polls = sink.Of<PollCompleted>().Where(p => p.Kind == PollKind.WriteLogWaiters).ToList();
+        var polls = sink.PollEnds(SignalRegistry.WriteLogWaiters);
         Assert.Equal(13, polls.Count); // at 0, 5, ..., 60 s
-        var waiters = sink.Of<WriteLogWaitersSample>();
+        var waiters = sink.Rows<WriteLogWaitersRow>();
         Assert.Equal(13, waiters.Count);
-        Assert.All(waiters, w => Assert.Equal(("sql1", 5, "shop"), (w.Instance, w.DatabaseId, w.DatabaseName)));
+        Assert.All(waiters, w => Assert.Equal(("sql1", 5, "shop"), (w.Instance, w.Row.DatabaseId, w.Row.DatabaseName)));
         var atFifty = Assert.Single(waiters, w => w.TimestampUtc == T0.AddSeconds(50));
-        Assert.Equal(8, atFifty.Sessions);
-        Assert.InRange(atFifty.LongestWaitMs, 19_900, 20_000);
+        Assert.Equal(8, atFifty.Row.Sessions);
+        Assert.InRange(atFifty.Row.LongestWaitMs, 19_900, 20_000);
     }
 
     [Fact]

@@ -1,4 +1,5 @@
 using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Simulation.Tests;
 
@@ -149,10 +150,10 @@ public class ScenarioShapeTests
         var instance = Assert.Single(aggregator.SnapshotInstances());
         Assert.Equal(1, instance.Restarts);
         Assert.Equal(restartedAt, instance.StartTimeUtc);
-        Assert.Equal(2, recording.All.OfType<Core.Samples.ServerStartSample>().Select(s => s.StartTimeUtc).Distinct().Count());
+        Assert.Equal(2, recording.Rows<ServerStartRow>().Select(s => s.Row.StartTimeUtc).Distinct().Count());
 
         // The server's counter really went back to zero...
-        var shopFlushCounter = recording.Counters.Where(c => c.CounterInstance == "shop" && c.CounterName == "Log Flushes/sec").ToList();
+        var shopFlushCounter = recording.Counters.Where(c => c.Row.CounterInstance == "shop" && c.Row.CounterName == "Log Flushes/sec").Select(c => c.Row).ToList();
         Assert.Contains(shopFlushCounter.Zip(shopFlushCounter.Skip(1)), p => p.Second.Value < p.First.Value);
         // ...and the event_sequence restarted at 1.
         Assert.Equal(1, recording.FlushStarts.Concat(recording.FlushCompletes).Where(f => f.TimestampUtc >= restartedAt).Min(f => f.Sequence));
@@ -186,8 +187,8 @@ public class ScenarioShapeTests
         var dropped = T0.AddSeconds(32.5);
         Assert.Contains(recording.FlushStarts, f => f.DatabaseName == "scratch");
         Assert.DoesNotContain(recording.FlushStarts, f => f.DatabaseName == "scratch" && f.TimestampUtc >= dropped);
-        Assert.DoesNotContain(recording.Counters, c => c.CounterInstance == "scratch" && c.TimestampUtc >= dropped);
-        Assert.DoesNotContain(recording.All.OfType<Core.Samples.FileStatsSample>(), f => f.DatabaseName == "scratch" && f.TimestampUtc >= dropped);
+        Assert.DoesNotContain(recording.Counters, c => c.Row.CounterInstance == "scratch" && c.TimestampUtc >= dropped);
+        Assert.DoesNotContain(recording.Rows<FileStatsRow>(), f => f.Row.DatabaseName == "scratch" && f.TimestampUtc >= dropped);
     }
 
     [Fact]

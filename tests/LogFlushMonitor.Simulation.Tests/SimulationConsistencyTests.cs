@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Simulation.Tests;
 
@@ -52,12 +53,12 @@ public class SimulationConsistencyTests
         {
             switch (sample)
             {
-                case ServerStartSample s:
+                case Polled<ServerStartRow> s:
                     polledNow.Clear();
-                    if (startTime != s.StartTimeUtc)
+                    if (startTime != s.Row.StartTimeUtc)
                     {
                         startTimeChanges++;
-                        startTime = s.StartTimeUtc;
+                        startTime = s.Row.StartTimeUtc;
                     }
 
                     break;
@@ -75,7 +76,7 @@ public class SimulationConsistencyTests
                     writelogTasks++;
                     writelogTicks += w.Duration.Ticks;
                     break;
-                case CounterSample c when c.CounterInstance != "_Total":
+                case Polled<CounterRow> { Row: var c } when c.CounterInstance != "_Total":
                     polledNow.Add(c.CounterInstance);
                     var cd = perDb.GetValueOrDefault(c.CounterInstance);
                     long? expected = c.CounterName switch
@@ -93,18 +94,18 @@ public class SimulationConsistencyTests
                     }
 
                     break;
-                case CounterSample total when total.CounterName == "Log Flushes/sec":
+                case Polled<CounterRow> { Row: var total } when total.CounterName == "Log Flushes/sec":
                     // _Total sums the databases that exist now (a dropped one no longer counts).
                     Assert.Equal(polledNow.Sum(n => perDb.GetValueOrDefault(n).Flushes), total.Value);
                     break;
-                case FileStatsSample fs:
+                case Polled<FileStatsRow> { Row: var fs }:
                     var fd = perDb.GetValueOrDefault(fs.DatabaseName);
                     Assert.Equal(fd.Flushes, fs.NumWrites);
                     Assert.Equal(fd.Bytes, fs.BytesWritten);
                     Assert.Equal(fd.StallTicks / TimeSpan.TicksPerMillisecond, fs.IoStallWriteMs);
                     checkedRows++;
                     break;
-                case WaitStatsSample ws when ws.WaitType == "WRITELOG":
+                case Polled<WaitStatsRow> { Row: var ws } when ws.WaitType == "WRITELOG":
                     Assert.Equal(writelogTasks, ws.WaitingTasks);
                     Assert.Equal(writelogTicks / TimeSpan.TicksPerMillisecond, ws.WaitTimeMs);
                     break;
@@ -114,18 +115,18 @@ public class SimulationConsistencyTests
         Assert.Equal(scenario == "restart" ? 1 : 0, restarts);
         Assert.Equal(restarts, startTimeChanges);
         Assert.True(checkedRows >= 40, $"only {checkedRows} rows checked");
-        Assert.Contains(recording.Counters, c => c.CounterName == "Log Flushes/sec" && c.Value > 100); // the counters really moved
+        Assert.Contains(recording.Counters, c => c.Row.CounterName == "Log Flushes/sec" && c.Row.Value > 100); // the counters really moved
     }
 
     [Fact]
     public void Every_poll_delivers_start_time_counters_wait_stats_and_file_stats_then_completes_each_kind()
     {
         var recording = Record("autocommit", TimeSpan.FromSeconds(10));
-        var polls = recording.All.OfType<PollCompleted>().ToList();
+        var polls = recording.All.OfType<PollEnded>().ToList();
         Assert.Equal(3 * 5, polls.Count); // at 0, 5 and 10 s: counters, wait stats, file stats, WRITELOG waiters, log writers
-        Assert.Equal(3, polls.Count(p => p.Kind == PollKind.WriteLogWaiters));
+        Assert.Equal(3, polls.Count(p => p.Signal == SignalRegistry.WriteLogWaiters));
         Assert.Equal([T0, T0.AddSeconds(5), T0.AddSeconds(10)], polls.Select(p => p.TimestampUtc).Distinct());
-        var names = recording.Counters.Where(c => c.TimestampUtc == T0.AddSeconds(5)).Select(c => (c.CounterInstance, c.CounterName, c.CounterType)).ToList();
+        var names = recording.Counters.Where(c => c.TimestampUtc == T0.AddSeconds(5)).Select(c => (c.Row.CounterInstance, c.Row.CounterName, c.Row.CounterType)).ToList();
         foreach (var db in new[] { "shop", "_Total" })
         {
             Assert.Contains((db, "Log Flushes/sec", PerfCounterType.BulkCount), names);
@@ -138,9 +139,9 @@ public class SimulationConsistencyTests
             Assert.Contains((db, "Log Cache Hit Ratio", PerfCounterType.LargeRawFraction), names);
         }
 
-        var hitRatio = recording.Counters.Last(c => c.CounterName == "Log Cache Hit Ratio" && c.CounterInstance == "shop");
+        var hitRatio = recording.Counters.Select(c => c.Row).Last(c => c.CounterName == "Log Cache Hit Ratio" && c.CounterInstance == "shop");
         Assert.InRange((double)hitRatio.Value / hitRatio.BaseValue, 0.9, 1.0);
-        Assert.Equal(["WRITELOG", "LOGBUFFER", "HADR_SYNC_COMMIT"], recording.All.OfType<WaitStatsSample>().Select(w => w.WaitType).Distinct()); // HADR_SYNC_COMMIT at zero without a replica, as a server lists it
+        Assert.Equal(["WRITELOG", "LOGBUFFER", "HADR_SYNC_COMMIT"], recording.Rows<WaitStatsRow>().Select(w => w.Row.WaitType).Distinct()); // HADR_SYNC_COMMIT at zero without a replica, as a server lists it
         // Events of a database are numbered contiguously per instance, and log blocks grow.
         var seqs = recording.All.OfType<LogFlushEvent>().Select(f => f.Sequence).Concat(recording.Waits.Select(w => w.Sequence)).Order().ToList();
         Assert.Equal(Enumerable.Range(1, seqs.Count).Select(i => (long)i), seqs);
@@ -162,7 +163,7 @@ public class SimulationConsistencyTests
         Assert.Equal(generated, delivered + lost);
         Assert.InRange((double)lost / generated, 0.005, 0.015);
 
-        var counted = recording.Counters.Last(c => c.CounterInstance == "shop" && c.CounterName == "Log Flushes/sec").Value;
+        var counted = recording.Counters.Select(c => c.Row).Last(c => c.CounterInstance == "shop" && c.CounterName == "Log Flushes/sec").Value;
         Assert.True(counted > recording.FlushStarts.Count(), "the server counts flushes the consumer never saw");
         Assert.Equal(lost, Assert.Single(aggregator.SnapshotInstances()).LostSequenceGap);
     }
@@ -221,10 +222,16 @@ public class SimulationConsistencyTests
         {
             var recording = Record(name, TimeSpan.FromSeconds(2));
             Assert.True(recording.FlushStarts.Any(), name);
-            Assert.Contains(recording.All, s => s is PollCompleted);
+            Assert.Contains(recording.All, s => s is PollEnded);
         }
     }
 
+    /// <summary>
+    /// Events allocate nothing; a poll allocates its batches (the rows of each signal, a few KB per instance every poll
+    /// interval: 47 counters per database among them), which are handed on and may be kept by a sink. So the bound is per
+    /// event, over enough events that one poll's batches cannot hide a per-event allocation (150,000 events: one byte
+    /// each would be 150 KB).
+    /// </summary>
     [Fact]
     public void Advancing_allocates_nothing_per_event()
     {
@@ -238,6 +245,6 @@ public class SimulationConsistencyTests
         var allocated = GC.GetAllocatedBytesForCurrentThread() - before;
         var events = sink.Events - eventsBefore;
         Assert.True(events > 100_000, $"{events} events");
-        Assert.True(allocated < 16 * 1024, $"{allocated} bytes for {events} events");
+        Assert.True(allocated < 32 * 1024, $"{allocated} bytes for {events} events");
     }
 }

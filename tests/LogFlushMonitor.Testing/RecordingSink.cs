@@ -166,6 +166,9 @@ public sealed class RecordingSink(ISampleSink? next = null) : IPacedSampleSink
     /// <summary>The rows of <typeparamref name="TRow"/> kept, with the instance and time of their batch, in order.</summary>
     public IReadOnlyList<Polled<TRow>> Rows<TRow>() => Of<Polled<TRow>>();
 
+    /// <summary>The rows of <typeparamref name="TRow"/> kept, without their batch's instance and time, in order.</summary>
+    public IReadOnlyList<TRow> Values<TRow>() => [.. Of<Polled<TRow>>().Select(p => p.Row)];
+
     /// <summary>The ends of polls kept of <paramref name="signal"/>, in order.</summary>
     public IReadOnlyList<PollEnded> PollEnds(Signal signal) => [.. Of<PollEnded>().Where(p => p.Signal == signal)];
 

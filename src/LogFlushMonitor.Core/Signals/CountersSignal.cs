@@ -279,7 +279,7 @@ public sealed class CountersSignal : Signal<CounterRow>
     /// The database a counter instance stands for on Azure: a name that is no GUID stays as it is (_Total, master,
     /// tempdb, the internal instances); a GUID maps through its first 36 characters, or to nothing (null).
     /// </summary>
-    internal static (string? Name, bool Exact) MapPhysical(string raw, IReadOnlyDictionary<string, string> physical)
+    public static (string? Name, bool Exact) MapPhysical(string raw, IReadOnlyDictionary<string, string> physical)
     {
         if (raw.Length < GuidLength || !Guid.TryParse(raw.AsSpan(0, GuidLength), out _))
         {
@@ -294,7 +294,7 @@ public sealed class CountersSignal : Signal<CounterRow>
     /// also writes "base" in lower case, drops " (ms)" and spells "Avg" as "Average" in some base names. A few pairs share
     /// no name at all (<see cref="UnlikeBases"/>).
     /// </summary>
-    internal static string BaseKey(string counter, bool isBase)
+    public static string BaseKey(string counter, bool isBase)
     {
         if (!isBase && UnlikeBases.TryGetValue(counter, out var baseName))
         {
@@ -609,6 +609,9 @@ public sealed class CountersSignal : Signal<CounterRow>
 
         /// <summary>What the series of each counter share, by object, counter, type and whether it is <c>_Total</c>.</summary>
         private readonly Dictionary<(string ObjectName, string CounterName, int CounterType, bool Total), CounterKind> _kinds = [];
+
+        /// <summary>Every counter series, in the order they were created.</summary>
+        public IEnumerable<CounterSeries> Series => _series.Values;
 
         /// <summary>The series of one counter of one database or <c>_Total</c>, if the last poll read it.</summary>
         public CounterSeries? Find(string counterObject, string counter, string counterInstance) => _series.GetValueOrDefault((counterObject, counter, counterInstance));

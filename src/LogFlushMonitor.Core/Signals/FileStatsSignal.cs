@@ -8,17 +8,17 @@ namespace LogFlushMonitor.Core.Signals;
 
 /// <summary>One log file's row of <c>sys.dm_io_virtual_file_stats</c> (cumulative since the file opened).</summary>
 /// <param name="DatabaseId">database_id.</param>
-/// <param name="Database">DB_NAME(database_id).</param>
+/// <param name="DatabaseName">DB_NAME(database_id).</param>
 /// <param name="FileId">file_id.</param>
-/// <param name="NumOfWrites">num_of_writes.</param>
-/// <param name="NumOfBytesWritten">num_of_bytes_written.</param>
+/// <param name="NumWrites">num_of_writes.</param>
+/// <param name="BytesWritten">num_of_bytes_written.</param>
 /// <param name="IoStallWriteMs">io_stall_write_ms.</param>
 public readonly record struct FileStatsRow(
     [property: JsonPropertyName("db_id"), JsonRequired] int DatabaseId,
-    [property: JsonPropertyName("db"), JsonRequired] string Database,
+    [property: JsonPropertyName("db"), JsonRequired] string DatabaseName,
     [property: JsonPropertyName("file_id"), JsonRequired] int FileId,
-    [property: JsonPropertyName("num_of_writes"), JsonRequired] long NumOfWrites,
-    [property: JsonPropertyName("num_of_bytes_written"), JsonRequired] long NumOfBytesWritten,
+    [property: JsonPropertyName("num_of_writes"), JsonRequired] long NumWrites,
+    [property: JsonPropertyName("num_of_bytes_written"), JsonRequired] long BytesWritten,
     [property: JsonPropertyName("io_stall_write_ms"), JsonRequired] long IoStallWriteMs);
 
 /// <summary>
@@ -98,7 +98,7 @@ public sealed class FileStatsSignal : Signal<FileStatsRow>
     internal override SignalState NewState(InstanceState instance) => new State(instance);
 
     private static string? Validate(FileStatsRow row) =>
-        row.Database is null ? "invalid field 'db': expected a string"
+        row.DatabaseName is null ? "invalid field 'db': expected a string"
         : !Samples.DatabaseIds.IsValid(row.DatabaseId) ? $"invalid field 'db_id': {row.DatabaseId} is not a database id (0 to {Samples.DatabaseIds.Max})"
         : null;
 
@@ -149,26 +149,29 @@ public sealed class FileStatsSignal : Signal<FileStatsRow>
         /// <summary>The databases with log files.</summary>
         public IEnumerable<string> DatabaseNames => _byDatabase.Keys;
 
+        /// <summary>One log file's series, if the last poll listed it.</summary>
+        public FileStatsSeries? Find(int databaseId, int fileId) => _files.GetValueOrDefault((databaseId, fileId));
+
         /// <summary>The log files of <paramref name="database"/>.</summary>
         public IEnumerable<FileStatsSeries> Files(string database) => _byDatabase.TryGetValue(database, out var files) ? files.Files : [];
 
         protected override void ApplyRow(SignalBatch<FileStatsRow> batch, in FileStatsRow row, SignalOutcome outcome)
         {
-            instance.LearnName(row.DatabaseId, row.Database);
+            instance.LearnName(row.DatabaseId, row.DatabaseName);
             var key = (row.DatabaseId, row.FileId);
-            if (!_files.TryGetValue(key, out var s) || s.DatabaseName != row.Database)
+            if (!_files.TryGetValue(key, out var s) || s.DatabaseName != row.DatabaseName)
             {
-                s = new FileStatsSeries(row.DatabaseId, row.Database, instance.AcquireDatabaseTags(row.Database));
+                s = new FileStatsSeries(row.DatabaseId, row.DatabaseName, instance.AcquireDatabaseTags(row.DatabaseName));
                 Add(key, s);
             }
 
             s.Stamp = Stamp;
             var t = batch.TimestampUtc;
-            s.Writes.Update(row.NumOfWrites, t, instance.Epoch, instance.StartTimeUtc);
-            s.Bytes.Update(row.NumOfBytesWritten, t, instance.Epoch, instance.StartTimeUtc);
+            s.Writes.Update(row.NumWrites, t, instance.Epoch, instance.StartTimeUtc);
+            s.Bytes.Update(row.BytesWritten, t, instance.Epoch, instance.StartTimeUtc);
             s.StallMs.Update(row.IoStallWriteMs, t, instance.Epoch, instance.StartTimeUtc);
-            outcome.Check(instance, "file stats", row.Database, ("num_of_writes", row.NumOfWrites, s.Writes.LastVerdict),
-                ("num_of_bytes_written", row.NumOfBytesWritten, s.Bytes.LastVerdict), ("io_stall_write_ms", row.IoStallWriteMs, s.StallMs.LastVerdict));
+            outcome.Check(instance, "file stats", row.DatabaseName, ("num_of_writes", row.NumWrites, s.Writes.LastVerdict),
+                ("num_of_bytes_written", row.BytesWritten, s.Bytes.LastVerdict), ("io_stall_write_ms", row.IoStallWriteMs, s.StallMs.LastVerdict));
         }
 
         protected override void EndPoll(int keep, SignalBatch<FileStatsRow> batch, SignalOutcome outcome)

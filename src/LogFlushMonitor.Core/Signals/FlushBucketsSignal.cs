@@ -10,12 +10,12 @@ namespace LogFlushMonitor.Core.Signals;
 /// (package0.histogram on log_flush_start.write_size) since the previous reading.
 /// </summary>
 /// <param name="DatabaseId">database_id the target covers, 0 for an instance-wide target.</param>
-/// <param name="Database">The database name, "(all)" for an instance-wide target, or null when unknown.</param>
+/// <param name="DatabaseName">The database name, "(all)" for an instance-wide target, or null when unknown.</param>
 /// <param name="WriteSize">The slot's write size in bytes.</param>
 /// <param name="Count">Flushes of that size since the previous reading (positive).</param>
 public readonly record struct FlushBucketRow(
     [property: JsonPropertyName("db_id"), JsonRequired] int DatabaseId,
-    [property: JsonPropertyName("db")] string? Database,
+    [property: JsonPropertyName("db")] string? DatabaseName,
     [property: JsonPropertyName("write_size"), JsonRequired] uint WriteSize,
     [property: JsonPropertyName("count"), JsonRequired] long Count);
 
@@ -64,7 +64,7 @@ public sealed class FlushBucketsSignal : Signal<FlushBucketRow>
                 instance.EventsReceived += bucket.Count;
                 instance.Agreement.FlushStarts += bucket.Count;
                 instance.Agreement.FlushBytes += bucket.WriteSize * bucket.Count;
-                var db = instance.Database(bucket.DatabaseId, bucket.Database);
+                var db = instance.Database(bucket.DatabaseId, bucket.DatabaseName);
                 db.Touch(batch.TimestampUtc);
                 db.Sizes.Add(bucket.WriteSize, bucket.Count);
                 // Recorded once the lock is released: a large count must not hold up collection or other sources.

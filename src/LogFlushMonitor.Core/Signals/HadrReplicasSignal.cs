@@ -14,7 +14,7 @@ namespace LogFlushMonitor.Core.Signals;
 /// does not know on this side) is null here and exported as no value, never as 0.
 /// </summary>
 /// <param name="DatabaseId">database_id (of the local database).</param>
-/// <param name="Database">The database name.</param>
+/// <param name="DatabaseName">The database name.</param>
 /// <param name="AvailabilityGroup">sys.availability_groups.name.</param>
 /// <param name="Replica">sys.availability_replicas.replica_server_name: the instance hosting this copy.</param>
 /// <param name="Role">role_desc of that replica (PRIMARY, SECONDARY, RESOLVING).</param>
@@ -28,7 +28,7 @@ namespace LogFlushMonitor.Core.Signals;
 /// <param name="LastHardenedAgeSeconds">Seconds from last_hardened_time to the server's clock at the poll.</param>
 public readonly record struct ReplicaRow(
     [property: JsonPropertyName("db_id"), JsonRequired] int DatabaseId,
-    [property: JsonPropertyName("db"), JsonRequired] string Database,
+    [property: JsonPropertyName("db"), JsonRequired] string DatabaseName,
     [property: JsonPropertyName("ag"), JsonRequired] string AvailabilityGroup,
     [property: JsonPropertyName("replica"), JsonRequired] string Replica,
     [property: JsonPropertyName("role"), JsonRequired] string Role,
@@ -138,7 +138,7 @@ public sealed class HadrReplicasSignal : Signal<ReplicaRow>
         : base("hadr_replicas")
     {
         Recording = new SignalRecording<ReplicaRow>(this, "hadr_replica", "hadr_replicas", ReplicaJson.Default.ReplicaRow,
-            r => r.Database is null ? "invalid field 'db': expected a string"
+            r => r.DatabaseName is null ? "invalid field 'db': expected a string"
                 : r.AvailabilityGroup is null ? "invalid field 'ag': expected a string"
                 : r.Replica is null ? "invalid field 'replica': expected a string"
                 : r.Role is null ? "invalid field 'role': expected a string"
@@ -171,7 +171,7 @@ public sealed class HadrReplicasSignal : Signal<ReplicaRow>
     /// secondary_lag_seconds exists from SQL Server 2016 (13.x) on (Microsoft docs of the view). An unknown version takes the
     /// newer statement: a server older than 2014 is not supported at all.
     /// </summary>
-    internal static bool HasSecondaryLag(ServerProfile server) => server.MajorVersion is 0 or >= 13;
+    public static bool HasSecondaryLag(ServerProfile server) => server.MajorVersion is 0 or >= 13;
 
     private static MetricDefinition Gauge(string name, string unit, ReplicaColumn column, UnitScale scale, string description, string meaning, string promQL) => new()
     {
@@ -200,7 +200,7 @@ public sealed class HadrReplicasSignal : Signal<ReplicaRow>
             var batch = new List<ReplicaRow>();
             foreach (var (row, visible) in rows)
             {
-                if (!Context.Filter.Watches(row.Database))
+                if (!Context.Filter.Watches(row.DatabaseName))
                 {
                     continue;
                 }
@@ -232,11 +232,11 @@ public sealed class HadrReplicasSignal : Signal<ReplicaRow>
 
         protected override void ApplyRow(SignalBatch<ReplicaRow> batch, in ReplicaRow row, SignalOutcome outcome)
         {
-            instance.LearnName(row.DatabaseId, row.Database);
-            var key = (row.Database, row.AvailabilityGroup, row.Replica, row.Role, row.AvailabilityMode);
+            instance.LearnName(row.DatabaseId, row.DatabaseName);
+            var key = (row.DatabaseName, row.AvailabilityGroup, row.Replica, row.Role, row.AvailabilityMode);
             if (!_series.TryGetValue(key, out var s))
             {
-                s = new ReplicaSeries(instance.Name, row.Database, row.AvailabilityGroup, row.Replica, row.Role, row.AvailabilityMode);
+                s = new ReplicaSeries(instance.Name, row.DatabaseName, row.AvailabilityGroup, row.Replica, row.Role, row.AvailabilityMode);
                 _series[key] = s;
             }
 

@@ -14,14 +14,14 @@ namespace LogFlushMonitor.Core.Signals;
 /// log bytes used) and "other" for the rest.
 /// </summary>
 /// <param name="DatabaseId">database_id of the transactions.</param>
-/// <param name="Database">The database name.</param>
+/// <param name="DatabaseName">The database name.</param>
 /// <param name="Application">The sessions' program_name (one of the top 5), or "other".</param>
 /// <param name="Transactions">Open transactions of those sessions in the database.</param>
 /// <param name="LogBytesUsed">database_transaction_log_bytes_used summed: log written so far by those transactions.</param>
 /// <param name="LogBytesReserved">database_transaction_log_bytes_reserved summed: log reserved for them (a rollback's room).</param>
 public readonly record struct LogWritersRow(
     [property: JsonPropertyName("db_id"), JsonRequired] int DatabaseId,
-    [property: JsonPropertyName("db"), JsonRequired] string Database,
+    [property: JsonPropertyName("db"), JsonRequired] string DatabaseName,
     [property: JsonPropertyName("app"), JsonRequired] string Application,
     [property: JsonPropertyName("transactions"), JsonRequired] int Transactions,
     [property: JsonPropertyName("log_bytes_used"), JsonRequired] long LogBytesUsed,
@@ -87,7 +87,7 @@ public sealed class LogWritersSignal : Signal<LogWritersRow>
         : base("log_writers")
     {
         Recording = new SignalRecording<LogWritersRow>(this, "log_writers", "log_writers", LogWritersJson.Default.LogWritersRow,
-            r => r.Database is null ? "invalid field 'db': expected a string"
+            r => r.DatabaseName is null ? "invalid field 'db': expected a string"
                 : r.Application is null ? "invalid field 'app': expected a string"
                 : !DatabaseIds.IsValid(r.DatabaseId) ? $"invalid field 'db_id': {r.DatabaseId} is not a database id (0 to {DatabaseIds.Max})"
                 : r.Transactions < 0 ? "invalid field 'transactions': expected a non-negative 32-bit integer"
@@ -151,11 +151,11 @@ public sealed class LogWritersSignal : Signal<LogWritersRow>
 
         protected override void ApplyRow(SignalBatch<LogWritersRow> batch, in LogWritersRow row, SignalOutcome outcome)
         {
-            instance.LearnName(row.DatabaseId, row.Database);
+            instance.LearnName(row.DatabaseId, row.DatabaseName);
             var key = (row.DatabaseId, row.Application);
-            if (!_series.TryGetValue(key, out var s) || s.DatabaseName != row.Database)
+            if (!_series.TryGetValue(key, out var s) || s.DatabaseName != row.DatabaseName)
             {
-                s = new LogWritersSeries(instance.Name, row.Database, row.Application);
+                s = new LogWritersSeries(instance.Name, row.DatabaseName, row.Application);
                 _series[key] = s;
             }
 

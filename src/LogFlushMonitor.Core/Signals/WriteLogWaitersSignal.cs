@@ -13,12 +13,12 @@ namespace LogFlushMonitor.Core.Signals;
 /// stays flat. A poll delivers one per watched database (0 sessions when none waits).
 /// </summary>
 /// <param name="DatabaseId">database_id of the requests.</param>
-/// <param name="Database">The database name.</param>
+/// <param name="DatabaseName">The database name.</param>
 /// <param name="Sessions">Sessions with a task waiting on WRITELOG now.</param>
 /// <param name="LongestWaitMs">The longest of their current waits (wait_duration_ms), 0 when none waits.</param>
 public readonly record struct WriteLogWaitersRow(
     [property: JsonPropertyName("db_id"), JsonRequired] int DatabaseId,
-    [property: JsonPropertyName("db"), JsonRequired] string Database,
+    [property: JsonPropertyName("db"), JsonRequired] string DatabaseName,
     [property: JsonPropertyName("sessions"), JsonRequired] int Sessions,
     [property: JsonPropertyName("longest_wait_ms"), JsonRequired] long LongestWaitMs);
 
@@ -83,7 +83,7 @@ public sealed class WriteLogWaitersSignal : Signal<WriteLogWaitersRow>
         : base("writelog_waiters")
     {
         Recording = new SignalRecording<WriteLogWaitersRow>(this, "writelog_waiting", "writelog_waiting", WriteLogWaitersJson.Default.WriteLogWaitersRow,
-            r => r.Database is null ? "invalid field 'db': expected a string"
+            r => r.DatabaseName is null ? "invalid field 'db': expected a string"
                 : !DatabaseIds.IsValid(r.DatabaseId) ? $"invalid field 'db_id': {r.DatabaseId} is not a database id (0 to {DatabaseIds.Max})"
                 : r.Sessions < 0 ? "invalid field 'sessions': expected a non-negative 32-bit integer"
                 : r.LongestWaitMs < 0 ? "invalid field 'longest_wait_ms': expected a non-negative integer"
@@ -160,10 +160,10 @@ public sealed class WriteLogWaitersSignal : Signal<WriteLogWaitersRow>
 
         protected override void ApplyRow(SignalBatch<WriteLogWaitersRow> batch, in WriteLogWaitersRow row, SignalOutcome outcome)
         {
-            instance.LearnName(row.DatabaseId, row.Database);
-            if (!_series.TryGetValue(row.DatabaseId, out var s) || s.DatabaseName != row.Database)
+            instance.LearnName(row.DatabaseId, row.DatabaseName);
+            if (!_series.TryGetValue(row.DatabaseId, out var s) || s.DatabaseName != row.DatabaseName)
             {
-                s = new WriteLogWaitersSeries(instance.Name, row.DatabaseId, row.Database);
+                s = new WriteLogWaitersSeries(instance.Name, row.DatabaseId, row.DatabaseName);
                 _series[row.DatabaseId] = s;
             }
 

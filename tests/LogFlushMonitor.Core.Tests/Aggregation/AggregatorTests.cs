@@ -10,8 +10,8 @@ public class AggregatorTests
     private const string Sql1 = "sql1";
     private static readonly DateTime T0 = new(2026, 11, 22, 12, 0, 0, DateTimeKind.Utc);
 
-    private static CounterSample Flushes(string db, long value, DateTime t) =>
-        new(Sql1, t, "Databases", "Log Flushes/sec", db, value, PerfCounterType.BulkCount);
+    private static SignalBatch Flushes(string db, long value, DateTime t) =>
+        SignalRegistry.Counters.Row(Sql1, t, new CounterRow("Databases", "Log Flushes/sec", db, value, PerfCounterType.BulkCount));
 
     [Fact]
     public void Write_sizes_land_in_exact_512_byte_slots()
@@ -99,8 +99,8 @@ public class AggregatorTests
     public void Counter_rate_is_delta_over_elapsed_seconds()
     {
         var agg = new LogFlushAggregator();
-        agg.OnCounter(Flushes("shop", 1000, T0));
-        agg.OnCounter(Flushes("shop", 6000, T0.AddSeconds(10)));
+        agg.OnBatch(Flushes("shop", 1000, T0));
+        agg.OnBatch(Flushes("shop", 6000, T0.AddSeconds(10)));
 
         var db = Assert.Single(agg.Snapshot());
         Assert.Equal(500, db.CounterFlushesPerSecond);
@@ -113,13 +113,13 @@ public class AggregatorTests
         var agg = new LogFlushAggregator();
         var start1 = T0.AddHours(-1);
         agg.OnBatch(SignalRegistry.ServerStart.Row(Sql1, T0, new ServerStartRow(start1)));
-        agg.OnCounter(Flushes("shop", 10_000, T0));
-        agg.OnCounter(Flushes("shop", 12_000, T0.AddSeconds(10)));
+        agg.OnBatch(Flushes("shop", 10_000, T0));
+        agg.OnBatch(Flushes("shop", 12_000, T0.AddSeconds(10)));
 
         // Restart 5 s before the next poll: counters count from zero again.
         var start2 = T0.AddSeconds(15);
         agg.OnBatch(SignalRegistry.ServerStart.Row(Sql1, T0.AddSeconds(20), new ServerStartRow(start2)));
-        agg.OnCounter(Flushes("shop", 300, T0.AddSeconds(20)));
+        agg.OnBatch(Flushes("shop", 300, T0.AddSeconds(20)));
 
         var db = Assert.Single(agg.Snapshot());
         Assert.Equal(2000 + 300, db.CounterFlushesTotal);
@@ -132,9 +132,9 @@ public class AggregatorTests
     {
         var agg = new LogFlushAggregator();
         agg.OnBatch(SignalRegistry.ServerStart.Row(Sql1, T0, new ServerStartRow(T0.AddDays(-1))));
-        agg.OnCounter(Flushes("shop", 100, T0));
+        agg.OnBatch(Flushes("shop", 100, T0));
         agg.OnBatch(SignalRegistry.ServerStart.Row(Sql1, T0.AddSeconds(60), new ServerStartRow(T0.AddSeconds(30))));
-        agg.OnCounter(Flushes("shop", 900, T0.AddSeconds(60)));
+        agg.OnBatch(Flushes("shop", 900, T0.AddSeconds(60)));
 
         var db = Assert.Single(agg.Snapshot());
         Assert.Equal(900, db.CounterFlushesTotal); // 900 since the restart, not 800 = 900 - 100
@@ -145,9 +145,9 @@ public class AggregatorTests
     public void A_lower_value_without_a_known_restart_starts_a_new_series_from_that_reading()
     {
         var agg = new LogFlushAggregator();
-        agg.OnCounter(Flushes("shop", 5000, T0));
-        agg.OnCounter(Flushes("shop", 40, T0.AddSeconds(15)));
-        agg.OnCounter(Flushes("shop", 100, T0.AddSeconds(30)));
+        agg.OnBatch(Flushes("shop", 5000, T0));
+        agg.OnBatch(Flushes("shop", 40, T0.AddSeconds(15)));
+        agg.OnBatch(Flushes("shop", 100, T0.AddSeconds(30)));
 
         var db = Assert.Single(agg.Snapshot());
         Assert.Equal(60, db.CounterFlushesTotal); // nothing for the reset interval, then 40 -> 100
@@ -159,9 +159,9 @@ public class AggregatorTests
     {
         // A database with 15,000 flushes went away between the first two polls.
         using var h = new LogFlushMonitor.Core.Tests.Metrics.MetricsHarness();
-        h.Aggregator.OnCounter(Flushes("_Total", 100_000, T0));
-        h.Aggregator.OnCounter(Flushes("_Total", 90_000, T0.AddSeconds(15)));
-        h.Aggregator.OnCounter(Flushes("_Total", 91_000, T0.AddSeconds(30)));
+        h.Aggregator.OnBatch(Flushes("_Total", 100_000, T0));
+        h.Aggregator.OnBatch(Flushes("_Total", 90_000, T0.AddSeconds(15)));
+        h.Aggregator.OnBatch(Flushes("_Total", 91_000, T0.AddSeconds(30)));
         // _Total is the instance: exported as sqlserver.instance.log.flushes (a confirmed reset, counted from the dip).
         var exported = Assert.Single(h.Collect(), p => p.Name == "sqlserver.instance.log.flushes");
         Assert.Equal(1_000, exported.Value);
@@ -171,8 +171,8 @@ public class AggregatorTests
     public void A_clock_jump_backwards_gives_no_rate_but_keeps_the_increase()
     {
         var agg = new LogFlushAggregator();
-        agg.OnCounter(Flushes("shop", 100, T0));
-        agg.OnCounter(Flushes("shop", 150, T0.AddSeconds(-30)));
+        agg.OnBatch(Flushes("shop", 100, T0));
+        agg.OnBatch(Flushes("shop", 150, T0.AddSeconds(-30)));
 
         var db = Assert.Single(agg.Snapshot());
         Assert.Equal(50, db.CounterFlushesTotal);
@@ -185,12 +185,12 @@ public class AggregatorTests
         var agg = new LogFlushAggregator();
         agg.OnLogFlush(new LogFlushEvent(Sql1, 5, "shop", 512, 1, T0));
         agg.OnLogFlush(new LogFlushEvent(Sql1, 6, "gone", 512, 1, T0));
-        agg.OnCounter(Flushes("shop", 1, T0));
-        agg.OnCounter(Flushes("gone", 1, T0));
+        agg.OnBatch(Flushes("shop", 1, T0));
+        agg.OnBatch(Flushes("gone", 1, T0));
         agg.OnBatch(SignalRegistry.Counters.End(Sql1, T0));
         Assert.Equal(2, agg.Snapshot().Count);
 
-        agg.OnCounter(Flushes("shop", 2, T0.AddSeconds(5)));
+        agg.OnBatch(Flushes("shop", 2, T0.AddSeconds(5)));
         agg.OnBatch(SignalRegistry.Counters.End(Sql1, T0.AddSeconds(5)));
 
         Assert.Equal("shop", Assert.Single(agg.Snapshot()).Database);
@@ -226,13 +226,13 @@ public class AggregatorTests
         using var h = new LogFlushMonitor.Core.Tests.Metrics.MetricsHarness();
         var agg = h.Aggregator;
         agg.OnLogFlush(new LogFlushEvent(Sql1, 5, "shop", 512, 0, T0));
-        agg.OnCounter(Flushes("shop", 1_000, T0));
+        agg.OnBatch(Flushes("shop", 1_000, T0));
         for (var i = 0; i < 900; i++)
         {
             agg.OnLogFlush(new LogFlushEvent(Sql1, 5, "shop", 512, (ulong)i, T0.AddMilliseconds(i)));
         }
 
-        agg.OnCounter(Flushes("shop", 2_000, T0.AddSeconds(15)));
+        agg.OnBatch(Flushes("shop", 2_000, T0.AddSeconds(15)));
 
         Assert.Equal(0.1, Assert.Single(agg.Snapshot()).EventLossRatio!.Value, 9);
         var exported = Assert.Single(h.Collect(), p => p.Name == "sqlserver.monitor.events.loss");
@@ -244,14 +244,14 @@ public class AggregatorTests
     public void Event_loss_counts_from_the_counters_baseline_even_when_the_first_event_comes_later()
     {
         var agg = new LogFlushAggregator();
-        agg.OnCounter(Flushes("shop", 5_000, T0));
+        agg.OnBatch(Flushes("shop", 5_000, T0));
         Assert.Null(Assert.Single(agg.Snapshot()).EventLossRatio); // no events at all yet: no loss figure
         for (var i = 0; i < 950; i++)
         {
             agg.OnLogFlush(new LogFlushEvent(Sql1, 5, "shop", 512, (ulong)i, T0.AddMilliseconds(i)));
         }
 
-        agg.OnCounter(Flushes("shop", 6_000, T0.AddSeconds(15)));
+        agg.OnBatch(Flushes("shop", 6_000, T0.AddSeconds(15)));
 
         Assert.Equal(0.05, Assert.Single(agg.Snapshot()).EventLossRatio!.Value, 9);
     }
@@ -262,15 +262,15 @@ public class AggregatorTests
         // The flush counter finds the database's events by name; the index of names must follow a rename.
         var agg = new LogFlushAggregator();
         agg.OnLogFlush(new LogFlushEvent(Sql1, 5, "old", 512, 0, T0));
-        agg.OnCounter(Flushes("old", 1_000, T0));
+        agg.OnBatch(Flushes("old", 1_000, T0));
         agg.OnBatch(SignalRegistry.Databases.Row(Sql1, T0.AddSeconds(10), new DatabaseRow(5, "new")));
-        agg.OnCounter(Flushes("new", 1_000, T0.AddSeconds(15)));
+        agg.OnBatch(Flushes("new", 1_000, T0.AddSeconds(15)));
         for (var i = 0; i < 900; i++)
         {
             agg.OnLogFlush(new LogFlushEvent(Sql1, 5, "new", 512, (ulong)i, T0.AddSeconds(15).AddMilliseconds(i)));
         }
 
-        agg.OnCounter(Flushes("new", 2_000, T0.AddSeconds(30)));
+        agg.OnBatch(Flushes("new", 2_000, T0.AddSeconds(30)));
 
         Assert.Equal(0.1, agg.Snapshot().Single(d => d.Database == "new").EventLossRatio!.Value, 9);
     }
@@ -283,7 +283,7 @@ public class AggregatorTests
         {
             foreach (var db in databases)
             {
-                agg.OnCounter(Flushes(db, flushes, t));
+                agg.OnBatch(Flushes(db, flushes, t));
             }
 
             agg.OnBatch(SignalRegistry.Counters.End(Sql1, t));

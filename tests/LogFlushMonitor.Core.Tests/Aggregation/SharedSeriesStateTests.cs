@@ -45,17 +45,19 @@ public sealed class SharedSeriesStateTests
         Files(a, 0, "shop", "crm");
         var inst = a.InstanceOf("sql1")!;
 
-        var shop = inst.Counters.Where(kv => kv.Key.Instance == "shop").Select(kv => kv.Value).ToList();
+        var counters = inst.Find<CountersSignal.State>(SignalRegistry.Counters)!;
+        var files = inst.Find<FileStatsSignal.State>(SignalRegistry.FileStats)!;
+        var shop = counters.Series.Where(s => s.CounterInstance == "shop").ToList();
         Assert.Equal(2, shop.Count);
         Assert.Same(shop[0].Tags, shop[1].Tags);
-        Assert.Same(shop[0].Tags, inst.FileStats[(5, 2)].Tags);
+        Assert.Same(shop[0].Tags, files.Find(5, 2)!.Tags);
         Assert.Equal(["shop"], shop[0].Tags.Where(t => t.Key == MetricAttributes.Database).Select(t => (string)t.Value!));
-        var crmFlushes = inst.Counters[("Databases", "Log Flushes/sec", "crm")];
-        Assert.Same(inst.Counters[("Databases", "Log Flushes/sec", "shop")].Kind, crmFlushes.Kind);
+        var crmFlushes = counters.Find("Databases", "Log Flushes/sec", "crm")!;
+        Assert.Same(counters.Find("Databases", "Log Flushes/sec", "shop")!.Kind, crmFlushes.Kind);
         Assert.NotSame(shop[0].Tags, crmFlushes.Tags);
 
         // _Total is the instance's: its tags carry no database.
-        Assert.DoesNotContain(inst.Counters[("Databases", "Log Flushes/sec", "_Total")].Tags, t => t.Key == MetricAttributes.Database);
+        Assert.DoesNotContain(counters.Find("Databases", "Log Flushes/sec", "_Total")!.Tags, t => t.Key == MetricAttributes.Database);
         Assert.Equal(2, inst.SharedDatabaseTags);
     }
 
@@ -66,14 +68,15 @@ public sealed class SharedSeriesStateTests
         Poll(a, 0, "shop", "crm");
         Files(a, 0, "shop", "crm");
         var inst = a.InstanceOf("sql1")!;
+        var files = inst.Find<FileStatsSignal.State>(SignalRegistry.FileStats)!;
 
         Poll(a, 1, "crm"); // shop's counters are retired; its log file is still listed
         Assert.Equal(2, inst.SharedDatabaseTags);
-        Assert.Equal(["shop"], inst.FileStats[(5, 2)].Tags.Where(t => t.Key == MetricAttributes.Database).Select(t => (string)t.Value!));
+        Assert.Equal(["shop"], files.Find(5, 2)!.Tags.Where(t => t.Key == MetricAttributes.Database).Select(t => (string)t.Value!));
 
         Files(a, 1, "crm"); // now its log file too (crm takes database_id 5 in this poll: a new series)
         Assert.Equal(1, inst.SharedDatabaseTags);
-        Assert.Equal(["crm"], inst.FileStats[(5, 2)].Tags.Where(t => t.Key == MetricAttributes.Database).Select(t => (string)t.Value!));
+        Assert.Equal(["crm"], files.Find(5, 2)!.Tags.Where(t => t.Key == MetricAttributes.Database).Select(t => (string)t.Value!));
 
         Poll(a, 2, "shop", "crm");
         Assert.Equal(2, inst.SharedDatabaseTags);

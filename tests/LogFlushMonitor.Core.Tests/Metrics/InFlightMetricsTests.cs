@@ -24,7 +24,7 @@ public class InFlightMetricsTests
         var table = new FlushPairTable(concurrentReaders: true);
         var now = T0;
         var source = new OutstandingFlushSource("sql1", () => table, () => now);
-        h.Aggregator.OnOutstandingFlushes(source);
+        h.Aggregator.OnBatch(SignalRegistry.OutstandingFlushes.Row("sql1", T0, source));
         h.Aggregator.OnLogFlush(new LogFlushEvent("sql1", 5, "shop", 512, 1, T0));
         h.Aggregator.OnLogFlush(new LogFlushEvent("sql1", 6, "audit", 512, 1, T0));
         for (var i = 0; i < 8; i++)
@@ -93,7 +93,7 @@ public class InFlightMetricsTests
         using var _h = h;
         var fresh = new FlushPairTable(concurrentReaders: true);
         fresh.Start(6, 1, T0.Ticks);
-        h.Aggregator.OnOutstandingFlushes(new OutstandingFlushSource("sql1", () => fresh, () => T0.AddSeconds(20)));
+        h.Aggregator.OnBatch(SignalRegistry.OutstandingFlushes.Row("sql1", T0, new OutstandingFlushSource("sql1", () => fresh, () => T0.AddSeconds(20))));
 
         var points = h.Collect();
         Assert.Equal(0, Point(points, "sqlserver.log.flush.outstanding", "shop").Value);
@@ -108,7 +108,7 @@ public class InFlightMetricsTests
         var table = new FlushPairTable(concurrentReaders: true);
         table.Start(9, 1, T0.Ticks);
         h.Aggregator.OnBatch(SignalRegistry.Databases.Row("sql1", T0, new DatabaseRow(9, "ledger")));
-        h.Aggregator.OnOutstandingFlushes(new OutstandingFlushSource("sql1", () => table, () => T0.AddSeconds(30)));
+        h.Aggregator.OnBatch(SignalRegistry.OutstandingFlushes.Row("sql1", T0, new OutstandingFlushSource("sql1", () => table, () => T0.AddSeconds(30))));
 
         Assert.Equal(1, Point(h.Collect(), "sqlserver.log.flush.outstanding", "ledger").Value);
     }

@@ -1,4 +1,3 @@
-using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.Core.Signals;
 using OpenTelemetry.Metrics;
 
@@ -14,19 +13,11 @@ public class ReplicaMetricsTests
 {
     private static readonly DateTime T0 = new(2026, 11, 22, 12, 0, 0, DateTimeKind.Utc);
 
-    private static HadrReplicaSample Row(string replica, string role, string mode, long? sendQueueKb, long? lag) =>
-        new("sql1", T0, 5, "shop", "ag_shop", replica, role, mode, "SYNCHRONIZED", sendQueueKb, sendQueueKb is null ? null : 5_120, sendQueueKb is null ? null : 64,
+    private static ReplicaRow Row(string replica, string role, string mode, long? sendQueueKb, long? lag) =>
+        new(5, "shop", "ag_shop", replica, role, mode, "SYNCHRONIZED", sendQueueKb, sendQueueKb is null ? null : 5_120, sendQueueKb is null ? null : 64,
             sendQueueKb is null ? null : 4_800, lag, 2);
 
-    private static void Poll(MetricsHarness h, params HadrReplicaSample[] rows)
-    {
-        foreach (var r in rows)
-        {
-            h.Aggregator.OnHadrReplica(r);
-        }
-
-        h.Aggregator.OnBatch(SignalRegistry.HadrReplicas.End("sql1", T0));
-    }
+    private static void Poll(MetricsHarness h, params ReplicaRow[] rows) => h.Aggregator.OnBatch(SignalRegistry.HadrReplicas.Batch("sql1", T0, rows, endsPoll: true));
 
     [Fact]
     public void A_secondary_s_queues_and_rates_are_exported_in_bytes_with_its_group_replica_role_and_mode()

@@ -1,3 +1,4 @@
+using LogFlushMonitor.Core.Signals;
 using System.Text;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
@@ -17,13 +18,12 @@ public class NdjsonStallTests
     [Fact]
     public async Task Writelog_waiters_and_their_poll_completion_are_recorded_and_replayed_as_themselves()
     {
-        WriteLogWaitersSample stalled = new("sql1", T0.AddSeconds(40), 5, "shop", 8, 40_000);
-        PollCompleted done = new("sql1", T0.AddSeconds(40), PollKind.WriteLogWaiters);
+        var at = T0.AddSeconds(40);
+        var stalled = new WriteLogWaitersRow(5, "shop", 8, 40_000);
         using var stream = new MemoryStream();
         using (var writer = new NdjsonSampleWriter(stream, leaveOpen: true))
         {
-            writer.OnWriteLogWaiters(stalled);
-            writer.OnPollCompleted(done);
+            writer.OnBatch(SignalRegistry.WriteLogWaiters.Batch("sql1", at, [stalled], endsPoll: true));
         }
 
         var text = Encoding.UTF8.GetString(stream.ToArray());
@@ -39,7 +39,7 @@ public class NdjsonStallTests
         var replayed = new RecordingSink();
         var summary = await NdjsonReplay.ReplayAsync(stream, "memory", replayed);
         Assert.Equal(0, summary.Errors);
-        Assert.Equal([stalled, done], replayed.All);
+        Assert.Equal([new Polled<WriteLogWaitersRow>("sql1", at, stalled), new PollEnded(SignalRegistry.WriteLogWaiters, "sql1", at)], replayed.All);
     }
 
     [Theory]
@@ -56,7 +56,7 @@ public class NdjsonStallTests
 
         Assert.Equal(1, summary.Errors);
         Assert.StartsWith(problem, Assert.Single(errors).Message, StringComparison.Ordinal);
-        Assert.Empty(sink.Of<WriteLogWaitersSample>());
+        Assert.Empty(sink.Rows<WriteLogWaitersRow>());
         Assert.Equal(new RecordedLoss("sql1", LossKind.Malformed, 1), Assert.Single(sink.Of<RecordedLoss>()));
     }
 

@@ -60,14 +60,14 @@ public class NdjsonTests
     [Fact]
     public async Task Database_names_and_histogram_buckets_are_recorded_and_replayed_as_themselves()
     {
-        DatabaseNameSample name = new("sql1", T0, 7, "billing");
-        FlushBucketSample bucket = new("sql1", T0.AddSeconds(15), 7, "billing", 4096, 1_234);
-        FlushBucketSample allDatabases = new("sql1", T0.AddSeconds(15), 0, null, 512, 9);
+        var at = T0.AddSeconds(15);
+        var name = new Polled<DatabaseRow>("sql1", T0, new DatabaseRow(7, "billing"));
+        var bucket = new Polled<FlushBucketRow>("sql1", at, new FlushBucketRow(7, "billing", 4096, 1_234));
+        var allDatabases = new Polled<FlushBucketRow>("sql1", at, new FlushBucketRow(0, null, 512, 9));
         var text = Write(w =>
         {
-            w.OnDatabaseName(name);
-            w.OnFlushBucket(bucket);
-            w.OnFlushBucket(allDatabases);
+            w.OnBatch(SignalRegistry.Databases.Row("sql1", T0, name.Row));
+            w.OnBatch(SignalRegistry.FlushBuckets.Batch("sql1", at, [bucket.Row, allDatabases.Row], endsPoll: false));
         });
 
         Assert.Equal(
@@ -108,8 +108,8 @@ public class NdjsonTests
         Assert.Contains(direct.All, s => s is LogFlushEvent { IsComplete: true });
         // Every sample is recorded: a wait's client application, the top log writers and their poll_completed included.
         Assert.Contains(direct.All, s => s is WaitEvent { ClientApp: not null });
-        Assert.Contains(direct.All, s => s is LogWritersSample);
-        Assert.Contains(direct.All, s => s is PollCompleted { Kind: PollKind.LogWriters });
+        Assert.Contains(direct.All, s => s is Polled<LogWritersRow>);
+        Assert.Contains(direct.All, s => s is PollEnded p && p.Signal == SignalRegistry.LogWriters);
         Assert.Equal(direct.All.Count, replayed.All.Count);
         Assert.Equal(direct.All, replayed.All);
     }
@@ -130,9 +130,9 @@ public class NdjsonTests
         var summary = await NdjsonReplay.ReplayAsync(stream, "memory", replayed);
 
         Assert.Equal(0, summary.Errors);
-        Assert.Contains(direct.All, s => s is HadrReplicaSample);
-        Assert.Contains(direct.All, s => s is PollCompleted { Kind: PollKind.HadrReplicas });
-        Assert.Contains(direct.All, s => s is LogWritersSample);
+        Assert.Contains(direct.All, s => s is Polled<ReplicaRow>);
+        Assert.Contains(direct.All, s => s is PollEnded p && p.Signal == SignalRegistry.HadrReplicas);
+        Assert.Contains(direct.All, s => s is Polled<LogWritersRow>);
         Assert.Equal(direct.All, replayed.All);
     }
 
@@ -141,18 +141,15 @@ public class NdjsonTests
     {
         WaitEvent wait = new("sql1", "WRITELOG", TimeSpan.FromMilliseconds(2), 5, "shop", T0, 3, "OrderService");
         WaitEvent noApp = new("sql1", "WRITELOG", TimeSpan.FromMilliseconds(1), 5, "shop", T0, 4, "");
-        LogWritersSample writers = new("sql1", T0, 5, "shop", "OrderService", 3, 123_456, 200_000);
-        HadrReplicaSample replica = new("sql1", T0, 5, "shop", "ag1", "sql2", "SECONDARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED", 12, 3_000, null, 2_500, 0, 1);
-        HadrReplicaSample unknown = new("sql1", T0, 5, "shop", "ag1", "sql3", "RESOLVING", "ASYNCHRONOUS_COMMIT", null, null, null, null, null, null, null);
+        var writers = new Polled<LogWritersRow>("sql1", T0, new LogWritersRow(5, "shop", "OrderService", 3, 123_456, 200_000));
+        var replica = new Polled<ReplicaRow>("sql1", T0, new ReplicaRow(5, "shop", "ag1", "sql2", "SECONDARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED", 12, 3_000, null, 2_500, 0, 1));
+        var unknown = new Polled<ReplicaRow>("sql1", T0, new ReplicaRow(5, "shop", "ag1", "sql3", "RESOLVING", "ASYNCHRONOUS_COMMIT", null, null, null, null, null, null, null));
         var text = Write(w =>
         {
             w.OnWait(wait);
             w.OnWait(noApp);
-            w.OnLogWriters(writers);
-            w.OnBatch(SignalRegistry.LogWriters.End("sql1", T0));
-            w.OnHadrReplica(replica);
-            w.OnHadrReplica(unknown);
-            w.OnBatch(SignalRegistry.HadrReplicas.End("sql1", T0));
+            w.OnBatch(SignalRegistry.LogWriters.Batch("sql1", T0, [writers.Row], endsPoll: true));
+            w.OnBatch(SignalRegistry.HadrReplicas.Batch("sql1", T0, [replica.Row, unknown.Row], endsPoll: true));
         });
 
         Assert.Equal(
@@ -171,7 +168,7 @@ public class NdjsonTests
             + """{"type":"log_writers","t":"2026-11-22T12:00:00Z","instance":"sql1","db_id":5,"db":"shop","transactions":1,"log_bytes_used":1,"log_bytes_reserved":1}""" + "\n"
             + """{"type":"hadr_replica","t":"2026-11-22T12:00:00Z","instance":"sql1","db_id":5,"db":"shop","ag":"ag1","replica":"sql2","role":"PRIMARY","availability_mode":"SYNCHRONOUS_COMMIT","redo_queue_kb":"big"}""");
         Assert.Equal(
-            [wait, noApp, writers, new PollCompleted("sql1", T0, PollKind.LogWriters), replica, unknown, new PollCompleted("sql1", T0, PollKind.HadrReplicas),
+            [wait, noApp, writers, new PollEnded(SignalRegistry.LogWriters, "sql1", T0), replica, unknown, new PollEnded(SignalRegistry.HadrReplicas, "sql1", T0),
              new RecordedLoss("sql1", LossKind.Malformed, 1), new RecordedLoss("sql1", LossKind.Malformed, 1)],
             sink.All);
         Assert.Contains("app", errors[0].Message, StringComparison.Ordinal);
@@ -260,9 +257,9 @@ public class NdjsonTests
             Assert.Contains("expected a JSON object", errors[5].Message);
 
             // The rest was processed: BOM and CR stripped, an unknown field skipped, the last line without a newline read.
-            Assert.Equal(new DateTime(2026, 11, 20, 0, 0, 0, DateTimeKind.Utc), Assert.Single(sink.All.OfType<ServerStartSample>()).StartTimeUtc);
+            Assert.Equal(new DateTime(2026, 11, 20, 0, 0, 0, DateTimeKind.Utc), Assert.Single(sink.Rows<ServerStartRow>()).Row.StartTimeUtc);
             Assert.Equal(1024u, Assert.Single(sink.FlushStarts).WriteSize);
-            Assert.Single(sink.All.OfType<PollCompleted>());
+            Assert.Single(sink.All.OfType<PollEnded>());
             var losses = sink.All.OfType<RecordedLoss>().ToList();
             Assert.All(losses, l => Assert.Equal(LossKind.Malformed, l.Kind));
             Assert.Equal(["replay", "sql1", "sql1", "sql2", "sql1", "replay"], losses.Select(l => l.Instance));
@@ -296,10 +293,10 @@ public class NdjsonTests
         var (rebased, _, _) = await Replay(text, new NdjsonReplayOptions { RebaseToNow = true, Time = new ManualTimeProvider(now) });
 
         var shift = now.UtcDateTime - T0;
-        Assert.Equal(now.UtcDateTime, rebased.All.OfType<ServerStartSample>().First().TimestampUtc);
+        Assert.Equal(now.UtcDateTime, rebased.Rows<ServerStartRow>().First().TimestampUtc);
         Assert.Equal(
-            original.All.OfType<ServerStartSample>().Select(s => (s.TimestampUtc + shift, s.StartTimeUtc + shift)),
-            rebased.All.OfType<ServerStartSample>().Select(s => (s.TimestampUtc, s.StartTimeUtc)));
+            original.Rows<ServerStartRow>().Select(s => (s.TimestampUtc + shift, s.Row.StartTimeUtc + shift)),
+            rebased.Rows<ServerStartRow>().Select(s => (s.TimestampUtc, s.Row.StartTimeUtc)));
         Assert.Equal(original.FlushStarts.Select(f => f.TimestampUtc + shift), rebased.FlushStarts.Select(f => f.TimestampUtc));
         Assert.All(rebased.FlushStarts, f => Assert.Equal(DateTimeKind.Utc, f.TimestampUtc.Kind));
     }

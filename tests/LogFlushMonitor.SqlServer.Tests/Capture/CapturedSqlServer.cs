@@ -3,6 +3,7 @@ using System.IO.Compression;
 using System.Text.Json.Nodes;
 using System.Text.RegularExpressions;
 using System.Threading.Channels;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Check.Capture;
 using LogFlushMonitor.SqlServer.Sql;
 using LogFlushMonitor.TdsTestServer;
@@ -20,19 +21,20 @@ namespace LogFlushMonitor.SqlServer.Tests.Capture;
 /// </summary>
 public sealed partial class CapturedSqlServer : IAsyncDisposable
 {
-    /// <summary>The product's statements by capture name (Check/Capture/InstanceCapture.cs sends the same constants).</summary>
+    /// <summary>
+    /// The product's statements by capture name: check's and the session's (Sql/, as Check/Capture/InstanceCapture.cs sends
+    /// them) and every signal's, for every server a signal tells apart.
+    /// </summary>
     private static readonly (string Name, string Text)[] Statements =
     [
         ("server_properties", CheckSql.ServerProperties), ("version", CheckSql.VersionDetails),
         ("xe_objects", XeSql.Objects), ("xe_event_columns", XeSql.EventColumns), ("xe_writelog_keys", XeSql.WriteLogKeys), ("xe_hadr_sync_commit_keys", XeSql.HadrSyncCommitKeys),
         ("xe_all_databases", XeSql.AllDatabases), ("xe_user_databases", XeSql.UserDatabases),
-        ("server_identity", DmvSql.ServerIdentity), ("physical_database_names", DmvSql.PhysicalDatabaseNames), ("server_start", DmvSql.ServerStart),
-        ("databases", DmvSql.Databases), ("counters", DmvSql.PerformanceCounters), ("all_database_counters", DmvSql.AllDatabaseCounters),
-        ("wait_stats", DmvSql.WaitStats), ("wait_stats", DmvSql.AzureWaitStats), ("log_file_stats", DmvSql.LogFileStats), ("log_file_stats", DmvSql.AzureLogFileStats),
-        ("writelog_waiters", DmvSql.WriteLogWaiters), ("writelog_waiters", DmvSql.AzureWriteLogWaiters),
-        ("log_writers", DmvSql.LogWriters), ("hadr_replicas", DmvSql.HadrReplicaStates), ("hadr_replicas", DmvSql.HadrReplicaStates2014),
         ("histogram_target", XeSql.ServerHistogramData), ("histogram_target", XeSql.DatabaseHistogramData),
-        ("xe_session_drops", DmvSql.XeSessionDrops), ("xe_session_drops", DmvSql.XeDatabaseSessionDrops),
+        .. (from signal in SignalRegistry.All
+            from server in new ServerProfile[] { new(false, 12), new(false, 16), new(false, 16, 8), new(true, 16, 5) }
+            from statement in signal.Statements(server)
+            select (statement.Name, statement.Text)).Distinct(),
     ];
 
     private static readonly TdsColumn[] StreamColumns = [TdsColumn.Int("type"), TdsColumn.VarBinaryMax("data")];

@@ -1,5 +1,5 @@
 using LogFlushMonitor.Core.Health;
-using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Fleet;
 using LogFlushMonitor.SqlServer.Polling;
@@ -88,9 +88,9 @@ public class FleetTests
         var run = fleet.RunPollsAsync(stop.Token);
 
         // Five polls of the healthy instance, 15 virtual seconds apart, while the hung one is stuck in its first query.
-        int HealthyPolls() => sink.Of<PollCompleted>().Count(p => p.Instance == "healthy" && p.Kind == PollKind.Counters);
+        int HealthyPolls() => sink.Of<PollEnded>().Count(p => p.Instance == "healthy" && p.Signal == SignalRegistry.Counters);
         Assert.True(await time.AdvanceUntilAsync(() => HealthyPolls() >= 5, TimeSpan.FromSeconds(15), TimeSpan.FromMinutes(5)), $"healthy polled {HealthyPolls()} times");
-        Assert.DoesNotContain(sink.Of<PollCompleted>(), p => p.Instance == "hung");
+        Assert.DoesNotContain(sink.Of<PollEnded>(), p => p.Instance == "hung");
 
         // The hung query runs into its command timeout (SqlClient's own clock) and is counted as such.
         await Eventually.Until(() => health.Errors("hung", InstancePoller.Component, SqlErrorKinds.Timeout) >= 1, "the hung instance's timeout");
@@ -127,6 +127,6 @@ public class FleetTests
 
         Assert.Contains(logger.Lines, l => l.EventId == 512 && l.Message.Contains("LFM_NOT_SET_ANYWHERE", StringComparison.Ordinal));
         Assert.Equal(1, health.Errors("nosecret", InstancePoller.Component, SqlErrorKinds.Configuration));
-        Assert.Contains(sink.Of<CounterSample>(), c => c.Instance == "ok");
+        Assert.Contains(sink.Counters, c => c.Instance == "ok");
     }
 }

@@ -1,5 +1,5 @@
 using LogFlushMonitor.Core.Health;
-using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Fleet;
 using LogFlushMonitor.SqlServer.Polling;
@@ -39,12 +39,12 @@ public class RecoveryTests
         Assert.True(await time.AdvanceUntilAsync(() => server.Server.Logins.Count >= 3, TimeSpan.FromMilliseconds(500), TimeSpan.FromMinutes(2)));
         Assert.False(health.IsUp("prod-1", InstancePoller.Component));
         server.RejectLogins = false;
-        Assert.True(await time.AdvanceUntilAsync(() => sink.Of<PollCompleted>().Count(p => p.Kind == PollKind.Counters) >= 2, TimeSpan.FromMilliseconds(500), TimeSpan.FromMinutes(2)));
+        Assert.True(await time.AdvanceUntilAsync(() => sink.Of<PollEnded>().Count(p => p.Signal == SignalRegistry.Counters) >= 2, TimeSpan.FromMilliseconds(500), TimeSpan.FromMinutes(2)));
         await stop.CancelAsync();
         await run.WaitAsync(TimeSpan.FromSeconds(10));
 
         Assert.True(health.IsUp("prod-1", InstancePoller.Component));
-        var polls = sink.Of<PollCompleted>().Where(p => p.Kind == PollKind.Counters).Select(p => p.TimestampUtc).ToList();
+        var polls = sink.Of<PollEnded>().Where(p => p.Signal == SignalRegistry.Counters).Select(p => p.TimestampUtc).ToList();
         Assert.Equal(TimeSpan.FromSeconds(15), polls[1] - polls[0]); // back on the interval, not on the backoff
         Assert.Single(logger.Lines, l => l.EventId == 530); // the login failure, once
         Assert.Contains(logger.Lines, l => l.EventId == 532 && l.Message.Contains("works again after 3 failed attempt(s)", StringComparison.Ordinal));
@@ -60,7 +60,7 @@ public class RecoveryTests
         using var stop = new CancellationTokenSource();
         var run = fleet.RunPollsAsync(stop.Token);
 
-        Assert.True(await time.AdvanceUntilAsync(() => sink.Of<PollCompleted>().Any(p => p.Kind == PollKind.WaitStats), TimeSpan.FromMilliseconds(250), TimeSpan.FromMinutes(1)));
+        Assert.True(await time.AdvanceUntilAsync(() => sink.Of<PollEnded>().Any(p => p.Signal == SignalRegistry.WaitStats), TimeSpan.FromMilliseconds(250), TimeSpan.FromMinutes(1)));
         await stop.CancelAsync();
         await run.WaitAsync(TimeSpan.FromSeconds(10));
 

@@ -4,6 +4,7 @@ using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Pipeline;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Histogram;
 using LogFlushMonitor.SqlServer.Sessions;
 using LogFlushMonitor.SqlServer.Tests.Sessions;
@@ -153,7 +154,7 @@ public sealed class HistogramTests
 
         // Each slot's increase arrives once, weighted, as a polled row: no invented events.
         Assert.Empty(sink.Of<LogFlushEvent>());
-        Assert.Equal([4L, 3L], sink.Of<FlushBucketSample>().Select(b => b.Count));
-        Assert.All(sink.Of<FlushBucketSample>(), b => Assert.Equal((5, "sales", 512u), (b.DatabaseId, b.DatabaseName, b.WriteSize)));
+        Assert.Equal([4L, 3L], sink.Rows<FlushBucketRow>().Select(b => b.Row.Count));
+        Assert.All(sink.Rows<FlushBucketRow>(), b => Assert.Equal((5, "sales", 512u), (b.Row.DatabaseId, b.Row.DatabaseName, b.Row.WriteSize)));
     }
 }

@@ -15,7 +15,7 @@ public class RejectedReadingLogTests
         var t = new DateTime(2026, 11, 22, 12, 0, 0, DateTimeKind.Utc);
         for (var i = 0; i < 3; i++)
         {
-            a.OnCounter(new Core.Samples.CounterSample("prod1", t.AddSeconds(15 * i), "Databases", "Percent Log Used", "sales", long.MaxValue, Core.Samples.PerfCounterType.LargeRawCount));
+            a.OnBatch(Core.Signals.SignalRegistry.Counters.Row("prod1", t.AddSeconds(15 * i), new Core.Signals.CounterRow("Databases", "Percent Log Used", "sales", long.MaxValue, Core.Samples.PerfCounterType.LargeRawCount)));
         }
 
         var line = Assert.Single(logger.Lines);

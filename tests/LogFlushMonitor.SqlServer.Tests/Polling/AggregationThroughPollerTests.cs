@@ -1,5 +1,5 @@
 using LogFlushMonitor.Core.Aggregation;
-using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Polling;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
@@ -132,12 +132,12 @@ public class AggregationThroughPollerTests
         Assert.Equal(16, h.Health.Errors("prod-1", InstancePoller.Component, SqlErrorKinds.Permission));
         Assert.False(h.Health.IsUp("prod-1", InstancePoller.Component));
         Assert.NotEmpty(h.Poller.Databases); // sys.databases needs no server state: still read
-        Assert.Empty(h.Sink.Of<CounterSample>());
+        Assert.Empty(h.Sink.Values<CounterRow>());
 
         server.GrantAll();
         await h.PollAsync();
         Assert.True(h.Health.IsUp("prod-1", InstancePoller.Component));
         Assert.Equal(8, h.Logger.Lines.Count(l => l.EventId == 502));
-        Assert.NotEmpty(h.Sink.Of<CounterSample>());
+        Assert.NotEmpty(h.Sink.Values<CounterRow>());
     }
 }

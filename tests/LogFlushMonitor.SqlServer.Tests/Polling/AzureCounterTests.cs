@@ -1,5 +1,5 @@
 using LogFlushMonitor.Core.Samples;
-using LogFlushMonitor.SqlServer.Polling;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 
 namespace LogFlushMonitor.SqlServer.Tests.Polling;
@@ -10,7 +10,7 @@ namespace LogFlushMonitor.SqlServer.Tests.Polling;
 /// </summary>
 public class AzureCounterTests
 {
-    private static HashSet<string> Instances(PollerHarness h) => [.. h.Sink.Of<CounterSample>().Select(c => c.CounterInstance)];
+    private static HashSet<string> Instances(PollerHarness h) => [.. h.Sink.Values<CounterRow>().Select(c => c.CounterInstance)];
 
     [Fact]
     public async Task On_SQL_Database_the_current_database_is_kept_under_its_name_even_with_an_include_list()
@@ -25,8 +25,8 @@ public class AzureCounterTests
 
         // Not the pool's neighbours (GUIDs without a row in sys.databases), not _Total, no internal or system instance.
         Assert.Equal(["sales"], Instances(h));
-        Assert.Equal(DefaultCounterCount, h.Sink.Of<CounterSample>().Count());
-        var flushes = h.Sink.Of<CounterSample>().Single(c => c.CounterName == "Log Flushes/sec");
+        Assert.Equal(DefaultCounterCount, h.Sink.Values<CounterRow>().Count());
+        var flushes = h.Sink.Values<CounterRow>().Single(c => c.CounterName == "Log Flushes/sec");
         Assert.Equal(100, flushes.Value);
         // The lists travel to no statement (the server's instance names are GUIDs there): applied after mapping.
         Assert.Empty(server.RequestsFor("sys.dm_os_performance_counters").Single().Parameters);
@@ -54,7 +54,7 @@ public class AzureCounterTests
         await using var h = new PollerHarness(server);
         await h.PollAsync();
 
-        Assert.Equal(100, h.Sink.Of<CounterSample>().Single(c => c.CounterInstance == "sales" && c.CounterName == "Log Flushes/sec").Value);
+        Assert.Equal(100, h.Sink.Values<CounterRow>().Single(c => c.CounterInstance == "sales" && c.CounterName == "Log Flushes/sec").Value);
     }
 
     [Theory]
@@ -66,7 +66,7 @@ public class AzureCounterTests
     public void Physical_names_map_on_their_first_36_characters(string raw, string? name, bool exact)
     {
         var map = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase) { ["00000005-5EED-4A11-9B3C-1D2E3F405162"] = "sales" };
-        Assert.Equal((name, exact), CounterPoller.MapPhysical(raw, map));
+        Assert.Equal((name, exact), CountersSignal.MapPhysical(raw, map));
     }
 
     private const int DefaultCounterCount = 7;

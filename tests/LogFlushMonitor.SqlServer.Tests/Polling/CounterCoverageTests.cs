@@ -1,4 +1,4 @@
-using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.Hosting;
 using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Polling;
@@ -17,12 +17,12 @@ public class CounterCoverageTests
         await h.PollAsync();
         await h.PollAsync();
 
-        Assert.Empty(h.Sink.Of<CounterSample>());
+        Assert.Empty(h.Sink.Values<CounterRow>());
         Assert.False(h.Health.IsUp("prod-1", InstancePoller.Component)); // it used to say up
         Assert.Equal(2, h.Health.Errors("prod-1", InstancePoller.Component, SqlErrorKinds.CountersMissing));
         Assert.Contains(h.Health.Problems("prod-1"), p => p.Contains("performance counters are not registered", StringComparison.Ordinal));
         Assert.Single(h.Logger.Lines, l => l.EventId == 515);
-        Assert.NotEmpty(h.Sink.Of<WaitStatsSample>()); // the other polls go on
+        Assert.NotEmpty(h.Sink.Values<WaitStatsRow>()); // the other polls go on
 
         server.CountersRegistered = true;
         await h.PollAsync();

@@ -1,8 +1,8 @@
+using LogFlushMonitor.Core.Signals;
 using System.Text.RegularExpressions;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.SqlServer.Polling;
-using LogFlushMonitor.SqlServer.Sql;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 
 namespace LogFlushMonitor.SqlServer.Tests.Polling;
@@ -17,13 +17,13 @@ public class CounterPollerTests
         await h.PollAsync();
         await h.PollAsync();
 
-        var counters = h.Sink.Of<CounterSample>();
+        Assert.All(h.Sink.Counters, c => Assert.Equal("prod-1", c.Instance));
+        var counters = h.Sink.Values<CounterRow>();
         Assert.All(counters, c =>
         {
             Assert.Equal("Databases", c.ObjectName);
             Assert.Equal(c.CounterName.Trim(), c.CounterName);
             Assert.Equal(c.CounterInstance.Trim(), c.CounterInstance);
-            Assert.Equal("prod-1", c.Instance);
         });
         var flushes = counters.Where(c => c.CounterName == "Log Flushes/sec" && c.CounterInstance == "sales").ToList();
         Assert.Equal([100L, 200L], flushes.Select(c => c.Value));
@@ -42,10 +42,10 @@ public class CounterPollerTests
         await using var h = new PollerHarness(server);
         await h.PollAsync();
 
-        Assert.DoesNotContain(h.Sink.Of<CounterSample>(), c => c.CounterInstance is "mssqlsystemresource" or "model_msdb");
+        Assert.DoesNotContain(h.Sink.Values<CounterRow>(), c => c.CounterInstance is "mssqlsystemresource" or "model_msdb");
         var all = h.Sink.All.ToList();
-        var completed = all.FindIndex(s => s is PollCompleted { Kind: PollKind.Counters });
-        Assert.True(completed > all.FindLastIndex(s => s is CounterSample), "PollCompleted(Counters) must come after the last counter row");
+        var completed = all.FindIndex(s => s is PollEnded p && p.Signal == SignalRegistry.Counters);
+        Assert.True(completed > all.FindLastIndex(s => s is Polled<CounterRow>), "the end of the counters poll must come after the last counter row");
     }
 
     [Fact]
@@ -60,8 +60,8 @@ public class CounterPollerTests
         });
         await h.PollAsync();
 
-        Assert.Equal(["_Total", "sales"], h.Sink.Of<CounterSample>().Select(c => c.CounterInstance).Distinct().Order());
-        Assert.Equal(["sales"], h.Sink.Of<FileStatsSample>().Select(f => f.DatabaseName).Distinct());
+        Assert.Equal(["_Total", "sales"], h.Sink.Values<CounterRow>().Select(c => c.CounterInstance).Distinct().Order());
+        Assert.Equal(["sales"], h.Sink.Values<FileStatsRow>().Select(f => f.DatabaseName).Distinct());
         Assert.All(server.RequestsFor("sys.dm_os_performance_counters").Concat(server.RequestsFor("sys.dm_io_virtual_file_stats")), request =>
         {
             Assert.Empty(request.Parameters);
@@ -84,8 +84,8 @@ public class CounterPollerTests
         await h.PollAsync();
 
         Assert.True(h.Health.IsUp("prod-1", InstancePoller.Component), string.Join("\n", h.Logger.Lines.Select(l => l.Message)));
-        Assert.Equal(["_Total", "sales"], h.Sink.Of<CounterSample>().Select(c => c.CounterInstance).Distinct().Order());
-        Assert.Equal(["sales"], h.Sink.Of<FileStatsSample>().Select(f => f.DatabaseName).Distinct());
+        Assert.Equal(["_Total", "sales"], h.Sink.Values<CounterRow>().Select(c => c.CounterInstance).Distinct().Order());
+        Assert.Equal(["sales"], h.Sink.Values<FileStatsRow>().Select(f => f.DatabaseName).Distinct());
         Assert.DoesNotContain(h.Logger.Lines, l => l.Message.Contains("8003", StringComparison.Ordinal));
     }
 
@@ -99,12 +99,12 @@ public class CounterPollerTests
         await using var h = new PollerHarness(server, fleet: f => f.Counters = ["Avg *", "Page life expectancy"]);
         await h.PollAsync();
 
-        var avg = h.Sink.Of<CounterSample>().Single(c => c.CounterName == "Avg Log Write Time (ms)");
+        var avg = h.Sink.Values<CounterRow>().Single(c => c.CounterName == "Avg Log Write Time (ms)");
         Assert.Equal((500L, 25L), (avg.Value, avg.BaseValue));
         // The real object's own pair that shares no name (sql-auditor's measurement): 100 flushes / 10 requests x 512.
-        var eol = h.Sink.Of<CounterSample>().Single(c => c.CounterName == "Avg Dist From EOL/LP Request" && c.CounterInstance == "sales");
+        var eol = h.Sink.Values<CounterRow>().Single(c => c.CounterName == "Avg Dist From EOL/LP Request" && c.CounterInstance == "sales");
         Assert.Equal((5_120L, 10L), (eol.Value, eol.BaseValue));
-        Assert.DoesNotContain(h.Sink.Of<CounterSample>(), c => c.CounterName == "Page life expectancy");
+        Assert.DoesNotContain(h.Sink.Values<CounterRow>(), c => c.CounterName == "Page life expectancy");
     }
 
     [Fact]
@@ -116,7 +116,7 @@ public class CounterPollerTests
 
         var request = server.RequestsFor("sys.dm_os_performance_counters").Single();
         Assert.Contains("counter_name IN (", request.Text, StringComparison.Ordinal);
-        var sales = h.Sink.Of<CounterSample>().Where(c => c.CounterInstance == "sales").Select(c => c.CounterName).Order().ToList();
+        var sales = h.Sink.Values<CounterRow>().Where(c => c.CounterInstance == "sales").Select(c => c.CounterName).Order().ToList();
         // No availability group here, so no Database Replica row: the seven of the Databases object.
         Assert.Equal(CounterSelection.DefaultCounters.Except(["Transaction Delay", "Mirrored Write Transactions/sec"]).Order(), sales);
     }
@@ -124,7 +124,7 @@ public class CounterPollerTests
     [Fact]
     public void The_statement_names_exactly_the_default_counters()
     {
-        var names = Regex.Matches(DmvSql.PerformanceCounters, "N'([^']*)'").Select(m => m.Groups[1].Value)
+        var names = Regex.Matches(CountersSignal.NamedStatement.Text, "N'([^']*)'").Select(m => m.Groups[1].Value)
             .Where(n => !n.Contains('%', StringComparison.Ordinal) && n != "_Total").Order();
         Assert.Equal(CounterSelection.DefaultCounters.Order(), names);
     }
@@ -135,13 +135,13 @@ public class CounterPollerTests
         await using var server = new ScriptedSqlServer();
         await using var pools = new PollerHarness(server, fleet: f => f.Counters = ["log pool *", "Transactions/sec"]);
         await pools.PollAsync();
-        var names = pools.Sink.Of<CounterSample>().Where(c => c.CounterInstance == "sales").Select(c => c.CounterName).ToHashSet();
+        var names = pools.Sink.Values<CounterRow>().Where(c => c.CounterInstance == "sales").Select(c => c.CounterName).ToHashSet();
         Assert.Equal(7 + 15 + 1, names.Count); // the log counters, 15 Log Pool counters (their base is paired, not delivered), Transactions/sec
         Assert.DoesNotContain(server.RequestsFor("sys.dm_os_performance_counters").Last().Text, "counter_name IN (", StringComparison.Ordinal);
 
         await using var all = new PollerHarness(server, fleet: f => f.Counters = ["*"]);
         await all.PollAsync();
-        Assert.Equal(47, all.Sink.Of<CounterSample>().Where(c => c.CounterInstance == "sales").Select(c => c.CounterName).Distinct().Count());
+        Assert.Equal(47, all.Sink.Values<CounterRow>().Where(c => c.CounterInstance == "sales").Select(c => c.CounterName).Distinct().Count());
     }
 
     [Theory]
@@ -149,5 +149,5 @@ public class CounterPollerTests
     [InlineData("Buffer cache hit ratio", "Buffer cache hit ratio base")]
     [InlineData("Avg Latch Wait Time (ms)", "Average Latch Wait Time Base")]
     public void Base_keys_match(string counter, string baseName) =>
-        Assert.Equal(CounterPoller.BaseKey(counter, isBase: false), CounterPoller.BaseKey(baseName, isBase: true));
+        Assert.Equal(CountersSignal.BaseKey(counter, isBase: false), CountersSignal.BaseKey(baseName, isBase: true));
 }

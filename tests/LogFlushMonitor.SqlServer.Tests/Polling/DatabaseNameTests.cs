@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 
 namespace LogFlushMonitor.SqlServer.Tests.Polling;
@@ -14,7 +15,7 @@ public class DatabaseNameTests
 
         await harness.PollAsync();
 
-        var names = harness.Sink.Of<DatabaseNameSample>().Select(d => (d.Instance, d.DatabaseId, d.Name)).ToList();
+        var names = harness.Sink.Rows<DatabaseRow>().Select(d => (d.Instance, d.Row.DatabaseId, d.Row.Name)).ToList();
         Assert.Contains(("prod-1", 5, "sales"), names);
         Assert.Contains(("prod-1", 2, "tempdb"), names);
     }

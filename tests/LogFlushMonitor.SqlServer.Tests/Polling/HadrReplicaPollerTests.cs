@@ -1,7 +1,6 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Samples;
-using LogFlushMonitor.SqlServer.Polling;
-using LogFlushMonitor.SqlServer.Sql;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 using Microsoft.Extensions.Logging;
 
@@ -22,10 +21,10 @@ public class HadrReplicaPollerTests
         await h.PollAsync();
         await h.PollAsync();
 
-        Assert.Empty(h.Sink.Of<HadrReplicaSample>());
-        Assert.Equal(2, h.Sink.Of<PollCompleted>().Count(p => p.Kind == PollKind.HadrReplicas)); // asked, and nothing there
+        Assert.Empty(h.Sink.Values<ReplicaRow>());
+        Assert.Equal(2, h.Sink.Of<PollEnded>().Count(p => p.Signal == SignalRegistry.HadrReplicas)); // asked, and nothing there
         Assert.Equal(2, server.RequestsFor("sys.dm_hadr_database_replica_states").Count);
-        Assert.Equal(DmvSql.HadrReplicaStates, server.RequestsFor("sys.dm_hadr_database_replica_states")[0].Text);
+        Assert.Equal(HadrReplicasSignal.Statement.Text, server.RequestsFor("sys.dm_hadr_database_replica_states")[0].Text);
         Assert.True(h.Health.IsUp("prod-1", "poller"));
         Assert.DoesNotContain(h.Logger.Lines, l => l.Level >= LogLevel.Information && l.Message.Contains("hadr", StringComparison.OrdinalIgnoreCase));
     }
@@ -38,9 +37,10 @@ public class HadrReplicaPollerTests
         await using var h = new PollerHarness(server);
         await h.PollAsync();
 
-        var rows = h.Sink.Of<HadrReplicaSample>().OrderBy(r => r.Replica, StringComparer.Ordinal).ToList();
+        Assert.All(h.Sink.Rows<ReplicaRow>(), r => Assert.Equal("prod-1", r.Instance));
+        var rows = h.Sink.Values<ReplicaRow>().OrderBy(r => r.Replica, StringComparer.Ordinal).ToList();
         Assert.Equal(["SQLDR1", "SQLPROD1", "SQLPROD2"], rows.Select(r => r.Replica));
-        Assert.All(rows, r => Assert.Equal(("prod-1", 5, "sales", "ag_sales"), (r.Instance, r.DatabaseId, r.DatabaseName, r.AvailabilityGroup)));
+        Assert.All(rows, r => Assert.Equal((5, "sales", "ag_sales"), (r.DatabaseId, r.DatabaseName, r.AvailabilityGroup)));
         var primary = rows[1];
         Assert.Equal(("PRIMARY", "SYNCHRONOUS_COMMIT"), (primary.Role, primary.AvailabilityMode));
         Assert.Null(primary.LogSendQueueKb); // NULL stays NULL: the primary's own copy has no send queue, not an empty one
@@ -51,7 +51,7 @@ public class HadrReplicaPollerTests
         var async = rows[0];
         Assert.Equal(("SECONDARY", "ASYNCHRONOUS_COMMIT", "SYNCHRONIZING"), (async.Role, async.AvailabilityMode, async.SynchronizationState));
         Assert.Equal((48_000L, 23L, 21L), (async.LogSendQueueKb, async.SecondaryLagSeconds, async.LastHardenedAgeSeconds));
-        Assert.Single(h.Sink.Of<PollCompleted>(), p => p.Kind == PollKind.HadrReplicas);
+        Assert.Single(h.Sink.Of<PollEnded>(), p => p.Signal == SignalRegistry.HadrReplicas);
     }
 
     [Fact]
@@ -77,7 +77,7 @@ public class HadrReplicaPollerTests
         await using var h = new PollerHarness(server, o => o.ExcludeDatabases = ["sales"]);
         await h.PollAsync();
 
-        Assert.Empty(h.Sink.Of<HadrReplicaSample>());
+        Assert.Empty(h.Sink.Values<ReplicaRow>());
     }
 
     [Fact]
@@ -90,7 +90,7 @@ public class HadrReplicaPollerTests
         await h.PollAsync();
         await h.PollAsync();
 
-        Assert.Equal(6, h.Sink.Of<HadrReplicaSample>().Count);
+        Assert.Equal(6, h.Sink.Values<ReplicaRow>().Count);
         Assert.Equal(2, h.Sink.Of<RecordedLoss>().Where(l => l.Kind == LossKind.Malformed).Sum(l => l.Count));
         Assert.Single(h.Logger.Lines, l => l.Message.Contains("replica_server_name", StringComparison.Ordinal));
     }
@@ -104,7 +104,7 @@ public class HadrReplicaPollerTests
         await h.PollAsync();
         await h.PollAsync();
 
-        var rows = h.Sink.Of<HadrReplicaSample>();
+        var rows = h.Sink.Values<ReplicaRow>();
         Assert.Equal(6, rows.Count); // never "no availability group" because the catalog would not say
         Assert.All(rows, r => Assert.Equal((ScriptedSqlServer.AgSalesId, "UNKNOWN"), (r.AvailabilityGroup, r.AvailabilityMode)));
         Assert.Contains(rows, r => r.Replica == "SQLPROD2" && r.LogSendQueueKb == 12);
@@ -121,8 +121,8 @@ public class HadrReplicaPollerTests
         server.DenyPermission();
         await h.PollAsync();
 
-        Assert.Empty(h.Sink.Of<HadrReplicaSample>());
-        Assert.DoesNotContain(h.Sink.Of<PollCompleted>(), p => p.Kind == PollKind.HadrReplicas); // never "no replicas" when it could not look
+        Assert.Empty(h.Sink.Values<ReplicaRow>());
+        Assert.DoesNotContain(h.Sink.Of<PollEnded>(), p => p.Signal == SignalRegistry.HadrReplicas); // never "no replicas" when it could not look
         Assert.Single(h.Logger.Lines, l => l.EventId == 501 && l.Message.Contains("hadr_replicas", StringComparison.Ordinal));
     }
 
@@ -137,7 +137,7 @@ public class HadrReplicaPollerTests
 
         var request = server.RequestsFor("sys.dm_os_wait_stats")[0];
         Assert.Contains("HADR_SYNC_COMMIT", request.Parameters.Values);
-        var hadr = h.Sink.Of<WaitStatsSample>().Where(w => w.WaitType == "HADR_SYNC_COMMIT").ToList();
+        var hadr = h.Sink.Values<WaitStatsRow>().Where(w => w.WaitType == "HADR_SYNC_COMMIT").ToList();
         Assert.Equal([(40L, 320L), (80L, 640L)], hadr.Select(w => (w.WaitingTasks, w.WaitTimeMs)));
     }
 
@@ -152,7 +152,7 @@ public class HadrReplicaPollerTests
         server.TransactionDelayMsPerPoll = 4_000; // the secondary slows down: 10 ms per transaction
         await h.PollAsync();
 
-        var replica = h.Sink.Of<CounterSample>().Where(c => c.ObjectName == "Database Replica").ToList();
+        var replica = h.Sink.Values<CounterRow>().Where(c => c.ObjectName == "Database Replica").ToList();
         Assert.Equal(["sales"], replica.Select(c => c.CounterInstance).Distinct()); // _Total is no database
         Assert.Contains(replica, c => c is { CounterName: "Mirrored Write Transactions/sec", Value: 800, CounterType: PerfCounterType.BulkCount });
         Assert.Contains(replica, c => c is { CounterName: "Transaction Delay", Value: 4_800 });
@@ -170,7 +170,7 @@ public class HadrReplicaPollerTests
         await h.PollAsync();
         await h.PollAsync();
 
-        Assert.DoesNotContain(h.Sink.Of<CounterSample>(), c => c.ObjectName == "Database Replica");
+        Assert.DoesNotContain(h.Sink.Values<CounterRow>(), c => c.ObjectName == "Database Replica");
         Assert.Null(Assert.Single(aggregator.Snapshot(), d => d.Database == "sales").SyncCommitDelayMsPerTransaction);
     }
 
@@ -182,5 +182,5 @@ public class HadrReplicaPollerTests
     [InlineData("", true)]
     [InlineData(null, true)]
     public void Secondary_lag_is_asked_for_from_SQL_Server_2016_on(string? version, bool expected) =>
-        Assert.Equal(expected, HadrReplicaPoller.HasSecondaryLag(version));
+        Assert.Equal(expected, HadrReplicasSignal.HasSecondaryLag(ServerProfile.Of(false, version)));
 }

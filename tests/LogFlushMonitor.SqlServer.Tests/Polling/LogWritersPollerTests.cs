@@ -1,7 +1,6 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Metrics;
-using LogFlushMonitor.Core.Samples;
-using LogFlushMonitor.SqlServer.Sql;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 
 namespace LogFlushMonitor.SqlServer.Tests.Polling;
@@ -29,15 +28,15 @@ public class LogWritersPollerTests
         await h.PollAsync();
 
         var request = Assert.Single(server.RequestsFor("sys.dm_tran_database_transactions"));
-        Assert.Equal(DmvSql.LogWriters, request.Text);
-        var writers = h.Sink.Of<LogWritersSample>();
+        Assert.Equal(LogWritersSignal.Statement.Text, request.Text);
+        var writers = h.Sink.Values<LogWritersRow>();
         Assert.Equal(["app2", "app3", "app4", "app5", "app6", "other"], writers.Select(w => w.Application).Order(StringComparer.Ordinal));
         var app6 = Assert.Single(writers, w => w.Application == "app6");
         Assert.Equal((2, 7_500_000L, 14_600_000L), (app6.Transactions, app6.LogBytesUsed, app6.LogBytesReserved));
         var other = Assert.Single(writers, w => w.Application == "other");
         Assert.Equal((3, 1_000_000L + 2_000_000L + 9_000_000L), (other.Transactions, other.LogBytesUsed));
         Assert.Equal(Enumerable.Range(1, 7).Sum(p => p * 1_000_000L) + 500_000L + 9_000_000L, writers.Sum(w => w.LogBytesUsed));
-        Assert.Single(h.Sink.Of<PollCompleted>(), p => p.Kind == PollKind.LogWriters);
+        Assert.Single(h.Sink.Of<PollEnded>(), p => p.Signal == SignalRegistry.LogWriters);
 
         // The next poll sees two programs only: the others' series go (retired by the poll), none is left over.
         server.OpenTransactions.RemoveAll(t => t.Program is not "app0" and not "app1");
@@ -56,7 +55,7 @@ public class LogWritersPollerTests
         var truncated = MetricAttributes.Truncated;
         await h.PollAsync();
 
-        Assert.Equal(hostile, Assert.Single(h.Sink.Of<LogWritersSample>()).Application); // the server's text, whole
+        Assert.Equal(hostile, Assert.Single(h.Sink.Values<LogWritersRow>()).Application); // the server's text, whole
         Assert.Equal([hostile[..MetricAttributes.MaxValueLength]], LogWriterSeries(aggregator));
         Assert.True(MetricAttributes.Truncated > truncated);
     }
@@ -70,7 +69,7 @@ public class LogWritersPollerTests
         server.DenyPermission();
         await h.PollAsync();
 
-        Assert.Empty(h.Sink.Of<LogWritersSample>());
+        Assert.Empty(h.Sink.Values<LogWritersRow>());
         Assert.Single(h.Logger.Lines, l => l.EventId == 501 && l.Message.Contains("log_writers", StringComparison.Ordinal));
     }
 

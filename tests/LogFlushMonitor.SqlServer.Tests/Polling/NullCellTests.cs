@@ -1,4 +1,5 @@
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Polling;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 
@@ -24,8 +25,8 @@ public class NullCellTests
         await h.PollAsync();
 
         Assert.True(h.Health.IsUp("prod-1", InstancePoller.Component));
-        Assert.Contains(h.Sink.Of<CounterSample>(), c => c.CounterInstance == "sales");
-        Assert.DoesNotContain(h.Sink.Of<CounterSample>(), c => c.CounterInstance is "legacy" or "other");
+        Assert.Contains(h.Sink.Values<CounterRow>(), c => c.CounterInstance == "sales");
+        Assert.DoesNotContain(h.Sink.Values<CounterRow>(), c => c.CounterInstance is "legacy" or "other");
         Assert.Equal(6, Malformed(h));
         var lines = h.Logger.Lines.Where(l => l.EventId == 518).Select(l => l.Message).ToList();
         Assert.Equal(3, lines.Count); // once per column, not per poll
@@ -45,10 +46,10 @@ public class NullCellTests
         await h.PollAsync();
 
         Assert.True(h.Health.IsUp("prod-1", InstancePoller.Component));
-        Assert.Contains(h.Sink.Of<WaitStatsSample>(), w => w.WaitType == "WRITELOG");
-        Assert.DoesNotContain(h.Sink.Of<WaitStatsSample>(), w => w.WaitType == "PAGEIOLATCH_XX");
-        Assert.Contains(h.Sink.Of<FileStatsSample>(), f => f.DatabaseName == "sales");
-        Assert.DoesNotContain(h.Sink.Of<FileStatsSample>(), f => f.DatabaseId is 9 or 10);
+        Assert.Contains(h.Sink.Values<WaitStatsRow>(), w => w.WaitType == "WRITELOG");
+        Assert.DoesNotContain(h.Sink.Values<WaitStatsRow>(), w => w.WaitType == "PAGEIOLATCH_XX");
+        Assert.Contains(h.Sink.Values<FileStatsRow>(), f => f.DatabaseName == "sales");
+        Assert.DoesNotContain(h.Sink.Values<FileStatsRow>(), f => f.DatabaseId is 9 or 10);
         Assert.Equal(3, Malformed(h));
         Assert.Contains(h.Logger.Lines, l => l.EventId == 518 && l.Message.Contains("sys.dm_os_wait_stats", StringComparison.Ordinal) && l.Message.Contains("wait_time_ms", StringComparison.Ordinal));
         Assert.Contains(h.Logger.Lines, l => l.EventId == 518 && l.Message.Contains("sys.dm_io_virtual_file_stats", StringComparison.Ordinal) && l.Message.Contains("num_of_writes", StringComparison.Ordinal));

@@ -1,5 +1,5 @@
 using LogFlushMonitor.Core.Samples;
-using LogFlushMonitor.SqlServer.Sql;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 
 namespace LogFlushMonitor.SqlServer.Tests.Polling;
@@ -14,15 +14,15 @@ public class OtherPollerTests
         await h.PollAsync();
         await h.PollAsync();
 
-        var writelog = h.Sink.Of<WaitStatsSample>().Where(w => w.WaitType == "WRITELOG").ToList();
+        var writelog = h.Sink.Values<WaitStatsRow>().Where(w => w.WaitType == "WRITELOG").ToList();
         Assert.Equal([50L, 100L], writelog.Select(w => w.WaitingTasks));
         Assert.Equal([200L, 400L], writelog.Select(w => w.WaitTimeMs));
-        Assert.Contains(h.Sink.Of<WaitStatsSample>(), w => w.WaitType == "POOL_LOG_RATE_GOVERNOR");
+        Assert.Contains(h.Sink.Values<WaitStatsRow>(), w => w.WaitType == "POOL_LOG_RATE_GOVERNOR");
         var request = server.RequestsFor("sys.dm_os_wait_stats")[0];
         Assert.Equal("WRITELOG", request.Parameter("waitTypes1"));
         Assert.Equal("LOGBUFFER", request.Parameter("waitTypes2"));
         Assert.Contains("LIKE N'%LOG[_]RATE[_]GOVERNOR%'", request.Text, StringComparison.Ordinal);
-        Assert.Equal(2, h.Sink.Of<PollCompleted>().Count(p => p.Kind == PollKind.WaitStats));
+        Assert.Equal(2, h.Sink.Of<PollEnded>().Count(p => p.Signal == SignalRegistry.WaitStats));
     }
 
     [Fact]
@@ -32,7 +32,7 @@ public class OtherPollerTests
         await using var h = new PollerHarness(server, o => o.ExcludeDatabases = ["tempdb"]);
         await h.PollAsync();
 
-        var files = h.Sink.Of<FileStatsSample>();
+        var files = h.Sink.Values<FileStatsRow>();
         var sales = files.Single(f => f.DatabaseName == "sales");
         Assert.Equal((5, 2, 100L, 409600L, 40L), (sales.DatabaseId, sales.FileId, sales.NumWrites, sales.BytesWritten, sales.IoStallWriteMs));
         Assert.DoesNotContain(files, f => f.DatabaseName == "tempdb");
@@ -53,8 +53,8 @@ public class OtherPollerTests
         server.Restart(first.AddDays(1));
         await h.PollAfterCutAsync();
 
-        Assert.Equal([first, first, first.AddDays(1)], h.Sink.Of<ServerStartSample>().Select(s => s.StartTimeUtc));
-        Assert.All(h.Sink.Of<ServerStartSample>(), s => Assert.Equal(DateTimeKind.Utc, s.StartTimeUtc.Kind));
+        Assert.Equal([first, first, first.AddDays(1)], h.Sink.Values<ServerStartRow>().Select(s => s.StartTimeUtc));
+        Assert.All(h.Sink.Values<ServerStartRow>(), s => Assert.Equal(DateTimeKind.Utc, s.StartTimeUtc.Kind));
         Assert.Equal(2, server.Server.Logins.Count); // the cut connection was replaced, once
     }
 
@@ -73,7 +73,6 @@ public class OtherPollerTests
 
         Assert.Equal([250L, 40L], h.Sink.Of<RecordedLoss>().Select(l => l.Count));
         Assert.All(h.Sink.Of<RecordedLoss>(), l => Assert.Equal(LossKind.ServerDropped, l.Kind));
-        Assert.Equal(1, h.Poller.DroppedBuffers);
         Assert.All(server.RequestsFor("dropped_event_count"), r => Assert.Equal("lfm", r.Parameter("name")));
         Assert.Contains(h.Logger.Lines, l => l.EventId == 506 && l.Message.Contains("lfm", StringComparison.Ordinal));
     }
@@ -85,12 +84,12 @@ public class OtherPollerTests
         await using var h = new PollerHarness(server, o => o.Azure = true);
         await h.PollAsync();
 
-        Assert.Contains(server.Server.Requests, r => r.Text == DmvSql.XeDatabaseSessionDrops);
-        Assert.Contains(server.Server.Requests, r => r.Text.StartsWith(DmvSql.AzureWaitStats[..60], StringComparison.Ordinal));
-        Assert.Contains(server.Server.Requests, r => r.Text == DmvSql.AzureLogFileStats);
+        Assert.Contains(server.Server.Requests, r => r.Text == XeDropsSignal.DatabaseStatement.Text);
+        Assert.Contains(server.Server.Requests, r => r.Text == WaitStatsSignal.AzureStatement.Text);
+        Assert.Contains(server.Server.Requests, r => r.Text == FileStatsSignal.AzureStatement.Text);
         Assert.DoesNotContain(server.Server.Requests, r => r.Text.Contains("sys.master_files", StringComparison.Ordinal) || r.Text.Contains("sys.dm_os_sys_info", StringComparison.Ordinal));
-        Assert.NotEmpty(h.Sink.Of<WaitStatsSample>());
-        Assert.NotEmpty(h.Sink.Of<FileStatsSample>());
+        Assert.NotEmpty(h.Sink.Values<WaitStatsRow>());
+        Assert.NotEmpty(h.Sink.Values<FileStatsRow>());
         Assert.DoesNotContain(server.Server.Requests, r => r.Text.Contains("sys.dm_xe_sessions", StringComparison.Ordinal));
     }
 

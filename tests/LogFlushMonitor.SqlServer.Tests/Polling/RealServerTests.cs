@@ -1,6 +1,7 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Check;
 using LogFlushMonitor.SqlServer.Polling;
 using LogFlushMonitor.SqlServer.Tests.RealServer;
@@ -27,11 +28,11 @@ public class RealServerTests(RealSqlServerFixture server)
         await Task.Delay(TimeSpan.FromSeconds(1));
         await poller.PollOnceAsync(CancellationToken.None);
 
-        Assert.Contains(sink.Of<CounterSample>(), c => c is { CounterName: "Log Flushes/sec", CounterInstance: "_Total", CounterType: PerfCounterType.BulkCount });
-        Assert.DoesNotContain(sink.Of<CounterSample>(), c => c.CounterInstance == "mssqlsystemresource");
-        Assert.Contains(sink.Of<WaitStatsSample>(), w => w.WaitType == "WRITELOG");
-        Assert.Contains(sink.Of<FileStatsSample>(), f => f.DatabaseName == "master");
-        Assert.Equal(2, sink.Of<ServerStartSample>().Select(s => s.StartTimeUtc).Count(t => t == sink.Of<ServerStartSample>()[0].StartTimeUtc));
+        Assert.Contains(sink.Values<CounterRow>(), c => c is { CounterName: "Log Flushes/sec", CounterInstance: "_Total", CounterType: PerfCounterType.BulkCount });
+        Assert.DoesNotContain(sink.Values<CounterRow>(), c => c.CounterInstance == "mssqlsystemresource");
+        Assert.Contains(sink.Values<WaitStatsRow>(), w => w.WaitType == "WRITELOG");
+        Assert.Contains(sink.Values<FileStatsRow>(), f => f.DatabaseName == "master");
+        Assert.Equal(2, sink.Values<ServerStartRow>().Select(s => s.StartTimeUtc).Count(t => t == sink.Values<ServerStartRow>()[0].StartTimeUtc));
         Assert.Contains(poller.Databases, d => d is { Name: "tempdb", State: "ONLINE" });
         Assert.Equal(0, aggregator.SnapshotInstances().Single().Restarts);
     }
@@ -52,11 +53,11 @@ public class RealServerTests(RealSqlServerFixture server)
         await using var poller = new InstancePoller(options, cs, new SqlServerSourceOptions(), sink, health, log, TimeProvider.System);
         await poller.PollOnceAsync(CancellationToken.None);
 
-        Assert.Empty(sink.Of<HadrReplicaSample>());
-        Assert.Single(sink.Of<PollCompleted>(), p => p.Kind == PollKind.HadrReplicas);
+        Assert.Empty(sink.Values<ReplicaRow>());
+        Assert.Single(sink.Of<PollEnded>(), p => p.Signal == SignalRegistry.HadrReplicas);
         Assert.DoesNotContain(log.Lines, l => l.Message.Contains("hadr_replicas", StringComparison.Ordinal) || l.EventId == 520);
         Assert.True(health.IsUp("real", InstancePoller.Component));
-        Assert.Contains(sink.Of<WaitStatsSample>(), w => w.WaitType == "HADR_SYNC_COMMIT");
+        Assert.Contains(sink.Values<WaitStatsRow>(), w => w.WaitType == "HADR_SYNC_COMMIT");
     }
 
     /// <summary>
@@ -105,19 +106,19 @@ public class RealServerTests(RealSqlServerFixture server)
             var logger = new CapturingLogger();
             await using var poller = new InstancePoller(options, cs, new SqlServerSourceOptions(), sink, new SourceHealth(), logger, TimeProvider.System);
             var deadline = DateTime.UtcNow.AddSeconds(60);
-            while (DateTime.UtcNow < deadline && !sink.Of<WriteLogWaitersSample>().Any(s => s.DatabaseId == databaseId && s.Sessions > 0))
+            while (DateTime.UtcNow < deadline && !sink.Values<WriteLogWaitersRow>().Any(s => s.DatabaseId == databaseId && s.Sessions > 0))
             {
                 await poller.PollOnceAsync(CancellationToken.None);
             }
 
             Assert.DoesNotContain(logger.Lines, l => l.EventId == 501); // no kind failed, the waiting tasks included
-            var samples = sink.Of<WriteLogWaitersSample>();
+            var samples = sink.Values<WriteLogWaitersRow>();
             Assert.Contains(samples, s => s.DatabaseName == "master" && s.DatabaseId == 1);
             Assert.All(samples, s => Assert.True(s.Sessions >= 0 && s.LongestWaitMs >= 0 && s.LongestWaitMs < 60_000, $"{s}"));
             var caught = samples.Where(s => s.DatabaseId == databaseId && s.Sessions > 0).ToList();
             Assert.True(caught.Count > 0, $"no poll in 60 s caught one of 8 committing sessions in WRITELOG ({samples.Count(s => s.DatabaseId == databaseId)} polls of {database})");
             Assert.All(caught, s => Assert.InRange(s.Sessions, 1, 8));
-            Assert.Equal(samples.Count(s => s.DatabaseName == "master"), sink.Of<PollCompleted>().Count(p => p.Kind == PollKind.WriteLogWaiters));
+            Assert.Equal(samples.Count(s => s.DatabaseName == "master"), sink.Of<PollEnded>().Count(p => p.Signal == SignalRegistry.WriteLogWaiters));
         }
         finally
         {
@@ -180,13 +181,13 @@ public class RealServerTests(RealSqlServerFixture server)
             await open.RollbackAsync();
 
             Assert.DoesNotContain(logger.Lines, l => l.EventId == 501); // no kind failed, the transactions included
-            var writers = sink.Of<LogWritersSample>().Where(w => w.DatabaseName == database).ToList();
+            var writers = sink.Values<LogWritersRow>().Where(w => w.DatabaseName == database).ToList();
             var held = Assert.Single(writers, w => w.Application == "lfm-bulk");
             Assert.True(held.LogBytesUsed >= 2000 * 200, $"{held}");
             Assert.True(held.LogBytesReserved > 0, $"{held}");
             Assert.Equal(1, held.Transactions);
-            Assert.All(sink.Of<LogWritersSample>().GroupBy(w => w.DatabaseId), g => Assert.True(g.Count() <= 6, string.Join(", ", g)));
-            Assert.Single(sink.Of<PollCompleted>(), p => p.Kind == PollKind.LogWriters);
+            Assert.All(sink.Values<LogWritersRow>().GroupBy(w => w.DatabaseId), g => Assert.True(g.Count() <= 6, string.Join(", ", g)));
+            Assert.Single(sink.Of<PollEnded>(), p => p.Signal == SignalRegistry.LogWriters);
         }
         finally
         {

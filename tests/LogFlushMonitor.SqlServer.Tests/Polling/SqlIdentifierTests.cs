@@ -1,3 +1,4 @@
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Sql;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 
@@ -47,7 +48,7 @@ public class SqlIdentifierTests
         // The lists are applied by the monitor to the rows: no name in any text, and none needed as a parameter.
         Assert.Empty(server.RequestsFor("sys.dm_os_performance_counters").Single().Parameters);
         Assert.All(server.Server.Requests, r => Assert.DoesNotContain("DROP TABLE", r.Text, StringComparison.Ordinal));
-        Assert.Equal(hostile.Order(StringComparer.Ordinal), h.Sink.Of<Core.Samples.CounterSample>().Select(c => c.CounterInstance).Where(i => i != "_Total").Distinct().Order(StringComparer.Ordinal));
-        Assert.Equal(hostile.Order(StringComparer.Ordinal), h.Sink.Of<Core.Samples.FileStatsSample>().Select(f => f.DatabaseName).Order(StringComparer.Ordinal));
+        Assert.Equal(hostile.Order(StringComparer.Ordinal), h.Sink.Values<CounterRow>().Select(c => c.CounterInstance).Where(i => i != "_Total").Distinct().Order(StringComparer.Ordinal));
+        Assert.Equal(hostile.Order(StringComparer.Ordinal), h.Sink.Values<FileStatsRow>().Select(f => f.DatabaseName).Order(StringComparer.Ordinal));
     }
 }

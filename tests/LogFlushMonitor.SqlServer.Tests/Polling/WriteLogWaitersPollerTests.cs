@@ -1,7 +1,6 @@
 using LogFlushMonitor.Core.Advice;
 using LogFlushMonitor.Core.Aggregation;
-using LogFlushMonitor.Core.Samples;
-using LogFlushMonitor.SqlServer.Sql;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 
 namespace LogFlushMonitor.SqlServer.Tests.Polling;
@@ -19,12 +18,12 @@ public class WriteLogWaitersPollerTests
         await using var h = new PollerHarness(server, o => o.ExcludeDatabases = ["tempdb"]);
         await h.PollAsync();
 
-        var waiters = h.Sink.Of<WriteLogWaitersSample>();
+        var waiters = h.Sink.Values<WriteLogWaitersRow>();
         Assert.Equal(["master", "model", "msdb", "sales"], waiters.Select(w => w.DatabaseName).Order(StringComparer.Ordinal));
         Assert.All(waiters, w => Assert.Equal((0, 0L), (w.Sessions, w.LongestWaitMs)));
-        Assert.Single(h.Sink.Of<PollCompleted>(), p => p.Kind == PollKind.WriteLogWaiters);
+        Assert.Single(h.Sink.Of<PollEnded>(), p => p.Signal == SignalRegistry.WriteLogWaiters);
         var request = Assert.Single(server.RequestsFor("sys.dm_os_waiting_tasks"));
-        Assert.Equal(DmvSql.WriteLogWaiters, request.Text);
+        Assert.Equal(WriteLogWaitersSignal.ServerStatement.Text, request.Text);
         Assert.True(h.Health.IsUp("prod-1", "poller"));
     }
 
@@ -38,7 +37,7 @@ public class WriteLogWaitersPollerTests
         server.StallLog("sales", 8, TimeSpan.FromSeconds(40));
         await h.PollAsync();
 
-        var sales = h.Sink.Of<WriteLogWaitersSample>().Where(w => w.DatabaseName == "sales").ToList();
+        var sales = h.Sink.Values<WriteLogWaitersRow>().Where(w => w.DatabaseName == "sales").ToList();
         Assert.Equal([(0, 0L), (8, 40_000L)], sales.Select(w => (w.Sessions, w.LongestWaitMs)));
         Assert.All(sales, w => Assert.Equal(5, w.DatabaseId));
         var snapshot = Assert.Single(aggregator.Snapshot(), d => d.Database == "sales");
@@ -56,9 +55,9 @@ public class WriteLogWaitersPollerTests
         await h.PollAsync();
         await h.PollAsync();
 
-        Assert.Empty(h.Sink.Of<WriteLogWaitersSample>()); // never "nobody waits" when it could not look
+        Assert.Empty(h.Sink.Values<WriteLogWaitersRow>()); // never "nobody waits" when it could not look
         Assert.Single(h.Logger.Lines, l => l.EventId == 501 && l.Message.Contains("writelog_waiters", StringComparison.Ordinal));
-        Assert.NotEmpty(h.Sink.Of<DatabaseNameSample>()); // sys.databases needs no server state
+        Assert.NotEmpty(h.Sink.Values<DatabaseRow>()); // sys.databases needs no server state
     }
 
     [Fact]
@@ -70,9 +69,9 @@ public class WriteLogWaitersPollerTests
         await h.PollAsync();
 
         var request = Assert.Single(server.RequestsFor("sys.dm_os_waiting_tasks"));
-        Assert.Equal(DmvSql.AzureWriteLogWaiters, request.Text);
+        Assert.Equal(WriteLogWaitersSignal.AzureStatement.Text, request.Text);
         Assert.DoesNotContain("sys.dm_exec_requests", request.Text, StringComparison.Ordinal);
-        var waiters = Assert.Single(h.Sink.Of<WriteLogWaitersSample>());
+        var waiters = Assert.Single(h.Sink.Values<WriteLogWaitersRow>());
         Assert.Equal((5, "sales", 3, 20_000L), (waiters.DatabaseId, waiters.DatabaseName, waiters.Sessions, waiters.LongestWaitMs));
     }
 }

@@ -224,8 +224,14 @@ public sealed partial class ScriptedSqlServer
             return null;
         }
 
+        return InList(text, at + Marker.Length);
+    }
+
+    /// <summary>The N'...' names of a T-SQL <c>IN (...)</c> list whose first character is at <paramref name="start"/>.</summary>
+    private static HashSet<string> InList(string text, int start)
+    {
         var names = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
-        var i = at + Marker.Length;
+        var i = start;
         while (i < text.Length && text[i] != ')')
         {
             if (text[i] == 'N' && text[i + 1] == '\'')
@@ -249,9 +255,11 @@ public sealed partial class ScriptedSqlServer
     private TdsResponse Waits(TdsRequest request)
     {
         var rows = new List<object?[]>();
-        // The statement's own filter: the types it names (Dapper expands IN @waitTypes into @waitTypes1..n) and the
-        // governor family it matches with LIKE. A type the statement does not ask for is not answered.
-        var named = request.Parameters.Where(p => p.Key.StartsWith("@waitTypes", StringComparison.Ordinal)).Select(p => p.Value as string).ToHashSet(StringComparer.Ordinal);
+        // The statement's own filter: the types it names (wait_type IN (N'...', ...)) and the governor family it matches
+        // with LIKE. A type the statement does not ask for is not answered.
+        const string Marker = "wait_type IN (";
+        var at = request.Text.IndexOf(Marker, StringComparison.OrdinalIgnoreCase);
+        var named = at < 0 ? [] : InList(request.Text, at + Marker.Length);
         lock (_gate)
         {
             foreach (var (type, w) in _waits.Where(w => named.Contains(w.Key) || w.Key.Contains("LOG_RATE_GOVERNOR", StringComparison.Ordinal)))

@@ -1,5 +1,5 @@
 using Dapper;
-using LogFlushMonitor.SqlServer.Sql;
+using LogFlushMonitor.Core.Signals;
 using Microsoft.Data.SqlClient;
 
 namespace LogFlushMonitor.SqlServer.Tests.Scripted;
@@ -12,8 +12,8 @@ public class ScriptedSqlServerTests
         await using var server = new ScriptedSqlServer();
         await using var connection = new SqlConnection(server.ConnectionString());
         await connection.OpenAsync();
-        var first = (await connection.QueryAsync<(string, string, string, long, int)>(DmvSql.PerformanceCounters)).ToList();
-        var second = (await connection.QueryAsync<(string, string, string, long, int)>(DmvSql.PerformanceCounters)).ToList();
+        var first = (await connection.QueryAsync<(string, string, string, long, int)>(CountersSignal.NamedStatement.Text)).ToList();
+        var second = (await connection.QueryAsync<(string, string, string, long, int)>(CountersSignal.NamedStatement.Text)).ToList();
 
         // master, tempdb, model, msdb, sales, the Linux container's three internal instances and _Total: 7 rows each.
         Assert.Equal(9 * 7, first.Count);
@@ -30,7 +30,7 @@ public class ScriptedSqlServerTests
         server.DenyPermission("VIEW SERVER PERFORMANCE STATE");
         await using var connection = new SqlConnection(server.ConnectionString());
         await connection.OpenAsync();
-        var e = await Assert.ThrowsAsync<SqlException>(() => connection.QueryAsync(DmvSql.WaitStats, new { waitTypes = DmvSql.LogWaitTypes }));
+        var e = await Assert.ThrowsAsync<SqlException>(() => connection.QueryAsync(WaitStatsSignal.ServerStatement.Text));
         Assert.Equal(300, e.Number);
         Assert.Contains("VIEW SERVER PERFORMANCE STATE", e.Message, StringComparison.Ordinal);
     }

@@ -48,6 +48,38 @@ public sealed partial class TSqlParseTests
         }
     }
 
+    /// <summary>Every statement of every signal, for each server a signal tells apart (versions, Azure editions).</summary>
+    public static TheoryData<string> SignalStatements()
+    {
+        var data = new TheoryData<string>();
+        foreach (var (signal, server) in SignalStatementCases())
+        {
+            foreach (var statement in signal.Statements(server))
+            {
+                data.Add($"{signal.Name}/{statement.Name}/{server}");
+            }
+        }
+
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(SignalStatements))]
+    public void Every_statement_of_every_signal_parses(string member)
+    {
+        var (signal, server) = SignalStatementCases().First(c => member.StartsWith(c.Signal.Name + "/", StringComparison.Ordinal) && member.EndsWith("/" + c.Server, StringComparison.Ordinal));
+        var name = member.Split('/')[1];
+        foreach (var statement in signal.Statements(server).Where(s => s.Name == name))
+        {
+            AssertParses(statement.Text, member);
+        }
+    }
+
+    private static IEnumerable<(Core.Signals.Signal Signal, Core.Signals.ServerProfile Server)> SignalStatementCases() =>
+        from signal in Core.Signals.SignalRegistry.All
+        from server in new Core.Signals.ServerProfile[] { new(false, 12), new(false, 16), new(false, 16, 8), new(true, 12, 5) }
+        select (signal, server);
+
     [Fact]
     public void The_Sql_classes_hold_statements_and_the_builders_listed_here_and_nothing_else()
     {
@@ -192,26 +224,28 @@ public sealed partial class TSqlParseTests
     [Fact]
     public void A_typo_in_a_real_statement_is_caught()
     {
-        Assert.NotEmpty(Parse(DmvSql.WaitStats.Replace("FROM", "FORM", StringComparison.Ordinal)));
+        Assert.NotEmpty(Parse(Core.Signals.WaitStatsSignal.ServerStatement.Text.Replace("FROM", "FORM", StringComparison.Ordinal)));
         Assert.NotEmpty(Parse(XeSql.StartSession("[LogFlushMonitor]", azure: false).Replace("STATE =", "STATE ==", StringComparison.Ordinal)));
     }
 
     [Fact]
-    public void No_T_SQL_statement_is_written_outside_Sql_and_Setup()
+    public void No_T_SQL_statement_is_written_outside_Sql_and_Setup_and_the_signals()
     {
         // The scan's own pattern: statements match, permission names do not.
         Assert.Matches(StatementLike(), "var sql = \"SELECT name FROM sys.databases\";");
         Assert.Matches(StatementLike(), "Run($\"ALTER EVENT SESSION {quoted} ON SERVER STATE = START\");");
         Assert.DoesNotMatch(StatementLike(), "Has(\"ALTER ANY DATABASE EVENT SESSION\", \"purpose\")");
-        var source = Path.Combine(RepositoryRoot(), "src", "LogFlushMonitor.SqlServer");
-        var offenders = Directory.GetFiles(source, "*.cs", SearchOption.AllDirectories)
-            .Where(f => !InFolder(f, "Sql") && !InFolder(f, "Setup") && !InFolder(f, "obj") && !InFolder(f, "bin"))
+        // A signal's statements are its own (Core/Signals, one file each); the session DDL and check's are Sql/'s.
+        var source = Path.Combine(RepositoryRoot(), "src");
+        var offenders = new[] { "LogFlushMonitor.SqlServer", "LogFlushMonitor.Core" }
+            .SelectMany(p => Directory.GetFiles(Path.Combine(source, p), "*.cs", SearchOption.AllDirectories))
+            .Where(f => !InFolder(f, "Sql") && !InFolder(f, "Setup") && !InFolder(f, "Signals") && !InFolder(f, "obj") && !InFolder(f, "bin"))
             .SelectMany(f => File.ReadLines(f).Select((line, i) => (File: f, Line: i + 1, Text: line)))
             .Where(l => StatementLike().IsMatch(l.Text) && !l.Text.TrimStart().StartsWith("///", StringComparison.Ordinal))
             .Select(l => $"{Path.GetRelativePath(source, l.File)}:{l.Line}: {l.Text.Trim()}")
             .ToList();
 
-        Assert.True(offenders.Count == 0, "T-SQL belongs in Sql/ (one place per statement, parsed by this test):\n" + string.Join("\n", offenders));
+        Assert.True(offenders.Count == 0, "T-SQL belongs in a signal's file (Core/Signals) or in Sql/ (one place per statement, parsed by this test):\n" + string.Join("\n", offenders));
     }
 
     /// <summary>

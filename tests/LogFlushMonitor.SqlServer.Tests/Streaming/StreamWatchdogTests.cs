@@ -1,6 +1,6 @@
 using System.Text.RegularExpressions;
 using LogFlushMonitor.Core.Health;
-using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 
@@ -164,7 +164,7 @@ public sealed class StreamWatchdogTests
             return rig;
         }
 
-        public long CounterPolls() => Polls.Of<PollCompleted>().Count(p => p.Kind == PollKind.Counters);
+        public long CounterPolls() => Polls.PollEnds(SignalRegistry.Counters).Count;
 
         /// <summary>Writes <paramref name="count"/> flush events from <paramref name="first"/> and waits until the sink has them all.</summary>
         public async Task DeliverAsync(long first, int count, long? expectedTotal = null)

@@ -8,7 +8,7 @@ namespace LogFlushMonitor.Core.Aggregation;
 internal sealed class InstanceState
 {
     private DatabaseEvents?[] _byId = new DatabaseEvents?[64];
-    private readonly SignalState?[] _states = new SignalState?[SignalRegistry.All.Count];
+    private readonly SignalState[] _states = new SignalState[SignalRegistry.All.Count];
 
     public InstanceState(string name, CounterSelection? counters = null)
     {
@@ -23,18 +23,25 @@ internal sealed class InstanceState
         }
 
         Agreement = new InstanceAgreement(name, ExportName);
+
+        // Every signal's state from the start: an instance exports what each signal says of it before that signal's first
+        // batch (its restarts at 0 where the start time is never read, as on Azure SQL Database).
+        for (var i = 0; i < _states.Length; i++)
+        {
+            _states[i] = SignalRegistry.All[i].NewState(this);
+        }
     }
 
     /// <summary>Which performance counters become series (the aggregation's selection).</summary>
     public CounterSelection CounterSelection { get; }
 
-    /// <summary>Each signal's state of this instance, by <see cref="Signal.Index"/> (null until its first batch).</summary>
-    public IReadOnlyList<SignalState?> States => _states;
+    /// <summary>Each signal's state of this instance, by <see cref="Signal.Index"/>.</summary>
+    public IReadOnlyList<SignalState> States => _states;
 
-    /// <summary>The state of <paramref name="signal"/>, created on its first batch.</summary>
-    public SignalState StateOf(Signal signal) => _states[signal.Index] ??= signal.NewState(this);
+    /// <summary>The state of <paramref name="signal"/>.</summary>
+    public SignalState StateOf(Signal signal) => _states[signal.Index];
 
-    /// <summary>The state of <paramref name="signal"/> as <typeparamref name="T"/>, if a batch of it arrived.</summary>
+    /// <summary>The state of <paramref name="signal"/> as <typeparamref name="T"/>.</summary>
     public T? Find<T>(Signal signal)
         where T : SignalState => _states[signal.Index] as T;
 

@@ -29,7 +29,7 @@ public sealed partial class LogFlushAggregator
                 ReadEvents(inst, into);
                 foreach (var state in inst.States)
                 {
-                    state?.Read(into);
+                    state.Read(into);
                 }
 
                 CountEventSeries(inst, into);

@@ -53,7 +53,7 @@ public abstract class Signal
     /// <summary>Its part of one instance's poll, or null when the instance poller does not read it on <paramref name="server"/>.</summary>
     public virtual SignalPoller? NewPoller(PollContext context, ServerProfile server) => null;
 
-    /// <summary>Its state for one instance of the aggregation (created with the first batch of the instance).</summary>
+    /// <summary>Its state for one instance of the aggregation (created with the instance).</summary>
     internal abstract SignalState NewState(InstanceState instance);
 
     /// <inheritdoc />
@@ -90,8 +90,62 @@ public abstract class Signal<TRow> : Signal
 /// <param name="Parameters">Its parameters by name (without @), or null.</param>
 public sealed record SignalStatement(string Name, string Text, string View, IReadOnlyDictionary<string, object>? Parameters = null)
 {
+    private Dictionary<string, string>? _sources;
+
     /// <summary>The same statement with <paramref name="name"/> set to <paramref name="value"/>.</summary>
     public SignalStatement With(string name, object value) => this with { Parameters = new Dictionary<string, object>(StringComparer.Ordinal) { [name] = value } };
+
+    /// <summary>
+    /// What the answer's column <paramref name="alias"/> is made of in the statement, as a DBA reads it in the view: the
+    /// view's column (<c>wait_time_ms</c> for <c>wait_time_ms AS WaitTimeMs</c>) or the expression
+    /// (<c>DB_NAME(vfs.database_id)</c>); the alias itself when the text does not say.
+    /// </summary>
+    public string SourceOf(string alias) => (_sources ??= SelectListSources(Text)).GetValueOrDefault(alias, alias);
+
+    /// <summary>Each <c>expression AS Alias</c> of the statement's first SELECT list, by alias (ignoring case).</summary>
+    private static Dictionary<string, string> SelectListSources(string text)
+    {
+        var sources = new Dictionary<string, string>(StringComparer.OrdinalIgnoreCase);
+        var select = text.IndexOf("SELECT", StringComparison.OrdinalIgnoreCase);
+        if (select < 0)
+        {
+            return sources;
+        }
+
+        // The items of the SELECT list: commas and FROM at parenthesis depth 0.
+        var depth = 0;
+        var start = select + "SELECT".Length;
+        for (var i = start; i <= text.Length; i++)
+        {
+            var end = i == text.Length || (depth == 0 && (text[i] == ',' || IsWord(text, i, "FROM")));
+            if (!end)
+            {
+                depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+                continue;
+            }
+
+            var item = string.Join(' ', text[start..i].Split((char[])[' ', '\r', '\n', '\t'], StringSplitOptions.RemoveEmptyEntries));
+            var at = item.LastIndexOf(" AS ", StringComparison.OrdinalIgnoreCase);
+            if (at > 0 && item[(at + 4)..] is var alias && alias.All(c => char.IsLetterOrDigit(c) || c == '_'))
+            {
+                var expression = item[..at];
+                sources.TryAdd(alias, expression.All(c => char.IsLetterOrDigit(c) || c is '_' or '.') ? expression[(expression.LastIndexOf('.') + 1)..] : expression);
+            }
+
+            if (i == text.Length || text[i] != ',')
+            {
+                break;
+            }
+
+            start = i + 1;
+        }
+
+        return sources;
+    }
+
+    private static bool IsWord(string text, int i, string word) =>
+        string.Compare(text, i, word, 0, word.Length, StringComparison.OrdinalIgnoreCase) == 0
+        && (i == 0 || !char.IsLetterOrDigit(text[i - 1])) && (i + word.Length >= text.Length || !char.IsLetterOrDigit(text[i + word.Length]));
 }
 
 /// <summary>What a signal needs to know of the server it polls: the statements differ by edition and version.</summary>

@@ -50,7 +50,7 @@ public static class SqlRows
                     var row = read(cells);
                     if (cells.NullColumn is { } column)
                     {
-                        context.NullCell(statement.View, column);
+                        context.NullCell(statement.View, statement.SourceOf(column));
                         continue;
                     }
 
@@ -143,7 +143,7 @@ public sealed class RowCells
             return null;
         }
 
-        return v is >= int.MinValue and <= int.MaxValue ? (int)v : throw new StatementAnswerException($"{_statement.View}: column {column} holds {v}, more than a 32-bit integer holds");
+        return v is >= int.MinValue and <= int.MaxValue ? (int)v : throw new StatementAnswerException($"{_statement.View}: column {column} ({_statement.SourceOf(column)}) holds {v}, more than a 32-bit integer holds");
     }
 
     private long? Int64OrNull(string column, bool required)
@@ -215,8 +215,8 @@ public sealed class RowCells
     }
 
     private int Ordinal(string column) =>
-        _ordinals.TryGetValue(column, out var i) ? i : throw new StatementAnswerException($"{_statement.View}: the answer has no column {column}");
+        _ordinals.TryGetValue(column, out var i) ? i : throw new StatementAnswerException($"{_statement.View}: the answer has no column {column} ({_statement.SourceOf(column)})");
 
     private StatementAnswerException Mismatch(string column, object value, string expected) =>
-        new($"{_statement.View}: column {column} holds {value.GetType().Name}, not {expected}");
+        new($"{_statement.View}: column {column} ({_statement.SourceOf(column)}) holds {value.GetType().Name}, not {expected}");
 }

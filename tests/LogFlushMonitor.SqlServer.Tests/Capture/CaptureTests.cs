@@ -50,7 +50,7 @@ public sealed class CaptureTests
             Assert.True(Flushes(2) > Flushes(1));
             Assert.Equal("bigint", (string)One("counters", 1)["columns"]![3]!["type"]!);
             Assert.Contains(One("wait_stats", 2)["rows"]!.AsArray(), r => (string)r![0]! == "WRITELOG");
-            Assert.Contains("@waitTypes1", (string)One("wait_stats", 1)["sent"]!, StringComparison.Ordinal);
+            Assert.Contains("N'WRITELOG'", (string)One("wait_stats", 1)["text"]!, StringComparison.Ordinal);
             Assert.NotEmpty(One("log_file_stats", 1)["rows"]!.AsArray());
             Assert.True((DateTime)One("counters", 2)["startedUtc"]! - (DateTime)One("counters", 1)["startedUtc"]! >= TimeSpan.FromSeconds(0.9));
 

@@ -136,7 +136,7 @@ public class HadrReplicaPollerTests
         await h.PollAsync();
 
         var request = server.RequestsFor("sys.dm_os_wait_stats")[0];
-        Assert.Contains("HADR_SYNC_COMMIT", request.Parameters.Values);
+        Assert.Contains("N'HADR_SYNC_COMMIT'", request.Text, StringComparison.Ordinal);
         var hadr = h.Sink.Values<WaitStatsRow>().Where(w => w.WaitType == "HADR_SYNC_COMMIT").ToList();
         Assert.Equal([(40L, 320L), (80L, 640L)], hadr.Select(w => (w.WaitingTasks, w.WaitTimeMs)));
     }

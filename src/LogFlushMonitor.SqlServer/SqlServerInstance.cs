@@ -12,7 +12,8 @@ using Microsoft.Extensions.Logging.Abstractions;
 namespace LogFlushMonitor.SqlServer;
 
 /// <summary>
-/// One watched SQL Server instance, and everything that runs for it: its connection string (resolved once), one
+/// One watched SQL Server instance, and everything that runs for it: its data source (the connection string, resolved once,
+/// and every connection opened to it: <see cref="SqlServerDataSource"/>), one
 /// failure reporter, one event session manager, one retry policy (<see cref="InstanceRetry"/>), the poll loop
 /// (<see cref="InstancePoller"/> every poll interval), the event loop (the live stream, the automatic fallback to the
 /// server-side histogram, or histogram mode), the stream's watchdog, and at the end the stop (or drop) of the event
@@ -44,13 +45,13 @@ public sealed class SqlServerInstance : IDisposable
         Health = health;
         Logger = logger ?? NullLogger.Instance;
         Time = time ?? TimeProvider.System;
-        ConnectionString = SqlConnections.WithConnectTimeout(ConnectionStrings.Resolve(options, environment), fleet.ConnectTimeout);
+        DataSource = SqlServerDataSource.Create(options, fleet, environment);
         Reporter = new SourceFailureReporter(options.Name, health, Logger);
         Sessions = new EventSessionManager(options, Logger) { CommandTimeoutSeconds = CommandTimeoutSeconds };
         Retry = new InstanceRetry(fleet.ReconnectDelay, fleet.MaxReconnectDelay, Time, Reporter, random);
         Watchdog = new StreamWatchdog(this);
         _polls = Watchdog.Tap(polls);
-        Poller = new InstancePoller(options, ConnectionString, fleet, _polls, health, Logger, Time);
+        Poller = new InstancePoller(DataSource, fleet, _polls, health, Logger, Time);
         Stream = new LiveStreamSource(this, events, polls);
         Histogram = new HistogramSource(this, polls);
     }
@@ -70,8 +71,8 @@ public sealed class SqlServerInstance : IDisposable
     /// <summary>Timeout of each statement, in whole seconds as SqlClient takes it.</summary>
     public int CommandTimeoutSeconds => Math.Max(1, (int)Math.Ceiling(Fleet.CommandTimeout.TotalSeconds));
 
-    /// <summary>The resolved connection string with the fleet's connect timeout: a secret, never logged.</summary>
-    internal string ConnectionString { get; }
+    /// <summary>The one way to the instance: its connection string (a secret, never logged) and every connection opened to it.</summary>
+    public SqlServerDataSource DataSource { get; }
 
     internal SourceHealth Health { get; }
 
@@ -109,7 +110,12 @@ public sealed class SqlServerInstance : IDisposable
     /// <summary>Polls every <see cref="PollInterval"/> until cancelled, retrying failed polls through <see cref="Retry"/>.</summary>
     public async Task RunPollsAsync(CancellationToken cancellationToken)
     {
-        SqlServerLog.InstanceStarted(Logger, Name, PollInterval, ConnectionStrings.Describe(ConnectionString));
+        SqlServerLog.InstanceStarted(Logger, Name, PollInterval, DataSource.Target);
+        if (DataSource.ConnectTimeoutNote is { } note)
+        {
+            SqlServerLog.ConnectTimeoutFromConnectionString(Logger, Name, note);
+        }
+
         try
         {
             while (true)
@@ -223,7 +229,7 @@ public sealed class SqlServerInstance : IDisposable
         try
         {
             var connectTimeout = Fleet.ConnectTimeout < shutdown ? Fleet.ConnectTimeout : shutdown;
-            var connection = await SqlConnections.OpenAsync(SqlConnections.WithConnectTimeout(ConnectionString, connectTimeout), timeout.Token).ConfigureAwait(false);
+            var connection = await DataSource.OpenAsync(connectTimeout, timeout.Token).ConfigureAwait(false);
             await using (connection.ConfigureAwait(false))
             {
                 foreach (var session in sessions)

@@ -31,12 +31,10 @@ internal sealed class WorkloadConnector
                 ShouldHandle = args => ValueTask.FromResult(args.Outcome.Exception is TransientConnectFailure),
             })
             .Build();
-        var builder = Builder(options.ConnectionString);
-        Server = builder.DataSource;
-        builder.InitialCatalog = "master";
-        MasterConnectionString = builder.ConnectionString;
-        builder.InitialCatalog = options.Database;
-        DatabaseConnectionString = builder.ConnectionString;
+        // The data source derives the two connection strings (the only way to the server: SqlServerDataSource).
+        Server = new SqlConnectionStringBuilder(options.Server.ConnectionString).DataSource;
+        MasterConnectionString = options.Server.For("master", ApplicationName);
+        DatabaseConnectionString = options.Server.For(options.Database, ApplicationName);
     }
 
     /// <summary>The server's address as given (safe to print).</summary>
@@ -116,16 +114,4 @@ internal sealed class WorkloadConnector
     /// <summary>A failure worth another attempt (the retry policy's signal; never leaves this class).</summary>
     private sealed class TransientConnectFailure(Exception inner) : Exception(inner.Message, inner);
 
-    private static SqlConnectionStringBuilder Builder(string connectionString)
-    {
-        try
-        {
-            return new SqlConnectionStringBuilder(connectionString) { ApplicationName = ApplicationName };
-        }
-        catch (ArgumentException)
-        {
-            // The exception's message may quote the string: do not pass it on.
-            throw new WorkloadException("the connection string is not valid (check its keywords).", isUsage: true);
-        }
-    }
 }

@@ -1,3 +1,4 @@
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Sql;
 
 namespace LogFlushMonitor.Workload;
@@ -11,8 +12,8 @@ public sealed record WorkloadOptions
     /// <summary>Databases the workload never uses: tempdb does not flush on commit, and the others are the server's own.</summary>
     public static readonly IReadOnlySet<string> SystemDatabases = new HashSet<string>(StringComparer.OrdinalIgnoreCase) { "master", "model", "msdb", "tempdb" };
 
-    /// <summary>The server (any database; the workload switches to master and to its own database).</summary>
-    public required string ConnectionString { get; init; }
+    /// <summary>The server (its data source: any database; the workload switches to master and to its own database).</summary>
+    public required SqlServerDataSource Server { get; init; }
 
     /// <summary>The workload's own database, created when missing (quoted as an identifier).</summary>
     public string Database { get; init; } = DefaultDatabase;

@@ -14,7 +14,7 @@ namespace LogFlushMonitor.Workload;
 /// <code>
 /// var result = await WorkloadRunner.RunAsync(new WorkloadOptions
 /// {
-///     ConnectionString = cs, Database = "lfm_test", Scenarios = [WorkloadScenario.Autocommit], RowsPerScenario = 5000,
+///     Server = SqlServerDataSource.FromConnectionString("test", cs), Database = "lfm_test", Scenarios = [WorkloadScenario.Autocommit], RowsPerScenario = 5000,
 /// }, cancellationToken);
 /// </code>
 /// </example>

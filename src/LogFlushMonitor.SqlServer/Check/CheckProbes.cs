@@ -21,18 +21,33 @@ namespace LogFlushMonitor.SqlServer.Check;
 /// </summary>
 internal static class CheckProbes
 {
+    /// <summary>
+    /// The temporary event session of <c>check</c> and <c>check --capture</c> beside the instance's own: its name (the
+    /// instance's session name plus <c>_check</c>) and its manager (dropped on stop, a one-second dispatch latency).
+    /// </summary>
+    public static (string Name, EventSessionManager Sessions) TemporarySession(SqlServerInstanceOptions instance, int commandTimeoutSeconds)
+    {
+        var name = instance.SessionName + "_check";
+        var options = new SqlServerInstanceOptions
+        {
+            Name = instance.Name, SessionName = name, Azure = instance.Azure, DropSessionOnStop = true, MaxMemoryKb = instance.MaxMemoryKb,
+            MaxDispatchLatencySeconds = 1, IncludeDatabases = instance.IncludeDatabases, ExcludeDatabases = instance.ExcludeDatabases,
+        };
+        return (name, new EventSessionManager(options) { CommandTimeoutSeconds = commandTimeoutSeconds });
+    }
+
     /// <summary>How long the live stream is held open (a working stream blocks; an unusable one fails at once).</summary>
     internal static TimeSpan StreamProbe { get; set; } = TimeSpan.FromSeconds(2);
 
     /// <summary>Runs every signal's poll once on <paramref name="connection"/> as <c>run</c> would.</summary>
-    public static async Task PollsAsync(SqlServerInstanceOptions instance, string connectionString, SqlServerSourceOptions fleet, SqlConnection connection,
+    public static async Task PollsAsync(SqlServerDataSource source, SqlServerSourceOptions fleet, SqlConnection connection,
         bool filesExpected, List<string> problems, List<string> warnings, CancellationToken ct)
     {
         var sink = DiscardingSink.Instance;
-        var poller = new InstancePoller(instance, connectionString, fleet, sink, new SourceHealth(), NullLogger.Instance, TimeProvider.System);
+        var poller = new InstancePoller(source, fleet, sink, new SourceHealth(), NullLogger.Instance, TimeProvider.System);
         await using (poller.ConfigureAwait(false))
         {
-            var server = ServerProfile.Of(instance.Azure, connection.ServerVersion);
+            var server = ServerProfile.Of(source.Options.Azure, connection.ServerVersion);
             foreach (var (signal, failure) in await poller.ProbeAsync(connection, ct).ConfigureAwait(false))
             {
                 if (failure is null)
@@ -52,16 +67,11 @@ internal static class CheckProbes
     /// starts it, reads the target's data, opens the live stream for <see cref="StreamProbe"/> (unless the instance
     /// is in histogram mode), and drops the session again.
     /// </summary>
-    public static async Task EventsAsync(SqlServerInstanceOptions instance, string connectionString, SqlServerSourceOptions fleet, SqlConnection connection,
+    public static async Task EventsAsync(SqlServerDataSource source, SqlConnection connection,
         int timeout, List<string> problems, List<string> warnings, List<string> collect, CancellationToken ct)
     {
-        var name = instance.SessionName + "_check";
-        var options = new SqlServerInstanceOptions
-        {
-            Name = instance.Name, SessionName = name, Azure = instance.Azure, DropSessionOnStop = true, MaxMemoryKb = instance.MaxMemoryKb,
-            MaxDispatchLatencySeconds = 1, IncludeDatabases = instance.IncludeDatabases, ExcludeDatabases = instance.ExcludeDatabases,
-        };
-        var sessions = new EventSessionManager(options) { CommandTimeoutSeconds = timeout };
+        var instance = source.Options;
+        var (name, sessions) = TemporarySession(instance, timeout);
         var step = $"creating and starting the temporary event session {XeSessionName.Quote(name)} (histogram target)";
         var created = false;
         try
@@ -77,7 +87,7 @@ internal static class CheckProbes
             if (instance.Mode != CollectionMode.Histogram)
             {
                 step = $"the live stream (sys.fn_MSxe_read_event_stream), held open {StreamProbe.TotalSeconds:0} s";
-                var buffers = await ReadStreamAsync(instance.Name, connectionString, fleet, name, ct).ConfigureAwait(false);
+                var buffers = await ReadStreamAsync(source, name, ct).ConfigureAwait(false);
                 collect.Add($"live stream: held open {StreamProbe.TotalSeconds:0} s on a temporary session, {buffers} event buffer(s) received");
             }
         }
@@ -102,9 +112,10 @@ internal static class CheckProbes
     }
 
     /// <summary>Opens the stream of <paramref name="session"/> on a connection of its own and reads until the probe time ends.</summary>
-    private static async Task<long> ReadStreamAsync(string instance, string connectionString, SqlServerSourceOptions fleet, string session, CancellationToken ct)
+    private static async Task<long> ReadStreamAsync(SqlServerDataSource source, string session, CancellationToken ct)
     {
-        var connection = await SqlConnections.OpenAsync(SqlConnections.WithConnectTimeout(connectionString, fleet.ConnectTimeout), ct).ConfigureAwait(false);
+        var instance = source.Name;
+        var connection = await source.OpenAsync(ct).ConfigureAwait(false);
         await using (connection.ConfigureAwait(false))
         {
             using var reader = new EventStreamReader(instance, DiscardingSink.Instance, initialBufferBytes: 64 * 1024);

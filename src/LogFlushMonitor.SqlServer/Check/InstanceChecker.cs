@@ -24,34 +24,34 @@ public static class InstanceChecker
     /// </summary>
     public static async Task<InstanceCheckResult> CheckAsync(SqlServerInstanceOptions instance, SqlServerSourceOptions fleet, Func<string, string?>? environment, CancellationToken cancellationToken)
     {
-        string connectionString;
+        SqlServerDataSource source;
         try
         {
-            connectionString = ConnectionStrings.Resolve(instance, environment);
+            source = SqlServerDataSource.Create(instance, fleet, environment);
         }
         catch (InvalidOperationException e)
         {
             return new InstanceCheckResult { Instance = instance.Name, Problems = [e.Message] };
         }
 
-        var target = ConnectionStrings.Describe(connectionString);
+        var target = source.Target;
         var timeout = Math.Max(1, (int)Math.Ceiling(fleet.CommandTimeout.TotalSeconds));
         SqlConnection connection;
         // SqlClient may overrun its connect timeout (a slow TLS handshake, a silent server): check answers within it plus a second.
         using (var connectBudget = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken))
         {
-            connectBudget.CancelAfter(TimeSpan.FromSeconds(Math.Max(1, Math.Ceiling(fleet.ConnectTimeout.TotalSeconds))) + TimeSpan.FromSeconds(1));
+            connectBudget.CancelAfter(source.ConnectTimeout + TimeSpan.FromSeconds(1));
             try
             {
-                connection = await SqlConnections.OpenAsync(SqlConnections.WithConnectTimeout(connectionString, fleet.ConnectTimeout), connectBudget.Token).ConfigureAwait(false);
+                connection = await source.OpenAsync(connectBudget.Token).ConfigureAwait(false);
             }
             catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
             {
-                return Failed($"cannot connect ({SqlErrorKinds.Timeout}): no answer within ConnectTimeout ({fleet.ConnectTimeout}).");
+                return Failed($"cannot connect ({SqlErrorKinds.Timeout}): no answer within {(source.ConnectTimeoutNote is null ? $"ConnectTimeout ({fleet.ConnectTimeout})" : $"the connection string's Connect Timeout ({source.ConnectTimeout})")}.");
             }
             catch (SqlException e) when (ConnectionSecurity.IsTlsFailure(e))
             {
-                return Failed($"cannot connect ({SqlErrorKinds.Tls}): {ConnectionSecurity.ExplainTlsFailure(e, connectionString)}");
+                return Failed($"cannot connect ({SqlErrorKinds.Tls}): {ConnectionSecurity.ExplainTlsFailure(e, source.ConnectionString)}");
             }
             catch (Exception e) when (e is not OperationCanceledException)
             {
@@ -64,7 +64,7 @@ public static class InstanceChecker
         {
             try
             {
-                return await CheckConnectedAsync(instance, fleet, connection, connectionString, target, timeout, cancellationToken).ConfigureAwait(false);
+                return await CheckConnectedAsync(source, fleet, connection, target, timeout, cancellationToken).ConfigureAwait(false);
             }
             catch (Exception e) when (e is not OperationCanceledException || !cancellationToken.IsCancellationRequested)
             {
@@ -94,9 +94,9 @@ public static class InstanceChecker
     /// Encrypt=Optional the server decides: its own row of sys.dm_exec_connections says, when the login may read it;
     /// otherwise the answer is unknown (null), never a failed check.
     /// </summary>
-    private static async Task<bool?> EncryptedAsync(SqlConnection connection, string connectionString, int timeout, CancellationToken ct)
+    private static async Task<bool?> EncryptedAsync(SqlConnection connection, SqlServerDataSource source, int timeout, CancellationToken ct)
     {
-        var encrypt = new SqlConnectionStringBuilder(connectionString).Encrypt;
+        var encrypt = source.Encrypt;
         if (encrypt == SqlConnectionEncryptOption.Mandatory || encrypt == SqlConnectionEncryptOption.Strict)
         {
             return true;
@@ -113,10 +113,11 @@ public static class InstanceChecker
         }
     }
 
-    private static async Task<InstanceCheckResult> CheckConnectedAsync(SqlServerInstanceOptions instance, SqlServerSourceOptions fleet, SqlConnection connection, string connectionString, string target, int timeout, CancellationToken ct)
+    private static async Task<InstanceCheckResult> CheckConnectedAsync(SqlServerDataSource source, SqlServerSourceOptions fleet, SqlConnection connection, string target, int timeout, CancellationToken ct)
     {
+        var instance = source.Options;
         var props = await connection.QuerySingleAsync<Properties>(CheckSql.ServerProperties, ct, commandTimeout: timeout).ConfigureAwait(false);
-        var encrypted = await EncryptedAsync(connection, connectionString, timeout, ct).ConfigureAwait(false);
+        var encrypted = await EncryptedAsync(connection, source, timeout, ct).ConfigureAwait(false);
         var major = int.TryParse(props.ProductVersion?.Split('.')[0], NumberStyles.None, CultureInfo.InvariantCulture, out var m) ? m : 0;
         var azureDb = instance.Azure || props.EngineEdition == 5;
 
@@ -196,7 +197,7 @@ public static class InstanceChecker
             warnings.Add("log file latency needs VIEW ANY DEFINITION (sys.master_files rows); everything else works without it.");
         }
 
-        warnings.AddRange(ConnectionSecurity.Warnings(connectionString, encrypted));
+        warnings.AddRange(ConnectionSecurity.Warnings(source.ConnectionString, encrypted));
 
         if (stateOk)
         {
@@ -215,7 +216,7 @@ public static class InstanceChecker
         if (stateOk)
         {
             // The statements themselves, not HAS_PERMS_BY_NAME's opinion of them (issue 19 item 6).
-            await CheckProbes.PollsAsync(instance, connectionString, fleet, connection, filesOk, problems, warnings, ct).ConfigureAwait(false);
+            await CheckProbes.PollsAsync(source, fleet, connection, filesOk, problems, warnings, ct).ConfigureAwait(false);
         }
 
         var collect = new List<string>();
@@ -232,7 +233,7 @@ public static class InstanceChecker
         if (stateOk && sessionOk)
         {
             collect.Add(await DescribeEventsAsync(instance, connection, warnings, ct).ConfigureAwait(false));
-            await CheckProbes.EventsAsync(instance, connectionString, fleet, connection, timeout, problems, warnings, collect, ct).ConfigureAwait(false);
+            await CheckProbes.EventsAsync(source, connection, timeout, problems, warnings, collect, ct).ConfigureAwait(false);
         }
 
         return new InstanceCheckResult

@@ -3,7 +3,6 @@ using Dapper;
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.Core.Signals;
-using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Sessions;
 using LogFlushMonitor.SqlServer.Sql;
@@ -89,7 +88,7 @@ public sealed class HistogramSource
     private async ValueTask<bool> AttemptAsync(InstanceRetry.Attempt attempt, CancellationToken cancellationToken)
     {
         var sessions = _owner.Sessions;
-        var connection = await SqlConnections.OpenAsync(_owner.ConnectionString, reachable => Reachable = reachable, cancellationToken).ConfigureAwait(false);
+        var connection = await _owner.DataSource.OpenAsync(reachable => Reachable = reachable, cancellationToken).ConfigureAwait(false);
         await using (connection.ConfigureAwait(false))
         {
             try

@@ -23,6 +23,19 @@ public static class SqlServerServiceCollectionExtensions
         services.AddHostedService<SqlServerSourceService>();
         return services;
     }
+
+    /// <summary>
+    /// Runs the instances of <paramref name="options"/> (bound and validated by the caller once, as <c>run</c>'s
+    /// configuration loader does: the host and the source read that one instance) as a hosted service, with the same
+    /// needs as the other overload.
+    /// </summary>
+    public static IServiceCollection AddSqlServerSource(this IServiceCollection services, LogFlushMonitor.SqlServer.SqlServerSourceOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        services.AddSingleton(Options.Options.Create(options));
+        services.AddHostedService<SqlServerSourceService>();
+        return services;
+    }
 }
 
 /// <summary>Runs <see cref="SqlServerOptionsValidator"/> (the settings, then every connection string) when the host starts; each failure names its setting.</summary>

@@ -22,7 +22,7 @@ public sealed class InstancePoller : IAsyncDisposable
     /// <summary>The component name reported to <see cref="SourceHealth"/>.</summary>
     public const string Component = SourceComponents.Poller;
 
-    private readonly string _connectionString;
+    private readonly SqlServerDataSource _source;
     private readonly SourceHealth _health;
     private readonly ILogger _logger;
     private readonly PollContext _context;
@@ -33,17 +33,18 @@ public sealed class InstancePoller : IAsyncDisposable
     private SqlConnection? _connection;
 
     /// <summary>Creates a poller; nothing connects until the first poll.</summary>
-    /// <param name="instance">The instance's options (name, databases, session, Azure).</param>
-    /// <param name="connectionString">The resolved connection string (never logged).</param>
-    /// <param name="fleet">Fleet options: command and connect timeouts, the counters.</param>
+    /// <param name="source">The instance's data source (its options: name, databases, session, Azure; its connections).</param>
+    /// <param name="fleet">Fleet options: the command timeout, the counters.</param>
     /// <param name="sink">Where samples go (the pipeline).</param>
     /// <param name="health">Where successes and errors by kind are counted.</param>
     /// <param name="logger">Log lines name the instance, never the connection string.</param>
     /// <param name="time">The clock for sample timestamps.</param>
-    public InstancePoller(SqlServerInstanceOptions instance, string connectionString, SqlServerSourceOptions fleet, IPollSink sink, SourceHealth health, ILogger logger, TimeProvider time)
+    public InstancePoller(SqlServerDataSource source, SqlServerSourceOptions fleet, IPollSink sink, SourceHealth health, ILogger logger, TimeProvider time)
     {
+        ArgumentNullException.ThrowIfNull(source);
+        var instance = source.Options;
         Name = instance.Name;
-        _connectionString = SqlConnections.WithConnectTimeout(connectionString, fleet.ConnectTimeout);
+        _source = source;
         _health = health;
         _logger = logger;
         _azure = instance.Azure;
@@ -176,7 +177,7 @@ public sealed class InstancePoller : IAsyncDisposable
         }
 
         await ResetAsync().ConfigureAwait(false);
-        var connection = await SqlConnections.OpenAsync(_connectionString, cancellationToken).ConfigureAwait(false);
+        var connection = await _source.OpenAsync(cancellationToken).ConfigureAwait(false);
         _connection = connection;
         SqlServerLog.Connected(_logger, Name, connection.ServerVersion);
         return connection;

@@ -44,6 +44,9 @@ internal static partial class SqlServerLog
     [LoggerMessage(EventId = 502, Level = LogLevel.Information, Message = "{Instance}: polling {Kind} works again")]
     public static partial void KindRecovered(ILogger logger, string instance, string kind);
 
+    [LoggerMessage(EventId = 521, Level = LogLevel.Information, Message = "{Instance}: {Note}")]
+    public static partial void ConnectTimeoutFromConnectionString(ILogger logger, string instance, string note);
+
     [LoggerMessage(EventId = 510, Level = LogLevel.Information, Message = "{Instance}: polling every {Interval} ({Target})")]
     public static partial void InstanceStarted(ILogger logger, string instance, TimeSpan interval, string target);
 

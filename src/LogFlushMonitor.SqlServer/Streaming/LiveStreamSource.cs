@@ -142,7 +142,7 @@ public sealed class LiveStreamSource : IDisposable
         attempt.Component = SessionComponent;
         var sessions = _owner.Sessions;
         var buffersBefore = Reader.BuffersRead;
-        var connection = await SqlConnections.OpenAsync(_owner.ConnectionString, reachable => Reachable = reachable, cancellationToken).ConfigureAwait(false);
+        var connection = await _owner.DataSource.OpenAsync(reachable => Reachable = reachable, cancellationToken).ConfigureAwait(false);
         var abandoned = false;
         try
         {

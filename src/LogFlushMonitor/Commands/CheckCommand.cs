@@ -172,7 +172,7 @@ internal static class CheckCommand
         {
             try
             {
-                var user = new Microsoft.Data.SqlClient.SqlConnectionStringBuilder(ConnectionStrings.Resolve(instance)).UserID;
+                var user = SqlServerDataSource.Create(instance, options).UserId;
                 if (!string.IsNullOrEmpty(user))
                 {
                     logins.Add(user);

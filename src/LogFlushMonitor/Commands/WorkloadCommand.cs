@@ -64,10 +64,10 @@ internal static class WorkloadCommand
                 problems.Add($"Unknown argument '{bad}'. Options are listed by `logflushmonitor workload --help`; configuration keys are given as --Section:Key=value.");
             }
 
-            var connectionString = problems.Count == 0 ? ResolveConnectionString(parse.GetValue(connectionEnv), parse.GetValue(instance), unmatched, problems, parse.Error()) : null;
+            var server = problems.Count == 0 ? ResolveServer(parse.GetValue(connectionEnv), parse.GetValue(instance), unmatched, problems, parse.Error()) : null;
             var options = new WorkloadOptions
             {
-                ConnectionString = connectionString ?? "",
+                Server = server!,
                 Database = parse.GetValue(database) ?? WorkloadOptions.DefaultDatabase,
                 Scenarios = scenarios,
                 Duration = length,
@@ -183,8 +183,11 @@ internal static class WorkloadCommand
         return list;
     }
 
-    /// <summary>From --connection-string-env, or the configured instance (the configuration <c>check</c> reads); null with a problem naming the setting.</summary>
-    private static string? ResolveConnectionString(string? variable, string? instanceName, string[] configArgs, List<string> problems, TextWriter error)
+    /// <summary>
+    /// The server's data source, from --connection-string-env or the configured instance (the configuration <c>check</c>
+    /// reads); null with a problem naming the setting.
+    /// </summary>
+    private static SqlServerDataSource? ResolveServer(string? variable, string? instanceName, string[] configArgs, List<string> problems, TextWriter error)
     {
         if (variable is not null)
         {
@@ -192,9 +195,18 @@ internal static class WorkloadCommand
             if (string.IsNullOrWhiteSpace(value))
             {
                 problems.Add($"--connection-string-env: the environment variable {variable} is not set or empty.");
+                return null;
             }
 
-            return value;
+            try
+            {
+                return SqlServerDataSource.Create(new SqlServerInstanceOptions { Name = "workload", ConnectionStringEnvironmentVariable = variable }, new SqlServerSourceOptions());
+            }
+            catch (InvalidOperationException e)
+            {
+                problems.Add($"--connection-string-env {variable}: {e.Message}");
+                return null;
+            }
         }
 
         // The configuration check reads, loaded and validated the same way (every instance's settings and connection).
@@ -229,7 +241,7 @@ internal static class WorkloadCommand
 
         try
         {
-            return ConnectionStrings.Resolve(options.Instances[index]);
+            return SqlServerDataSource.Create(options.Instances[index], options);
         }
         catch (InvalidOperationException e)
         {

@@ -105,7 +105,8 @@ public static class MonitorHost
         services.AddHostedService<PipelineService>();
         services.AddHostedService<SimulationSourceService>();
         services.AddHostedService<ReplaySourceService>();
-        services.AddSqlServerSource(builder.Configuration);
+        // The options bound and validated once, above (ConfigurationLoader): not bound again from the configuration.
+        services.AddSqlServerSource(o.Sources.SqlServer);
         services.AddHostedService<SummaryService>();
         configureServices?.Invoke(services);
 

@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Polling;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 
@@ -20,7 +21,7 @@ internal sealed class PollerHarness : IAsyncDisposable
         // Generous: a loaded CI machine (2 cores, parallel test classes) once took over 2 s for one scripted poll.
         Fleet = new SqlServerSourceOptions { CommandTimeout = TimeSpan.FromSeconds(30) };
         fleet?.Invoke(Fleet);
-        Poller = new InstancePoller(Options, server.ConnectionString(), Fleet, Sink, Health, Logger, Time);
+        Poller = new InstancePoller(SqlServerDataSource.Create(Options, Fleet), Fleet, Sink, Health, Logger, Time);
     }
 
     public ScriptedSqlServer Server { get; }

@@ -3,6 +3,7 @@ using LogFlushMonitor.Core.Health;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Check;
+using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Polling;
 using LogFlushMonitor.SqlServer.Tests.RealServer;
 using LogFlushMonitor.SqlServer.Tests.Scripted;
@@ -23,7 +24,7 @@ public class RealServerTests(RealSqlServerFixture server)
         var aggregator = new LogFlushAggregator();
         var sink = new RecordingSink(aggregator);
         var options = new SqlServerInstanceOptions { Name = "real", ConnectionString = cs };
-        await using var poller = new InstancePoller(options, cs, new SqlServerSourceOptions(), sink, new SourceHealth(), new CapturingLogger(), TimeProvider.System);
+        await using var poller = new InstancePoller(SqlServerDataSource.Create(options, new SqlServerSourceOptions()), new SqlServerSourceOptions(), sink, new SourceHealth(), new CapturingLogger(), TimeProvider.System);
         await poller.PollOnceAsync(CancellationToken.None);
         await Task.Delay(TimeSpan.FromSeconds(1));
         await poller.PollOnceAsync(CancellationToken.None);
@@ -50,7 +51,7 @@ public class RealServerTests(RealSqlServerFixture server)
         var health = new SourceHealth();
         var log = new CapturingLogger();
         var options = new SqlServerInstanceOptions { Name = "real", ConnectionString = cs };
-        await using var poller = new InstancePoller(options, cs, new SqlServerSourceOptions(), sink, health, log, TimeProvider.System);
+        await using var poller = new InstancePoller(SqlServerDataSource.Create(options, new SqlServerSourceOptions()), new SqlServerSourceOptions(), sink, health, log, TimeProvider.System);
         await poller.PollOnceAsync(CancellationToken.None);
 
         Assert.Empty(sink.Values<ReplicaRow>());
@@ -104,7 +105,7 @@ public class RealServerTests(RealSqlServerFixture server)
             var sink = new RecordingSink();
             var options = new SqlServerInstanceOptions { Name = "real", ConnectionString = cs };
             var logger = new CapturingLogger();
-            await using var poller = new InstancePoller(options, cs, new SqlServerSourceOptions(), sink, new SourceHealth(), logger, TimeProvider.System);
+            await using var poller = new InstancePoller(SqlServerDataSource.Create(options, new SqlServerSourceOptions()), new SqlServerSourceOptions(), sink, new SourceHealth(), logger, TimeProvider.System);
             var deadline = DateTime.UtcNow.AddSeconds(60);
             while (DateTime.UtcNow < deadline && !sink.Values<WriteLogWaitersRow>().Any(s => s.DatabaseId == databaseId && s.Sessions > 0))
             {
@@ -176,7 +177,7 @@ public class RealServerTests(RealSqlServerFixture server)
             var sink = new RecordingSink();
             var options = new SqlServerInstanceOptions { Name = "real", ConnectionString = cs };
             var logger = new CapturingLogger();
-            await using var poller = new InstancePoller(options, cs, new SqlServerSourceOptions(), sink, new SourceHealth(), logger, TimeProvider.System);
+            await using var poller = new InstancePoller(SqlServerDataSource.Create(options, new SqlServerSourceOptions()), new SqlServerSourceOptions(), sink, new SourceHealth(), logger, TimeProvider.System);
             await poller.PollOnceAsync(CancellationToken.None);
             await open.RollbackAsync();
 

@@ -1,6 +1,7 @@
 using LogFlushMonitor.SqlServer.Tests.Scripted;
 using LogFlushMonitor.Workload;
 using LogFlushMonitor.TdsTestServer;
+using LogFlushMonitor.SqlServer.Connections;
 
 namespace LogFlushMonitor.SqlServer.Tests.Workload;
 
@@ -11,7 +12,7 @@ public sealed class WorkloadRunnerTests
 
     private static WorkloadOptions Options(ScriptedSqlServer server, params WorkloadScenario[] scenarios) => new()
     {
-        ConnectionString = server.ConnectionString(),
+        Server = SqlServerDataSource.FromConnectionString("scripted", server.ConnectionString()),
         Scenarios = scenarios,
         RowsPerScenario = 20,
         RetryDelay = TimeSpan.FromMilliseconds(10),
@@ -217,7 +218,7 @@ public sealed class WorkloadRunnerTests
 
         var options = new WorkloadOptions
         {
-            ConnectionString = $"Server=127.0.0.1,{port};User ID=x;Password={TestSecrets.Password};Encrypt=False;Connect Timeout=2",
+            Server = SqlServerDataSource.FromConnectionString("gone", $"Server=127.0.0.1,{port};User ID=x;Password={TestSecrets.Password};Encrypt=False;Connect Timeout=2"),
             RowsPerScenario = 1, ConnectAttempts = 2, RetryDelay = TimeSpan.FromMilliseconds(10), MaxRetryDelay = TimeSpan.FromMilliseconds(10),
         };
         var result = await WorkloadRunner.RunAsync(options, CancellationToken.None);
@@ -304,7 +305,7 @@ public sealed class WorkloadRunnerTests
     [Fact]
     public void Options_name_the_option_that_is_wrong()
     {
-        var problems = new WorkloadOptions { ConnectionString = "x", Database = "tempdb", Scenarios = [WorkloadScenario.Autocommit], BatchSize = 5, Sessions = 0 }.Validate();
+        var problems = new WorkloadOptions { Server = SqlServerDataSource.FromConnectionString("x", "Server=x"), Database = "tempdb", Scenarios = [WorkloadScenario.Autocommit], BatchSize = 5, Sessions = 0 }.Validate();
 
         Assert.Contains(problems, p => p.StartsWith("--database tempdb is a system database", StringComparison.Ordinal));
         Assert.Contains(problems, p => p.StartsWith("--batch-size applies to", StringComparison.Ordinal));

@@ -24,10 +24,10 @@ public static class InstanceCapture
         Func<string, string?>? environment, TimeProvider time, CancellationToken ct)
     {
         var result = new InstanceCaptureResult { Instance = instance.Name };
-        string connectionString;
+        SqlServerDataSource source;
         try
         {
-            connectionString = SqlConnections.WithConnectTimeout(ConnectionStrings.Resolve(instance, environment), fleet.ConnectTimeout);
+            source = SqlServerDataSource.Create(instance, fleet, environment);
         }
         catch (InvalidOperationException e)
         {
@@ -39,7 +39,7 @@ public static class InstanceCapture
         SqlConnection connection;
         try
         {
-            connection = await SqlConnections.OpenAsync(connectionString, ct).ConfigureAwait(false);
+            connection = await source.OpenAsync(ct).ConfigureAwait(false);
         }
         catch (Exception e) when (e is not OperationCanceledException || !ct.IsCancellationRequested)
         {
@@ -60,13 +60,7 @@ public static class InstanceCapture
             await run.SendAsync("xe_all_databases", XeSql.AllDatabases, ct).ConfigureAwait(false);
             await run.SendAsync("xe_user_databases", XeSql.UserDatabases, ct).ConfigureAwait(false);
             var server = ServerProfile.Of(instance.Azure, connection.ServerVersion, edition);
-            var name = instance.SessionName + "_check";
-            var options = new SqlServerInstanceOptions
-            {
-                Name = instance.Name, SessionName = name, Azure = instance.Azure, DropSessionOnStop = true, MaxMemoryKb = instance.MaxMemoryKb,
-                MaxDispatchLatencySeconds = 1, IncludeDatabases = instance.IncludeDatabases, ExcludeDatabases = instance.ExcludeDatabases,
-            };
-            var sessions = new EventSessionManager(options) { CommandTimeoutSeconds = timeout };
+            var (name, sessions) = CheckProbes.TemporarySession(instance, timeout);
             var created = false;
             Task? stream = null;
             using var streamWindow = CancellationTokenSource.CreateLinkedTokenSource(ct);
@@ -83,7 +77,7 @@ public static class InstanceCapture
                     await sessions.EnsureAsync(connection, name, () => ddl, ct).ConfigureAwait(false);
                     result.Statements.Add(new CapturedStatement { Name = "create_session", Text = ddl, StartedUtc = time.GetUtcNow().UtcDateTime, ElapsedMs = clock.Elapsed.TotalMilliseconds });
                     streamWindow.CancelAfter(settings.StreamTime);
-                    stream = ReadStreamAsync(connectionString, name, settings, time, result, streamWindow.Token, ct);
+                    stream = ReadStreamAsync(source, name, settings, time, result, streamWindow.Token, ct);
                 }
                 catch (Exception e) when (e is SqlException or InvalidOperationException or NotSupportedException && !ct.IsCancellationRequested)
                 {
@@ -129,7 +123,7 @@ public static class InstanceCapture
 
                 if (created)
                 {
-                    await DropAsync(connectionString, connection, sessions, name, fleet, result).ConfigureAwait(false);
+                    await DropAsync(source, connection, sessions, name, fleet, result).ConfigureAwait(false);
                 }
             }
         }
@@ -161,13 +155,13 @@ public static class InstanceCapture
     /// came, on a connection of its own (the stream blocks it). The window's end cancels the command, which SqlClient
     /// surfaces as an error: that is the normal end here.
     /// </summary>
-    private static async Task ReadStreamAsync(string connectionString, string session, CaptureSettings settings, TimeProvider time,
+    private static async Task ReadStreamAsync(SqlServerDataSource source, string session, CaptureSettings settings, TimeProvider time,
         InstanceCaptureResult result, CancellationToken window, CancellationToken ct)
     {
         await Task.Yield();
         try
         {
-            var connection = await SqlConnections.OpenAsync(connectionString, window).ConfigureAwait(false);
+            var connection = await source.OpenAsync(window).ConfigureAwait(false);
             await using (connection.ConfigureAwait(false))
             {
                 // Blocking reads on a thread of their own, stopped by SqlCommand.Cancel, as the live-stream source reads.
@@ -213,7 +207,7 @@ public static class InstanceCapture
     }
 
     /// <summary>Drops the temporary session, on a new connection when the capture's own one broke; says so when it cannot.</summary>
-    private static async Task DropAsync(string connectionString, SqlConnection connection, EventSessionManager sessions, string name, SqlServerSourceOptions fleet, InstanceCaptureResult result)
+    private static async Task DropAsync(SqlServerDataSource source, SqlConnection connection, EventSessionManager sessions, string name, SqlServerSourceOptions fleet, InstanceCaptureResult result)
     {
         using var budget = new CancellationTokenSource(fleet.CommandTimeout + fleet.ConnectTimeout);
         try
@@ -224,7 +218,7 @@ public static class InstanceCapture
                 return;
             }
 
-            var fresh = await SqlConnections.OpenAsync(connectionString, budget.Token).ConfigureAwait(false);
+            var fresh = await source.OpenAsync(budget.Token).ConfigureAwait(false);
             await using (fresh.ConfigureAwait(false))
             {
                 await sessions.StopAsync(fresh, name, budget.Token).ConfigureAwait(false);

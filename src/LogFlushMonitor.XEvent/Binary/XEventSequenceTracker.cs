@@ -4,45 +4,39 @@ using LogFlushMonitor.XEvent.Metadata;
 namespace LogFlushMonitor.XEvent.Binary;
 
 /// <summary>
-/// Counts events missing from <c>package0.event_sequence</c>, which a session numbers contiguously. The rule is
-/// the one the service's SequenceGapTracker applies: within a segment, missing = (highest - lowest + 1) -
-/// received, so an event that arrives out of order fills its hole; a number more than
-/// <see cref="RestartDistance"/> below the highest seen starts a new segment (a new session); numbers of 0 or
-/// less mean the event has no sequence and are ignored.
+/// Counts events missing from <c>package0.event_sequence</c> in a file, by the one rule the live service applies too
+/// (<see cref="SequenceSegment"/>), with what a file adds: the time between two events comes from their clocks, and a
+/// buffer's numbers may be applied as a summary when that is provably the same as applying them one by one.
 /// </summary>
 /// <remarks>
 /// <para>A number further above the highest seen than the session could have numbered in the time between the two
-/// events (<see cref="MaxEventsPerSecond"/> a second, plus one second's worth) is a damaged value, not lost events:
-/// <see cref="Observe(long, in XEventRecord)"/> rejects it and the reader reports it as damage with its offset.</para>
+/// events is a damaged value, not lost events: <see cref="Observe(long, in XEventRecord)"/> rejects it and the reader
+/// reports it as damage with its offset.</para>
 /// <para>A mutable struct: keep it in a field and pass it by ref.</para>
 /// </remarks>
 public struct XEventSequenceTracker
 {
     /// <summary>A drop of more than this below the highest sequence seen is a new numbering, not an inversion.</summary>
-    public const long RestartDistance = 10_000;
+    public const long RestartDistance = SequenceSegment.RestartDistance;
 
-    /// <summary>
-    /// More events a second than any session numbers (a busy instance gives tens to hundreds of thousands): the bound of
-    /// a plausible jump in event_sequence.
-    /// </summary>
-    public const long MaxEventsPerSecond = 10_000_000;
+    /// <summary>More events a second than any session numbers: the bound of a plausible jump in event_sequence.</summary>
+    public const long MaxEventsPerSecond = SequenceSegment.MaxEventsPerSecond;
 
+    private SequenceSegment _segment;
     private ulong _maxClock;
     private XEventPackage? _maxPackage;
 
-    private long _base;
-    private long _max;
-    private long _received;
-    private long _closedMissing;
-
     /// <summary>Events missing so far, exactly (holes filled later by out-of-order events are not counted).</summary>
-    public readonly long Missing => _closedMissing + (_received == 0 ? 0 : Math.Max(0, _max - _base + 1 - _received));
+    public readonly long Missing => _segment.Missing;
+
+    /// <summary>Numbers seen again: damage, not events received (they cannot hide a loss).</summary>
+    public readonly long Duplicates => _segment.Duplicates;
 
     /// <summary>Events with a sequence number observed so far.</summary>
     public long Observed { get; private set; }
 
     /// <summary>The highest number of the current segment (0 before any).</summary>
-    public readonly long Highest => _received == 0 ? 0 : _max;
+    public readonly long Highest => _segment.Highest;
 
     /// <summary>
     /// Applies <paramref name="record"/>'s sequence number unless it jumps further ahead than the time since the
@@ -51,13 +45,13 @@ public struct XEventSequenceTracker
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool Observe(long sequence, in XEventRecord record)
     {
-        if (_received > 0 && sequence - _max > MaxEventsPerSecond && !Plausible(sequence, record))
+        if (_segment.JumpsFarAhead(sequence) && _segment.IsImplausible(sequence, Elapsed(record)))
         {
             return false;
         }
 
         Observe(sequence);
-        if (sequence == _max)
+        if (sequence == _segment.Highest)
         {
             _maxClock = record.Ticks;
             _maxPackage = record.Definition?.Package;
@@ -69,11 +63,7 @@ public struct XEventSequenceTracker
     /// <summary>What a person reads about a rejected value.</summary>
     internal readonly string DescribeJump(long sequence, in XEventRecord record) =>
         string.Create(System.Globalization.CultureInfo.InvariantCulture,
-            $"event_sequence {sequence} is {sequence - _max:N0} above the highest number before it ({_max}), {Elapsed(record):0.###} s earlier: more than a session numbers in that time, so a damaged value, not lost events (the event was counted, its number ignored)");
-
-    /// <summary>Whether a jump from the highest number to <paramref name="sequence"/> fits in the time between the two events.</summary>
-    private readonly bool Plausible(long sequence, in XEventRecord record) =>
-        sequence - _max <= (Elapsed(record) + 1) * MaxEventsPerSecond;
+            $"event_sequence {sequence} is {sequence - _segment.Highest:N0} above the highest number before it ({_segment.Highest}), {Elapsed(record):0.###} s earlier: more than a session numbers in that time, so a damaged value, not lost events (the event was counted, its number ignored)");
 
     /// <summary>Seconds from the event with the highest number to <paramref name="record"/> (0 when a clock cannot say).</summary>
     private readonly double Elapsed(in XEventRecord record)
@@ -97,27 +87,15 @@ public struct XEventSequenceTracker
         }
 
         Observed++;
-        if (_received == 0 || sequence < _max - RestartDistance)
-        {
-            StartSegment(sequence);
-            return;
-        }
-
-        _base = Math.Min(_base, sequence);
-        _max = Math.Max(_max, sequence);
-        _received++;
+        _segment.Observe(sequence);
     }
 
     /// <summary>Forgets the current segment (a new input or connection restarts the numbering).</summary>
-    public void Reset()
-    {
-        _closedMissing = Missing;
-        _received = 0;
-    }
+    public void Reset() => _segment.Reset();
 
     /// <summary>
     /// Applies a buffer's summary as if its numbers had been observed one by one, when that is provably the same
-    /// (no number in it starts a new segment); false when the caller must replay the buffer's numbers in order.
+    /// (ascending numbers above the highest so far: none can start a segment or repeat one); false when the caller must replay the buffer's numbers in order.
     /// </summary>
     internal bool TryApply(in SequenceSummary summary)
     {
@@ -126,41 +104,23 @@ public struct XEventSequenceTracker
             return true;
         }
 
-        if (summary.InternalRestart || summary.LargeStep
-            || (_received > 0 && (summary.Min < _max - RestartDistance || summary.Max - _max > MaxEventsPerSecond)))
+        // A summary is the same as its numbers one by one when none of them can be a duplicate (the only step whose
+        // outcome depends on the order): strictly ascending, all above the highest number so far, no restart, no jump.
+        if (summary.InternalRestart || summary.LargeStep || !summary.Ascending
+            || (_segment.Started && (summary.Min <= _segment.Highest || summary.Max - _segment.Highest > MaxEventsPerSecond)))
         {
             return false;
         }
 
         Observed += summary.Count;
-        if (_received == 0)
-        {
-            _closedMissing = Missing;
-            _base = summary.Min;
-            _max = summary.Max;
-            _maxClock = summary.MaxClock;
-            _maxPackage = summary.MaxPackage;
-            _received = summary.Count;
-            return true;
-        }
-
-        _base = Math.Min(_base, summary.Min);
-        if (summary.Max >= _max)
+        if (!_segment.Started || summary.Max >= _segment.Highest)
         {
             _maxClock = summary.MaxClock;
             _maxPackage = summary.MaxPackage;
         }
 
-        _max = Math.Max(_max, summary.Max);
-        _received += summary.Count;
+        _segment.Apply(summary.Count, summary.Min, summary.Max);
         return true;
-    }
-
-    private void StartSegment(long sequence)
-    {
-        _closedMissing = Missing;
-        _base = _max = sequence;
-        _received = 1;
     }
 }
 
@@ -175,6 +135,9 @@ internal struct SequenceSummary
     public long Min;
     public long Max;
     public bool InternalRestart;
+
+    /// <summary>Whether every number is above the one before it (no repeat, no inversion inside the buffer).</summary>
+    public bool Ascending;
 
     /// <summary>A number jumped more than a second's worth above the ones before it: replayed in order to check it.</summary>
     public bool LargeStep;
@@ -201,9 +164,11 @@ internal struct SequenceSummary
         if (Count == 0)
         {
             Min = Max = sequence;
+            Ascending = true;
         }
         else
         {
+            Ascending &= sequence > Max;
             InternalRestart |= sequence < Max - XEventSequenceTracker.RestartDistance;
             LargeStep |= sequence - Max > XEventSequenceTracker.MaxEventsPerSecond;
             Min = Math.Min(Min, sequence);

@@ -64,7 +64,9 @@ internal static class WorkloadCommand
                 problems.Add($"Unknown argument '{bad}'. Options are listed by `logflushmonitor workload --help`; configuration keys are given as --Section:Key=value.");
             }
 
-            var server = problems.Count == 0 ? ResolveServer(parse.GetValue(connectionEnv), parse.GetValue(instance), unmatched, problems, parse.Error()) : null;
+            // Every problem at once: the server's (which adds its own) and the options' (which never read the server; a run
+            // only starts when there are none, so the server is then resolved).
+            var server = ResolveServer(parse.GetValue(connectionEnv), parse.GetValue(instance), unmatched, problems, parse.Error());
             var options = new WorkloadOptions
             {
                 Server = server!,
@@ -77,12 +79,8 @@ internal static class WorkloadCommand
                 Drop = parse.GetValue(drop),
                 ConnectAttempts = parse.GetValue(attempts),
             };
-            if (problems.Count == 0)
-            {
-                problems.AddRange(options.Validate());
-            }
-
-            if (problems.Count > 0)
+            problems.AddRange(options.Validate());
+            if (problems.Count > 0 || server is null)
             {
                 await parse.Error().WriteLineAsync("Invalid options:").ConfigureAwait(false);
                 foreach (var p in problems)

@@ -180,4 +180,44 @@ public class CumulativeTrackerTests
         g.Observe(3);
         Assert.Equal(5, g.Missing);
     }
+
+    [Fact]
+    public void The_service_and_analyze_count_missing_and_repeated_numbers_alike()
+    {
+        // One rule (issue 29): the live tracker and the .xel reader's tracker agree on every sequence, including repeats,
+        // inversions, restarts and numbers of 0. Expected values are counted here by hand for a fixed case first.
+        var fixedCase = new long[] { 50_000, 50_001, 50_001, 50_003, 50_002, 50_002, 50_010, 1, 2, 0, 4 };
+        var (live, file) = Both(fixedCase);
+        Assert.Equal(6 + 1, live.Missing); // 50,004..50,009, then 3 after the numbering restarted at 1 (more than 10,000 below)
+        Assert.Equal(2, live.Duplicates); // the second 11 and the second 12
+        Assert.Equal((live.Missing, live.Duplicates), (file.Missing, file.Duplicates));
+
+        var rng = new Random(7);
+        for (var trial = 0; trial < 1000; trial++)
+        {
+            var numbers = new long[rng.Next(1, 40)];
+            var next = (long)rng.Next(1, 100_000);
+            for (var i = 0; i < numbers.Length; i++)
+            {
+                next += rng.Next(8) switch { 0 => -rng.Next(1, 30_000), 1 => 0, 2 => rng.Next(2, 6), 3 => -1, _ => 1 };
+                numbers[i] = rng.Next(12) == 0 ? 0 : Math.Max(1, next);
+            }
+
+            (live, file) = Both(numbers);
+            Assert.Equal((live.Missing, live.Duplicates), (file.Missing, file.Duplicates));
+        }
+    }
+
+    private static (SequenceGapTracker Live, LogFlushMonitor.XEvent.Binary.XEventSequenceTracker File) Both(long[] numbers)
+    {
+        var live = new SequenceGapTracker();
+        var file = new LogFlushMonitor.XEvent.Binary.XEventSequenceTracker();
+        foreach (var n in numbers)
+        {
+            live.Observe(n);
+            file.Observe(n);
+        }
+
+        return (live, file);
+    }
 }

@@ -170,6 +170,12 @@ internal sealed record AnalyzeReport(IReadOnlyList<FileReport> Files, IReadOnlyL
     /// <summary>How flush latency was paired and in which unit unpaired completes were read (null without .xel input).</summary>
     public FlushPairingSummary? FlushPairing { get; init; }
 
+    /// <summary>
+    /// What the recordings' polled signals add up to (one table per signal that had rows, in registry order); empty for
+    /// .xel files, which hold events only.
+    /// </summary>
+    public IReadOnlyList<Core.Signals.SignalTable> Signals { get; init; } = [];
+
     /// <summary>Bytes skipped as damaged in all files.</summary>
     public long TotalBytesSkipped => Files.Sum(f => f.BytesSkipped);
 

@@ -112,6 +112,7 @@ internal static class AnalyzeRunner
         var tally = new LogFlushTally();
         tally.Instance(InstanceName); // first, however many threads read: ties in the database order stay put
         var sink = new AnalyzeSink(tally, series);
+        var views = new SignalViews();
         var threads = Math.Max(1, settings.Threads);
         var mappers = Enumerable.Range(0, threads)
             .Select(i => threads == 1 ? new XelTallyMapper(tally, series) : new XelTallyMapper(new LogFlushTally(), series is null ? null : new TimeSeriesRecorder()))
@@ -133,7 +134,7 @@ internal static class AnalyzeRunner
             foreach (var path in fresh)
             {
                 files.Add(ndjson.Contains(path)
-                    ? NdjsonInput.Read(path, sizes[path], sink, progress, cancellationToken)
+                    ? NdjsonInput.Read(path, sizes[path], sink, views, progress, cancellationToken)
                     : xelReports[next++] with { Bytes = sizes[path] });
             }
         }
@@ -157,7 +158,7 @@ internal static class AnalyzeRunner
         var outcome = files.Any(f => f.Status != FileStatus.Ok) ? AnalyzeOutcome.CorruptInput
             : files.Any(f => f.HasRelevantEvents) ? AnalyzeOutcome.Analysed
             : AnalyzeOutcome.NoRelevantEvents;
-        return new AnalyzeReport(files, databases, outcome, time.GetElapsedTime(started)) { Skipped = skipped ?? [], FlushPairing = pairing };
+        return new AnalyzeReport(files, databases, outcome, time.GetElapsedTime(started)) { Skipped = skipped ?? [], FlushPairing = pairing, Signals = views.Tables() };
     }
 
     /// <summary>Expands every input; false (with messages on <paramref name="stderr"/>) when any names nothing.</summary>

@@ -69,6 +69,75 @@ internal static class JsonReportWriter
         }
 
         w.WriteEndArray();
+        w.WriteStartArray("signals");
+        foreach (var t in report.Signals)
+        {
+            WriteSignal(t, w);
+        }
+
+        w.WriteEndArray();
+        w.WriteEndObject();
+    }
+
+    /// <summary>A polled signal's table: its columns (name, unit) and rows of cells (string, number or null) in column order.</summary>
+    private static void WriteSignal(Core.Signals.SignalTable t, Utf8JsonWriter w)
+    {
+        w.WriteStartObject();
+        w.WriteString("signal", t.Signal);
+        w.WriteString("title", t.Title);
+        w.WriteStartArray("columns");
+        foreach (var c in t.Columns)
+        {
+            w.WriteStartObject();
+            w.WriteString("name", c.Name);
+            w.WriteString("unit", c.Unit);
+            w.WriteEndObject();
+        }
+
+        w.WriteEndArray();
+        w.WriteStartArray("rows");
+        foreach (var row in t.Rows)
+        {
+            w.WriteStartArray();
+            foreach (var cell in row)
+            {
+                switch (cell)
+                {
+                    case null:
+                        w.WriteNullValue();
+                        break;
+                    case long l:
+                        w.WriteNumberValue(l);
+                        break;
+                    case int i:
+                        w.WriteNumberValue(i);
+                        break;
+                    case double d when double.IsFinite(d):
+                        w.WriteNumberValue(Math.Round(d, 6));
+                        break;
+                    case double:
+                        w.WriteNullValue();
+                        break;
+                    case DateTime time:
+                        w.WriteStringValue(time.ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", System.Globalization.CultureInfo.InvariantCulture));
+                        break;
+                    default:
+                        w.WriteStringValue(Core.Signals.SignalTable.Format(cell));
+                        break;
+                }
+            }
+
+            w.WriteEndArray();
+        }
+
+        w.WriteEndArray();
+        w.WriteStartArray("notes");
+        foreach (var n in t.Notes)
+        {
+            w.WriteStringValue(n);
+        }
+
+        w.WriteEndArray();
         w.WriteEndObject();
     }
 

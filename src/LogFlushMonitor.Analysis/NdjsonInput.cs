@@ -8,8 +8,8 @@ namespace LogFlushMonitor.Analysis;
 /// <summary>
 /// An NDJSON recording (what <c>simulate --out</c> writes) as an input of <c>analyze</c> and the HTML report: read with
 /// the recording's reader (<see cref="NdjsonReplay"/>), its flush and wait events go to the same
-/// <see cref="AnalyzeSink"/> as a .xel file's; polled samples are counted, not analysed. A malformed line makes the file's status corrupt (with the first bad line), the other lines
-/// still count.
+/// <see cref="AnalyzeSink"/> as a .xel file's, and each polled signal's rows to that signal's view (<see cref="SignalViews"/>).
+/// A malformed line makes the file's status corrupt (with the first bad line), the other lines still count.
 /// </summary>
 internal static class NdjsonInput
 {
@@ -54,10 +54,10 @@ internal static class NdjsonInput
     }
 
     /// <summary>Reads one recording into <paramref name="sink"/>.</summary>
-    public static FileReport Read(string path, long bytes, AnalyzeSink sink, ProgressReporter progress, CancellationToken cancellationToken)
+    public static FileReport Read(string path, long bytes, AnalyzeSink sink, SignalViews views, ProgressReporter progress, CancellationToken cancellationToken)
     {
         sink.BeginFile();
-        var adapter = new Adapter(sink);
+        var adapter = new Adapter(sink, views);
         NdjsonReplayError? firstError = null;
         var status = FileStatus.Ok;
         string? error = null;
@@ -93,17 +93,18 @@ internal static class NdjsonInput
             WriteLogWaits = sink.WriteLogWaits,
             EventsLost = sink.Lost,
             MalformedEvents = sink.Malformed,
-            OtherEvents = adapter.Polled > 0 ? new Dictionary<string, long> { ["polled samples (counters, wait stats, file stats, waiters, log writers, replica states, ...: counted, not analysed)"] = adapter.Polled } : new Dictionary<string, long>(),
+            OtherEvents = adapter.Polled.Where(kv => kv.Value > 0).ToDictionary(kv => $"polled {kv.Key} rows", kv => kv.Value, StringComparer.Ordinal),
             OtherWaits = new Dictionary<string, long>(sink.OtherWaits, StringComparer.Ordinal),
         };
     }
 
-    /// <summary>Events to the analysis; malformed lines are the file's problem, not lost events; polled rows are counted.</summary>
-    private sealed class Adapter(AnalyzeSink sink) : IPacedSampleSink
+    /// <summary>Events to the analysis; malformed lines are the file's problem, not lost events; polled rows to their signal's view.</summary>
+    private sealed class Adapter(AnalyzeSink sink, SignalViews views) : IPacedSampleSink
     {
         public long Samples { get; private set; }
 
-        public long Polled { get; private set; }
+        /// <summary>Rows read of each signal, by its name.</summary>
+        public Dictionary<string, long> Polled { get; } = new(StringComparer.Ordinal);
 
         public void OnLogFlush(in LogFlushEvent flush)
         {
@@ -126,16 +127,19 @@ internal static class NdjsonInput
         }
 
         /// <summary>
-        /// A signal's line (a row, or the end of a poll): counted, not analysed. The replay's pairing of starts and completes
-        /// (the outstanding flushes, never recorded) is no line of the file: the analysis pairs them itself.
+        /// A signal's line (a row, or the end of a poll): to the signal's view, its rows counted. The replay's pairing of
+        /// starts and completes (the outstanding flushes, never recorded) is no line of the file: the analysis pairs them itself.
         /// </summary>
         public void OnBatch(Core.Signals.SignalBatch batch)
         {
-            if (batch.Signal.Recording is not null)
+            if (batch.Signal.Recording is null)
             {
-                Samples++;
-                Polled++;
+                return;
             }
+
+            Samples += batch.Count;
+            Polled[batch.Signal.Name] = Polled.GetValueOrDefault(batch.Signal.Name) + batch.Count;
+            views.Observe(batch);
         }
 
         // Read as fast as the file allows: the analysis never falls behind.

@@ -42,6 +42,12 @@ internal static class TextReportWriter
             console.WriteLine(note);
         }
 
+        foreach (var table in report.Signals)
+        {
+            console.WriteLine();
+            WriteSignal(console, table);
+        }
+
         var silent = report.Files.Where(f => !f.HasRelevantEvents && f.Status == FileStatus.Ok).ToList();
         if (silent.Count > 0)
         {
@@ -236,6 +242,40 @@ internal static class TextReportWriter
 
     /// <summary>A name from the input on one line: control characters (a line break in an application name) shown as U+FFFD.</summary>
     private static string Printable(string name) => name.Any(char.IsControl) ? string.Concat(name.Select(c => char.IsControl(c) ? '\uFFFD' : c)) : name;
+
+    /// <summary>The most rows of a signal's table a person gets on the terminal; JSON has them all.</summary>
+    public const int MaxSignalRows = 50;
+
+    /// <summary>A polled signal's table from a recording: its heading, its rows (at most <see cref="MaxSignalRows"/>), its notes.</summary>
+    private static void WriteSignal(IAnsiConsole console, Core.Signals.SignalTable signal)
+    {
+        console.MarkupLine($"[bold]{Markup.Escape(signal.Title)}[/]");
+        var table = new Table { Border = TableBorder.None, ShowHeaders = true };
+        for (var c = 0; c < signal.Columns.Count; c++)
+        {
+            var column = signal.Columns[c];
+            var heading = (c == 0 ? "  " : "") + column.Name + (column.Unit.Length > 0 ? $" ({column.Unit})" : "");
+            var numeric = signal.Rows.Any(r => r[c] is long or int or double);
+            var tableColumn = new TableColumn(Markup.Escape(heading));
+            table.AddColumn(numeric ? tableColumn.RightAligned() : tableColumn);
+        }
+
+        foreach (var row in signal.Rows.Take(MaxSignalRows))
+        {
+            table.AddRow([.. row.Select((cell, c) => (Spectre.Console.Rendering.IRenderable)new Text((c == 0 ? "  " : "") + Printable(Core.Signals.SignalTable.Format(cell))))]);
+        }
+
+        console.Write(table);
+        if (signal.Rows.Count > MaxSignalRows)
+        {
+            console.WriteLine(string.Create(Ci, $"  ... and {signal.Rows.Count - MaxSignalRows:N0} more rows (--format json lists them all)"));
+        }
+
+        foreach (var note in signal.Notes)
+        {
+            console.WriteLine("  " + note);
+        }
+    }
 
     private static Table Histogram(DatabaseReport db, bool unicode)
     {

@@ -245,7 +245,86 @@ public sealed class CountersSignal : Signal<CounterRow>
     /// <summary>The counters' part of a poll, as <c>check</c> runs it once (its figures say what is missing).</summary>
     public static Poller NewCheckPoller(PollContext context, ServerProfile server) => new(SignalRegistry.Counters, context, server);
 
+    /// <inheritdoc />
+    public override SignalView NewView() => new View(Name);
+
     internal override SignalState NewState(InstanceState instance) => new State(instance);
+
+    /// <summary>
+    /// The log-flush counters of each database (and of _Total) over the recording: flushes, bytes and waiting commits a
+    /// second from the increase between the first and the last poll (a drop is a restart from zero), bytes per flush, the
+    /// wait per waiting commit, and the last fraction of the log in use; other counters recorded are counted in a note.
+    /// </summary>
+    private sealed class View(string signal) : SignalView<CounterRow>
+    {
+        private static readonly string[] Shown = [DatabasesCounters.LogFlushes, DatabasesCounters.LogBytesFlushed, DatabasesCounters.LogFlushWaits, DatabasesCounters.LogFlushWaitTime];
+        private readonly Dictionary<(string Instance, string Database), (CumulativeFigure[] Figures, long? PercentUsed)> _databases = [];
+        private readonly HashSet<string> _others = new(StringComparer.Ordinal);
+
+        protected override void Observe(string instance, DateTime timestampUtc, in CounterRow row)
+        {
+            var shown = string.Equals(row.ObjectName, DatabasesObject, StringComparison.Ordinal) ? Array.IndexOf(Shown, row.CounterName) : -1;
+            var percent = string.Equals(row.ObjectName, DatabasesObject, StringComparison.Ordinal) && row.CounterName == DatabasesCounters.PercentLogUsed;
+            if (shown < 0 && !percent)
+            {
+                _others.Add(row.ObjectName + ": " + row.CounterName);
+                return;
+            }
+
+            var key = (instance, row.CounterInstance);
+            if (!_databases.TryGetValue(key, out var db))
+            {
+                db = (new CumulativeFigure[Shown.Length], null);
+            }
+
+            if (percent)
+            {
+                db.PercentUsed = row.Value;
+            }
+            else
+            {
+                db.Figures[shown].Add(row.Value, timestampUtc);
+            }
+
+            _databases[key] = db;
+        }
+
+        public override SignalTable? Table()
+        {
+            if (_databases.Count == 0 && _others.Count == 0)
+            {
+                return null;
+            }
+
+            var rows = _databases.OrderBy(d => d.Key.Instance, StringComparer.Ordinal)
+                .ThenBy(d => d.Key.Database == DatabasesCounters.TotalInstance ? 1 : 0).ThenBy(d => d.Key.Database, StringComparer.Ordinal)
+                .Select(d =>
+                {
+                    var (flushes, bytes, waits, waitMs) = (d.Value.Figures[0], d.Value.Figures[1], d.Value.Figures[2], d.Value.Figures[3]);
+                    return (IReadOnlyList<object?>)[
+                        d.Key.Instance, d.Key.Database, flushes.PerSecond, bytes.PerSecond,
+                        flushes.Increase > 0 && bytes.Started ? (double)bytes.Increase / flushes.Increase : null,
+                        waits.PerSecond,
+                        waits.Increase > 0 && waitMs.Started ? (double)waitMs.Increase / waits.Increase : null,
+                        d.Value.PercentUsed,
+                        (long)Math.Max(Math.Max(flushes.Resets, bytes.Resets), Math.Max(waits.Resets, waitMs.Resets)),
+                    ];
+                });
+            var notes = new List<string>
+            {
+                "Rates are the increase between the first and the last poll of each counter divided by the seconds between them; a counter lower than the poll before is a restart (of the server, or of the database) and counts from zero. _Total is the whole instance, its internal databases included.",
+            };
+            if (_others.Count > 0)
+            {
+                notes.Add($"{_others.Count:N0} other counter(s) recorded, not shown here: {string.Join(", ", _others.Order(StringComparer.Ordinal).Take(8))}{(_others.Count > 8 ? ", ..." : ".")}");
+            }
+
+            return new SignalTable(signal, "Log flush counters (sys.dm_os_performance_counters)",
+                [new("instance"), new("database"), new("flushes", "/s"), new("bytes flushed", "B/s"), new("bytes per flush", "B"),
+                    new("commits waiting", "/s"), new("wait per waiting commit", "ms"), new("log used", "%"), new("restarts")],
+                [.. rows], notes);
+        }
+    }
 
     /// <summary>The counters of <paramref name="counterObject"/> a family names, as the statement lists them.</summary>
     private static string List(string counterObject) =>

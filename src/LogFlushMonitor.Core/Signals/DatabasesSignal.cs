@@ -51,7 +51,31 @@ public sealed class DatabasesSignal : Signal<DatabaseRow>
     /// <inheritdoc />
     public override SignalPoller? NewPoller(PollContext context, ServerProfile server) => server.AzureSqlDatabase ? null : new Poller(this, context);
 
+    /// <inheritdoc />
+    public override SignalView NewView() => new View(Name);
+
     internal override SignalState NewState(InstanceState instance) => new State(instance);
+
+    /// <summary>Each database the recording names: its id, its name (the last, and how many it had), when it was first and last listed.</summary>
+    private sealed class View(string signal) : SignalView<DatabaseRow>
+    {
+        private readonly Dictionary<(string Instance, int Id), (string Name, int Names, DateTime First, DateTime Last)> _databases = [];
+
+        protected override void Observe(string instance, DateTime timestampUtc, in DatabaseRow row)
+        {
+            var key = (instance, row.DatabaseId);
+            _databases[key] = _databases.TryGetValue(key, out var seen)
+                ? (row.Name, seen.Names + (string.Equals(row.Name, seen.Name, StringComparison.Ordinal) ? 0 : 1), seen.First, timestampUtc)
+                : (row.Name, 1, timestampUtc, timestampUtc);
+        }
+
+        public override SignalTable? Table() => _databases.Count == 0 ? null : new SignalTable(
+            signal, "Databases watched (sys.databases)",
+            [new("instance"), new("database_id"), new("database"), new("names"), new("first listed"), new("last listed")],
+            [.. _databases.OrderBy(d => d.Key.Instance, StringComparer.Ordinal).ThenBy(d => d.Key.Id)
+                .Select(d => (IReadOnlyList<object?>)[d.Key.Instance, (long)d.Key.Id, d.Value.Name, (long)d.Value.Names, d.Value.First, d.Value.Last])],
+            ["The databases the filter watches, as each poll listed them; more than one name means the id was renamed or reused. A database last listed before the end of the recording was dropped, detached or filtered out then."]);
+    }
 
     /// <summary>
     /// Reads sys.databases. A database id twice, or one SQL Server cannot assign, is an answer no server gives: a named

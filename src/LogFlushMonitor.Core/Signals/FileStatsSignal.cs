@@ -95,7 +95,37 @@ public sealed class FileStatsSignal : Signal<FileStatsRow>
     /// <inheritdoc />
     public override SignalPoller NewPoller(PollContext context, ServerProfile server) => new Poller(this, context, server);
 
+    /// <inheritdoc />
+    public override SignalView NewView() => new View(Name);
+
     internal override SignalState NewState(InstanceState instance) => new State(instance);
+
+    /// <summary>Each log file over the recording: writes and bytes a second, the size of a write and the stall per write.</summary>
+    private sealed class View(string signal) : SignalView<FileStatsRow>
+    {
+        private readonly Dictionary<(string Instance, int DatabaseId, int FileId), (string Database, CumulativeFigure Writes, CumulativeFigure Bytes, CumulativeFigure StallMs)> _files = [];
+
+        protected override void Observe(string instance, DateTime timestampUtc, in FileStatsRow row)
+        {
+            var key = (instance, row.DatabaseId, row.FileId);
+            var f = _files.GetValueOrDefault(key);
+            f.Database = row.DatabaseName;
+            f.Writes.Add(row.NumWrites, timestampUtc);
+            f.Bytes.Add(row.BytesWritten, timestampUtc);
+            f.StallMs.Add(row.IoStallWriteMs, timestampUtc);
+            _files[key] = f;
+        }
+
+        public override SignalTable? Table() => _files.Count == 0 ? null : new SignalTable(
+            signal, "Log file writes (sys.dm_io_virtual_file_stats)",
+            [new("instance"), new("database"), new("file_id"), new("writes", "/s"), new("bytes written", "B/s"), new("bytes per write", "B"), new("stall per write", "ms"), new("restarts")],
+            [.. _files.OrderBy(f => f.Key.Instance, StringComparer.Ordinal).ThenBy(f => f.Value.Database, StringComparer.Ordinal).ThenBy(f => f.Key.FileId).Select(f => (IReadOnlyList<object?>)[
+                f.Key.Instance, f.Value.Database, (long)f.Key.FileId, f.Value.Writes.PerSecond, f.Value.Bytes.PerSecond,
+                f.Value.Writes.Increase > 0 ? (double)f.Value.Bytes.Increase / f.Value.Writes.Increase : null,
+                f.Value.Writes.Increase > 0 ? (double)f.Value.StallMs.Increase / f.Value.Writes.Increase : null,
+                (long)f.Value.Writes.Resets])],
+            ["The increase of num_of_writes, num_of_bytes_written and io_stall_write_ms between the first and the last poll: the stall per write is how long the storage took to complete a log write, on average."]);
+    }
 
     private static string? Validate(FileStatsRow row) =>
         row.DatabaseName is null ? "invalid field 'db': expected a string"

@@ -42,7 +42,47 @@ public sealed class FlushBucketsSignal : Signal<FlushBucketRow>
     /// <inheritdoc />
     public override SignalRecording Recording { get; }
 
+    /// <inheritdoc />
+    public override SignalView NewView() => new View(Name);
+
     internal override SignalState NewState(InstanceState instance) => new State(instance);
+
+    /// <summary>Each database's flushes counted by the histogram target: how many, how many bytes, the commonest write size.</summary>
+    private sealed class View(string signal) : SignalView<FlushBucketRow>
+    {
+        private readonly Dictionary<(string Instance, int DatabaseId), (string? Database, long Flushes, long Bytes, Dictionary<uint, long> BySize)> _databases = [];
+
+        protected override void Observe(string instance, DateTime timestampUtc, in FlushBucketRow row)
+        {
+            if (row.Count <= 0)
+            {
+                return;
+            }
+
+            var key = (instance, row.DatabaseId);
+            if (!_databases.TryGetValue(key, out var db))
+            {
+                db = (null, 0, 0, []);
+            }
+
+            db.Database = row.DatabaseName ?? db.Database;
+            db.Flushes += row.Count;
+            db.Bytes += (long)Math.Min((double)row.WriteSize * row.Count, long.MaxValue - (double)db.Bytes);
+            db.BySize[row.WriteSize] = db.BySize.GetValueOrDefault(row.WriteSize) + row.Count;
+            _databases[key] = db;
+        }
+
+        public override SignalTable? Table() => _databases.Count == 0 ? null : new SignalTable(
+            signal, "Flushes counted by write size (histogram target)",
+            [new("instance"), new("database_id"), new("database"), new("flushes"), new("bytes per flush", "B"), new("commonest write size", "B"), new("its share", "%")],
+            [.. _databases.OrderBy(d => d.Key.Instance, StringComparer.Ordinal).ThenByDescending(d => d.Value.Flushes).ThenBy(d => d.Key.DatabaseId).Select(d =>
+            {
+                var common = d.Value.BySize.OrderByDescending(b => b.Value).ThenBy(b => b.Key).First();
+                return (IReadOnlyList<object?>)[d.Key.Instance, (long)d.Key.DatabaseId, d.Value.Database, d.Value.Flushes,
+                    (double)d.Value.Bytes / d.Value.Flushes, (long)common.Key, 100.0 * common.Value / d.Value.Flushes];
+            })],
+            ["In histogram mode the server counts log_flush_start by database and write size and the monitor reads the counts: these are those flushes, without times (so not in the timeline)."]);
+    }
 
     private sealed class State(InstanceState instance) : SignalState<FlushBucketRow>
     {

@@ -165,7 +165,42 @@ public sealed class HadrReplicasSignal : Signal<ReplicaRow>
     /// <inheritdoc />
     public override SignalPoller? NewPoller(PollContext context, ServerProfile server) => server.AzureSqlDatabase ? null : new Poller(this, context);
 
+    /// <inheritdoc />
+    public override SignalView NewView() => new View(Name);
+
     internal override SignalState NewState(InstanceState instance) => new State(instance);
+
+    /// <summary>Each database replica over the recording: its role, mode and last state, and the worst queues and lag polled.</summary>
+    private sealed class View(string signal) : SignalView<ReplicaRow>
+    {
+        private readonly Dictionary<(string Instance, string Database, string Group, string Replica), (ReplicaRow Last, long? SendQueueKb, long? RedoQueueKb, long? LagSeconds, long Polls, long NotSynchronized)> _replicas = [];
+
+        protected override void Observe(string instance, DateTime timestampUtc, in ReplicaRow row)
+        {
+            var key = (instance, row.DatabaseName, row.AvailabilityGroup, row.Replica);
+            var r = _replicas.GetValueOrDefault(key);
+            r.Last = row;
+            r.SendQueueKb = Max(r.SendQueueKb, row.LogSendQueueKb);
+            r.RedoQueueKb = Max(r.RedoQueueKb, row.RedoQueueKb);
+            r.LagSeconds = Max(r.LagSeconds, row.SecondaryLagSeconds);
+            r.Polls++;
+            var synchronous = row.AvailabilityMode.StartsWith("SYNCHRONOUS", StringComparison.OrdinalIgnoreCase);
+            r.NotSynchronized += synchronous && row.SynchronizationState is { } state && !string.Equals(state, "SYNCHRONIZED", StringComparison.OrdinalIgnoreCase) ? 1 : 0;
+            _replicas[key] = r;
+        }
+
+        private static long? Max(long? a, long? b) => a is null ? b : b is null ? a : Math.Max(a.Value, b.Value);
+
+        public override SignalTable? Table() => _replicas.Count == 0 ? null : new SignalTable(
+            signal, "Availability replicas (sys.dm_hadr_database_replica_states)",
+            [new("instance"), new("database"), new("group"), new("replica"), new("role"), new("mode"), new("last state"),
+                new("polls not synchronized"), new("largest send queue", "KB"), new("largest redo queue", "KB"), new("largest lag", "s")],
+            [.. _replicas.OrderBy(r => r.Key.Instance, StringComparer.Ordinal).ThenBy(r => r.Key.Database, StringComparer.Ordinal)
+                .ThenBy(r => r.Key.Group, StringComparer.Ordinal).ThenBy(r => r.Key.Replica, StringComparer.Ordinal).Select(r => (IReadOnlyList<object?>)[
+                r.Key.Instance, r.Key.Database, r.Key.Group, r.Key.Replica, r.Value.Last.Role, r.Value.Last.AvailabilityMode, r.Value.Last.SynchronizationState,
+                r.Value.NotSynchronized, r.Value.SendQueueKb, r.Value.RedoQueueKb, r.Value.LagSeconds])],
+            ["A synchronous replica that is not SYNCHRONIZED does not hold commits back but has no failover without data loss; the send queue is log not yet sent, the redo queue log hardened but not yet redone (KB as the server reports them)."]);
+    }
 
     /// <summary>
     /// secondary_lag_seconds exists from SQL Server 2016 (13.x) on (Microsoft docs of the view). An unknown version takes the

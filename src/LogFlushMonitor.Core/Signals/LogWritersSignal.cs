@@ -109,7 +109,31 @@ public sealed class LogWritersSignal : Signal<LogWritersRow>
     /// <inheritdoc />
     public override SignalPoller NewPoller(PollContext context, ServerProfile server) => new Poller(this, context);
 
+    /// <inheritdoc />
+    public override SignalView NewView() => new View(Name);
+
     internal override SignalState NewState(InstanceState instance) => new State(instance);
+
+    /// <summary>Each application's open transactions per database: the most log they held at one poll, and in how many polls they held any.</summary>
+    private sealed class View(string signal) : SignalView<LogWritersRow>
+    {
+        private readonly Dictionary<(string Instance, string Database, string Application), (long MostUsed, long MostReserved, long MostTransactions, long Polls)> _writers = [];
+
+        protected override void Observe(string instance, DateTime timestampUtc, in LogWritersRow row)
+        {
+            var key = (instance, row.DatabaseName, row.Application);
+            var w = _writers.GetValueOrDefault(key);
+            _writers[key] = (Math.Max(w.MostUsed, row.LogBytesUsed), Math.Max(w.MostReserved, row.LogBytesReserved), Math.Max(w.MostTransactions, row.Transactions), w.Polls + 1);
+        }
+
+        public override SignalTable? Table() => _writers.Count == 0 ? null : new SignalTable(
+            signal, "Open transactions holding log, by application (sys.dm_tran_database_transactions)",
+            [new("instance"), new("database"), new("application"), new("most log used", "B"), new("most log reserved", "B"), new("most open transactions"), new("polls seen")],
+            [.. _writers.OrderBy(w => w.Key.Instance, StringComparer.Ordinal).ThenBy(w => w.Key.Database, StringComparer.Ordinal)
+                .ThenByDescending(w => w.Value.MostUsed).ThenBy(w => w.Key.Application, StringComparer.Ordinal).Select(w => (IReadOnlyList<object?>)[
+                w.Key.Instance, w.Key.Database, w.Key.Application, w.Value.MostUsed, w.Value.MostReserved, w.Value.MostTransactions, w.Value.Polls])],
+            [$"The top {TopApplications} applications of each database at each poll and the rest as '{OtherApplication}': log an open transaction has written or reserved is log the server cannot reuse until it commits."]);
+    }
 
     private sealed class Poller(LogWritersSignal signal, PollContext context) : SignalPoller(context)
     {

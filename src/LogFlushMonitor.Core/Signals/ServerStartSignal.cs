@@ -68,7 +68,29 @@ public sealed class ServerStartSignal : Signal<ServerStartRow>
     /// <inheritdoc />
     public override SignalPoller? NewPoller(PollContext context, ServerProfile server) => server.AzureSqlDatabase ? null : new Poller(this, context);
 
+    /// <inheritdoc />
+    public override SignalView NewView() => new View(Name);
+
     internal override SignalState NewState(InstanceState instance) => new State(instance);
+
+    /// <summary>Each instance's start time as first read, restarts during the recording (a new start time), the last one.</summary>
+    private sealed class View(string signal) : SignalView<ServerStartRow>
+    {
+        private readonly Dictionary<string, (DateTime First, DateTime Last, int Restarts)> _instances = new(StringComparer.Ordinal);
+
+        protected override void Observe(string instance, DateTime timestampUtc, in ServerStartRow row)
+        {
+            _instances[instance] = _instances.TryGetValue(instance, out var seen)
+                ? (seen.First, row.StartTimeUtc, seen.Restarts + (row.StartTimeUtc != seen.Last ? 1 : 0))
+                : (row.StartTimeUtc, row.StartTimeUtc, 0);
+        }
+
+        public override SignalTable? Table() => _instances.Count == 0 ? null : new SignalTable(
+            signal, "Instance start time (sys.dm_os_sys_info)",
+            [new("instance"), new("started"), new("restarts seen"), new("last start")],
+            [.. _instances.OrderBy(i => i.Key, StringComparer.Ordinal).Select(i => (IReadOnlyList<object?>)[i.Key, i.Value.First, (long)i.Value.Restarts, i.Value.Last])],
+            ["A restart is a new sqlserver_start_time between two polls: every cumulative figure of the instance starts again from zero."]);
+    }
 
     /// <summary>
     /// The server stores the time in local time: while the local value stays the same the UTC value first read is kept, so

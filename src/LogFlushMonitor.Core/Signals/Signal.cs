@@ -53,6 +53,12 @@ public abstract class Signal
     /// <summary>Its part of one instance's poll, or null when the instance poller does not read it on <paramref name="server"/>.</summary>
     public virtual SignalPoller? NewPoller(PollContext context, ServerProfile server) => null;
 
+    /// <summary>
+    /// What <c>analyze</c> and <c>report</c> show of it from a recording (one view per analysis), or null when it is not
+    /// recorded or adds nothing a person reads there.
+    /// </summary>
+    public virtual SignalView? NewView() => null;
+
     /// <summary>Its state for one instance of the aggregation (created with the instance).</summary>
     internal abstract SignalState NewState(InstanceState instance);
 

@@ -99,7 +99,37 @@ public sealed class WaitStatsSignal : Signal<WaitStatsRow>
     /// <inheritdoc />
     public override SignalPoller NewPoller(PollContext context, ServerProfile server) => new Poller(this, context, server);
 
+    /// <inheritdoc />
+    public override SignalView NewView() => new View(Name);
+
     internal override SignalState NewState(InstanceState instance) => new State(instance);
+
+    /// <summary>Each log wait type over the recording: waits a second, the average wait, the signal share, the last maximum.</summary>
+    private sealed class View(string signal) : SignalView<WaitStatsRow>
+    {
+        private readonly Dictionary<(string Instance, string WaitType), (CumulativeFigure Tasks, CumulativeFigure TimeMs, CumulativeFigure SignalMs, long MaxMs)> _waits = [];
+
+        protected override void Observe(string instance, DateTime timestampUtc, in WaitStatsRow row)
+        {
+            var key = (instance, row.WaitType);
+            var w = _waits.GetValueOrDefault(key);
+            w.Tasks.Add(row.WaitingTasks, timestampUtc);
+            w.TimeMs.Add(row.WaitTimeMs, timestampUtc);
+            w.SignalMs.Add(row.SignalWaitTimeMs, timestampUtc);
+            w.MaxMs = row.MaxWaitTimeMs;
+            _waits[key] = w;
+        }
+
+        public override SignalTable? Table() => _waits.Count == 0 ? null : new SignalTable(
+            signal, "Log waits (sys.dm_os_wait_stats)",
+            [new("instance"), new("wait type"), new("waits", "/s"), new("waits over the recording"), new("wait per wait", "ms"), new("signal wait share", "%"), new("longest wait (last poll)", "ms"), new("restarts")],
+            [.. _waits.OrderBy(w => w.Key.Instance, StringComparer.Ordinal).ThenBy(w => w.Key.WaitType, StringComparer.Ordinal).Select(w => (IReadOnlyList<object?>)[
+                w.Key.Instance, w.Key.WaitType, w.Value.Tasks.PerSecond, w.Value.Tasks.Increase,
+                w.Value.Tasks.Increase > 0 ? (double)w.Value.TimeMs.Increase / w.Value.Tasks.Increase : null,
+                w.Value.TimeMs.Increase > 0 ? 100.0 * w.Value.SignalMs.Increase / w.Value.TimeMs.Increase : null,
+                w.Value.MaxMs, (long)w.Value.Tasks.Resets])],
+            ["The whole instance's waits (the view has no database): the increase of waiting_tasks_count, wait_time_ms and signal_wait_time_ms between the first and the last poll; the signal share is the part of the wait spent waiting for a CPU after the log write completed."]);
+    }
 
     private sealed class Poller(WaitStatsSignal signal, PollContext context, ServerProfile server) : SignalPoller(context)
     {

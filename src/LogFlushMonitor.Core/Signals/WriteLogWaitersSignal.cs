@@ -107,7 +107,30 @@ public sealed class WriteLogWaitersSignal : Signal<WriteLogWaitersRow>
     /// <inheritdoc />
     public override SignalPoller NewPoller(PollContext context, ServerProfile server) => new Poller(this, context, server);
 
+    /// <inheritdoc />
+    public override SignalView NewView() => new View(Name);
+
     internal override SignalState NewState(InstanceState instance) => new State(instance);
+
+    /// <summary>Each database's sessions waiting on WRITELOG at the polls: in how many polls any waited, the most at once, the longest wait.</summary>
+    private sealed class View(string signal) : SignalView<WriteLogWaitersRow>
+    {
+        private readonly Dictionary<(string Instance, int DatabaseId), (string Database, long Polls, long PollsWaiting, long MostSessions, long LongestMs)> _databases = [];
+
+        protected override void Observe(string instance, DateTime timestampUtc, in WriteLogWaitersRow row)
+        {
+            var key = (instance, row.DatabaseId);
+            var d = _databases.GetValueOrDefault(key);
+            _databases[key] = (row.DatabaseName, d.Polls + 1, d.PollsWaiting + (row.Sessions > 0 ? 1 : 0), Math.Max(d.MostSessions, row.Sessions), Math.Max(d.LongestMs, row.LongestWaitMs));
+        }
+
+        public override SignalTable? Table() => _databases.Count == 0 ? null : new SignalTable(
+            signal, "Sessions waiting on WRITELOG at the polls (sys.dm_os_waiting_tasks)",
+            [new("instance"), new("database"), new("polls"), new("polls with a waiter"), new("most sessions waiting"), new("longest wait", "ms")],
+            [.. _databases.OrderBy(d => d.Key.Instance, StringComparer.Ordinal).ThenByDescending(d => d.Value.LongestMs).ThenBy(d => d.Value.Database, StringComparer.Ordinal).Select(d => (IReadOnlyList<object?>)[
+                d.Key.Instance, d.Value.Database, d.Value.Polls, d.Value.PollsWaiting, d.Value.MostSessions, d.Value.LongestMs])],
+            ["What each poll saw at that instant: a wait that began and ended between two polls is not here (the events and the wait statistics count those). A wait as long as the poll interval is a flush that did not complete."]);
+    }
 
     private sealed class Poller(WriteLogWaitersSignal signal, PollContext context, ServerProfile server) : SignalPoller(context)
     {

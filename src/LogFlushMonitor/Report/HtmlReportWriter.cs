@@ -33,6 +33,11 @@ internal static class HtmlReportWriter
             Database(sb, db, ++i, series.Get(db.Instance, db.DatabaseId, width));
         }
 
+        foreach (var table in report.Signals)
+        {
+            Signal(sb, table);
+        }
+
         var silent = report.Files.Where(f => f.Status == FileStatus.Ok && !f.HasRelevantEvents).ToList();
         if (silent.Count > 0)
         {
@@ -228,6 +233,43 @@ internal static class HtmlReportWriter
         return SvgChart.Bars(WriteSizeBuckets.Labels, shares, labels, tips, "write size (bytes, sector-aligned buckets)", "share of flushes (%)", $"{db.Database}: write-size distribution", axisMax: 100);
     }
 
+    /// <summary>A polled signal's table from a recording (at most <see cref="TextReportWriter.MaxSignalRows"/> rows; JSON has them all).</summary>
+    private static void Signal(StringBuilder sb, Core.Signals.SignalTable table)
+    {
+        sb.Append("<section class=\"signal\"><h2>").Append(E(table.Title)).Append("</h2><table class=\"files\"><thead><tr>");
+        var numeric = table.Columns.Select((_, c) => table.Rows.Any(r => r[c] is long or int or double)).ToArray();
+        for (var c = 0; c < table.Columns.Count; c++)
+        {
+            var column = table.Columns[c];
+            sb.Append(numeric[c] ? "<th class=\"n\">" : "<th>").Append(E(column.Name + (column.Unit.Length > 0 ? $" ({column.Unit})" : ""))).Append("</th>");
+        }
+
+        sb.Append("</tr></thead><tbody>");
+        foreach (var row in table.Rows.Take(TextReportWriter.MaxSignalRows))
+        {
+            sb.Append("<tr>");
+            for (var c = 0; c < row.Count; c++)
+            {
+                sb.Append(numeric[c] ? "<td class=\"n\">" : "<td>").Append(E(Core.Signals.SignalTable.Format(row[c]))).Append("</td>");
+            }
+
+            sb.Append("</tr>");
+        }
+
+        sb.Append("</tbody></table>");
+        if (table.Rows.Count > TextReportWriter.MaxSignalRows)
+        {
+            sb.Append("<p class=\"note\">").Append(E(string.Create(Ci, $"... and {table.Rows.Count - TextReportWriter.MaxSignalRows:N0} more rows (analyze --format json lists them all)"))).Append("</p>");
+        }
+
+        foreach (var note in table.Notes)
+        {
+            sb.Append("<p class=\"note\">").Append(E(note)).Append("</p>");
+        }
+
+        sb.Append("</section>\n");
+    }
+
     private static void Figure(StringBuilder sb, string caption, string? svg, string? empty = null)
     {
         sb.Append("<figure><figcaption>").Append(E(caption)).Append("</figcaption>");
@@ -262,6 +304,7 @@ internal static class HtmlReportWriter
     private const string Style = """
         :root { --ink:#1d2330; --muted:#5b6478; --line:#d8dde6; --bg:#f6f7f9; --s1:#2f6fb3; --s2:#e07b24; --s3:#c0392b; --s4:#7b4fa0; --s5:#1e8c7e; --s6:#7f8c8d; }
         * { box-sizing: border-box; }
+        section.signal { overflow-x: auto; }
         body { margin: 0; padding: 24px 32px 48px; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; color: var(--ink); background: var(--bg); }
         h1 { font-size: 24px; margin: 0 0 4px; }
         h2 { font-size: 19px; margin: 0 0 4px; }

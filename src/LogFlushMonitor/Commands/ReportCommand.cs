@@ -2,6 +2,7 @@ using System.CommandLine;
 using System.Globalization;
 using LogFlushMonitor.Analysis;
 using LogFlushMonitor.Analysis.Commands;
+using LogFlushMonitor.Core.Text;
 using LogFlushMonitor.Report;
 
 namespace LogFlushMonitor.Commands;
@@ -94,17 +95,17 @@ internal static class ReportCommand
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
             TemporaryFile.Delete(temporary);
-            stderr.WriteLine($"error: cannot write {file.FullName}: {e.Message}");
+            stderr.WriteLine(PrintableText.Of($"error: cannot write {file.FullName}: {e.Message}"));
             return ExitCodes.Failure;
         }
 
         foreach (var f in report.HasRelevantEvents ? [] : report.Files.Where(f => f.Status == FileStatus.Ok))
         {
-            stderr.WriteLine(TextReportWriter.Census(f));
+            stderr.WriteLine(PrintableText.Of(TextReportWriter.Census(f)));
         }
 
-        stdout.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"report: wrote {file.FullName} ({report.Databases.Count:N0} database(s), {report.TotalEvents:N0} events from {report.Files.Count:N0} file(s), {report.TotalLost:N0} lost)."));
+        stdout.WriteLine(PrintableText.Of(string.Create(CultureInfo.InvariantCulture,
+            $"report: wrote {file.FullName} ({report.Databases.Count:N0} database(s), {report.TotalEvents:N0} events from {report.Files.Count:N0} file(s), {report.TotalLost:N0} lost).")));
         return ExitCodes.Of(report.Outcome);
     }
 }

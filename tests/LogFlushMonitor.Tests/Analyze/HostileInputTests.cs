@@ -216,6 +216,30 @@ public sealed class HostileInputTests : IDisposable
         Assert.Equal(long.MaxValue / (double)TimeSpan.TicksPerSecond, busiest.WaitSeconds, 3);
     }
 
+    [Fact]
+    public void A_database_name_with_escape_sequences_and_a_line_break_reaches_the_text_report_escaped()
+    {
+        // Clears the screen, sets the window title and forges a whole line of the report.
+        const string Hostile = "evil\u001b]0;pwned\u0007\u001b[2J\r\nDatabase forged (id 1)\u202Eexe.txt";
+        var name = JsonSerializer.Serialize(Hostile);
+        var path = Recording("names.ndjson",
+            $$"""{"type":"flush","t":"{{Start:O}}","instance":"sql1","db_id":5,"db":{{name}},"write_size":512}""",
+            $$"""{"type":"flush","t":"{{Start.AddSeconds(1):O}}","instance":"sql1","db_id":5,"db":{{name}},"write_size":512}""");
+        var stdout = new StringWriter();
+        var stderr = new StringWriter();
+        var settings = new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never, Threads = 1 };
+
+        AnalyzeRunner.Run(settings, ExitCodes.Of, stdout, stderr, CancellationToken.None);
+
+        var text = stdout.ToString();
+        Assert.DoesNotContain('\u001b', text);
+        Assert.DoesNotContain('\u0007', text);
+        Assert.DoesNotContain('\r', text);
+        Assert.DoesNotContain('\u202E', text);
+        Assert.DoesNotContain("\nDatabase forged", text, StringComparison.Ordinal);
+        Assert.Contains("Database evil\\u001B]0;pwned\\u0007\\u001B[2J\\r\\nDatabase forged (id 1)\\u202Eexe.txt (id 5)", text, StringComparison.Ordinal);
+    }
+
     private static string Flush(int second) =>
         $$"""{"type":"flush","t":"{{Start.AddSeconds(second):O}}","instance":"sql1","db_id":5,"db":"sales","write_size":512}""";
 

@@ -39,7 +39,7 @@ public class CaptureSignalTests
         var exit = await cli.WaitAsync(TimeSpan.FromSeconds(30));
 
         Assert.True(exit == 1, $"exit {exit}: {cli.StdErr}");
-        Assert.Contains("Capture cancelled: no file written.", cli.StdErr, StringComparison.Ordinal);
+        Assert.True(cli.StdErr.Contains("Capture cancelled: no file written.", StringComparison.Ordinal), cli.StdErr);
         Assert.Equal((false, false), server.EventSession("lfm_cap_check"));
         Assert.False(File.Exists(path));
     }

@@ -189,7 +189,7 @@ internal sealed record AnalyzeReport(IReadOnlyList<FileReport> Files, IReadOnlyL
     public long TotalEvents => Files.Sum(f => f.Events);
 
     /// <summary>Events lost in all files.</summary>
-    public long TotalLost => Files.Sum(f => f.EventsLost);
+    public long TotalLost => Saturating.Sum(Files.Select(f => f.EventsLost));
 
     /// <summary>True when any file holds a log flush or WRITELOG event.</summary>
     public bool HasRelevantEvents => Files.Any(f => f.HasRelevantEvents);

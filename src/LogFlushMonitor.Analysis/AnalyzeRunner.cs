@@ -1,6 +1,7 @@
 using LogFlushMonitor.Core.Advice;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Metrics;
+using LogFlushMonitor.Core.Text;
 using LogFlushMonitor.XEvent.Binary;
 
 namespace LogFlushMonitor.Analysis;
@@ -38,7 +39,7 @@ internal static class AnalyzeRunner
             // The document says it too, but a person running a script should see why nothing was found.
             foreach (var f in report.HasRelevantEvents ? [] : report.Files.Where(f => f.Status == FileStatus.Ok))
             {
-                stderr.WriteLine(TextReportWriter.Census(f));
+                stderr.WriteLine(PrintableText.Of(TextReportWriter.Census(f)));
             }
         }
         else
@@ -69,19 +70,19 @@ internal static class AnalyzeRunner
         var ci = System.Globalization.CultureInfo.InvariantCulture;
         foreach (var s in report.Skipped)
         {
-            stderr.WriteLine($"warning: {s.Reason}.");
+            stderr.WriteLine(PrintableText.Of($"warning: {s.Reason}."));
         }
 
         foreach (var f in report.Files.Where(f => f.Status != FileStatus.Ok))
         {
             if (f.Status == FileStatus.Damaged)
             {
-                stderr.WriteLine(string.Create(ci, $"error: {f.Path}: damaged: {TextReportWriter.DamageSummary(f)}; the {f.Events:N0} events around it were counted, {others}."));
+                stderr.WriteLine(PrintableText.Of(string.Create(ci, $"error: {f.Path}: damaged: {TextReportWriter.DamageSummary(f)}; the {f.Events:N0} events around it were counted, {others}.")));
                 continue;
             }
 
-            stderr.WriteLine(string.Create(ci,
-                $"error: {f.Path}: {f.Error} (byte offset {(f.ErrorOffset is { } o ? o.ToString(ci) : "unknown")}); {f.Events:N0} events before it were counted, {others}."));
+            stderr.WriteLine(PrintableText.Of(string.Create(ci,
+                $"error: {f.Path}: {f.Error} (byte offset {(f.ErrorOffset is { } o ? o.ToString(ci) : "unknown")}); {f.Events:N0} events before it were counted, {others}.")));
         }
     }
 
@@ -208,7 +209,7 @@ internal static class AnalyzeRunner
 
             if (problem is not null)
             {
-                stderr.WriteLine($"error: input '{input}': {problem}. Give .xel files, folders holding them, or a glob such as /path/session*.xel.");
+                stderr.WriteLine(PrintableText.Of($"error: input '{input}': {problem}.") + " Give .xel files, folders holding them, or a glob such as /path/session*.xel.");
                 ok = false;
             }
         }

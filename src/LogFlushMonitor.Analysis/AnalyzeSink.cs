@@ -88,7 +88,8 @@ internal sealed class AnalyzeSink(LogFlushTally tally, TimeSeriesRecorder? serie
     }
 
     /// <inheritdoc />
-    public void OnSourceLoss(string instance, LossKind kind, long count) => Lost += count;
+    /// <remarks>The sum stops at <see cref="long.MaxValue"/>: no count a recording holds makes it negative.</remarks>
+    public void OnSourceLoss(string instance, LossKind kind, long count) => Lost = Saturating.Add(Lost, count);
 
     private DatabaseTally? Database(string instance, int databaseId, string? name)
     {

@@ -47,6 +47,9 @@ internal sealed class FileTally
         }
     }
 
+    /// <summary>Counts <paramref name="count"/> malformed events without naming them.</summary>
+    public void AddMalformedCount(long count) => Malformed = Saturating.Add(Malformed, count);
+
     /// <summary>Adds <paramref name="other"/>'s counts (the same file, another thread's share).</summary>
     public void AddFrom(FileTally other)
     {

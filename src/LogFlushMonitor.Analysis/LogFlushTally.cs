@@ -257,7 +257,7 @@ internal sealed class WindowWaits(TimeSpan length)
         }
 
         _waits++;
-        _ticks += waitedTicks;
+        _ticks = Saturating.Add(_ticks, waitedTicks);
     }
 
     public void AddFrom(WindowWaits other)
@@ -267,7 +267,7 @@ internal sealed class WindowWaits(TimeSpan length)
         foreach (var (window, (waits, ticks)) in other._windows)
         {
             var mine = _windows.GetValueOrDefault(window);
-            _windows[window] = (mine.Waits + waits, mine.Ticks + ticks);
+            _windows[window] = (mine.Waits + waits, Saturating.Add(mine.Ticks, ticks));
         }
     }
 
@@ -311,7 +311,7 @@ internal sealed class WindowWaits(TimeSpan length)
         if (_waits > 0)
         {
             var kept = _windows.GetValueOrDefault(_window);
-            _windows[_window] = (kept.Waits + _waits, kept.Ticks + _ticks);
+            _windows[_window] = (kept.Waits + _waits, Saturating.Add(kept.Ticks, _ticks));
         }
 
         _window = window;

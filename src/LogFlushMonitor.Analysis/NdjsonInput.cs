@@ -58,27 +58,43 @@ internal static class NdjsonInput
     {
         sink.BeginFile();
         var adapter = new Adapter(sink, views);
+        var lines = new FileTally();
         NdjsonReplayError? firstError = null;
         var status = FileStatus.Ok;
         string? error = null;
+        long? errorOffset = null;
         try
         {
             using var file = new FileStream(path, FileMode.Open, FileAccess.Read, FileShare.ReadWrite | FileShare.Delete, 1 << 16, FileOptions.SequentialScan);
-            var options = new NdjsonReplayOptions { OnError = e => firstError ??= e };
+            var options = new NdjsonReplayOptions
+            {
+                OnError = e =>
+                {
+                    firstError ??= e;
+                    var offset = e.Offset ?? 0;
+                    lines.AddMalformed(offset, lines.KeepsMalformedAt(offset) ? $"line {e.Line}: {e.Message}" : null);
+                },
+            };
+
             // As fast as possible: the replay never waits, so this blocks only on reading the file.
             var summary = NdjsonReplay.ReplayAsync(new ProgressStream(file, progress), path, adapter, options, cancellationToken).GetAwaiter().GetResult();
-            if (firstError is { } f)
+            if (firstError is { } f && summary.Samples == 0)
             {
-                (status, error) = (FileStatus.Corrupt, $"{summary.Errors:N0} malformed line(s), the first at line {f.Line}: {f.Message}");
+                // Not one line reads as a sample: this is no recording.
+                (status, error, errorOffset) = (FileStatus.Corrupt, $"{summary.Errors:N0} malformed line(s) and no valid one, the first at line {f.Line}: {f.Message}", f.Offset);
             }
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or InvalidDataException)
         {
             (status, error) = (FileStatus.Unreadable, e.Message);
         }
-        if (status == FileStatus.Ok && sink.Malformed > 0)
+
+        lines.AddMalformedCount(sink.Malformed);
+
+        if (status == FileStatus.Ok && lines.Malformed > 0)
         {
-            (status, error) = (FileStatus.Damaged, $"{sink.Malformed:N0} event(s) with a database id out of range (0 to {LogFlushTally.MaxDatabaseId}) skipped");
+            // Lines that could not be read are skipped events: the file is damaged, counted and named, as a .xel file's.
+            status = FileStatus.Damaged;
         }
 
         return new FileReport
@@ -87,12 +103,14 @@ internal static class NdjsonInput
             Bytes = bytes,
             Status = status,
             Error = error,
+            ErrorOffset = errorOffset,
             Events = adapter.Samples,
             FlushStarts = sink.FlushStarts,
             FlushCompletes = sink.FlushCompletes,
             WriteLogWaits = sink.WriteLogWaits,
             EventsLost = sink.Lost,
-            MalformedEvents = sink.Malformed,
+            MalformedEvents = lines.Malformed,
+            Malformed = lines.MalformedEvents,
             OtherEvents = adapter.Polled.Where(kv => kv.Value > 0).ToDictionary(kv => $"polled {kv.Key} rows", kv => kv.Value, StringComparer.Ordinal),
             OtherWaits = new Dictionary<string, long>(sink.OtherWaits, StringComparer.Ordinal),
         };

@@ -1,5 +1,6 @@
 using System.Globalization;
 using LogFlushMonitor.Core.Advice;
+using LogFlushMonitor.Core.Text;
 using LogFlushMonitor.XEvent.Binary;
 using Spectre.Console;
 
@@ -39,7 +40,7 @@ internal static class TextReportWriter
         if (NoApplicationNote(report.Databases) is { } note)
         {
             console.WriteLine();
-            console.WriteLine(note);
+            console.WriteLine(PrintableText.Of(note));
         }
 
         foreach (var table in report.Signals)
@@ -56,7 +57,7 @@ internal static class TextReportWriter
 
         foreach (var f in silent)
         {
-            console.WriteLine(Census(f));
+            console.WriteLine(PrintableText.Of(Census(f)));
         }
     }
 
@@ -91,16 +92,16 @@ internal static class TextReportWriter
         {
             var line = f.Status switch
             {
-                FileStatus.Ok => string.Create(Ci, $"  [green]ok[/]       {Markup.Escape(f.Path)} ({Bytes(f.Bytes)}, {f.Events:N0} events, {f.EventsLost:N0} lost){Markup.Escape(TailNote(f))}"),
-                FileStatus.Damaged => string.Create(Ci, $"  [red]damaged[/]  {Markup.Escape(f.Path)} ({Bytes(f.Bytes)}, {f.Events:N0} events, {f.EventsLost:N0} lost): {Markup.Escape(DamageSummary(f))}"),
-                _ => string.Create(Ci, $"  [red]{StatusText(f.Status)}[/]  {Markup.Escape(f.Path)}: {Markup.Escape(f.Error ?? "")} at byte offset {(f.ErrorOffset is { } o ? o.ToString(Ci) : "?")} ({f.Events:N0} events before it are counted)"),
+                FileStatus.Ok => string.Create(Ci, $"  [green]ok[/]       {Safe(f.Path)} ({Bytes(f.Bytes)}, {f.Events:N0} events, {f.EventsLost:N0} lost){Safe(TailNote(f))}"),
+                FileStatus.Damaged => string.Create(Ci, $"  [red]damaged[/]  {Safe(f.Path)} ({Bytes(f.Bytes)}, {f.Events:N0} events, {f.EventsLost:N0} lost): {Safe(DamageSummary(f))}"),
+                _ => string.Create(Ci, $"  [red]{StatusText(f.Status)}[/]  {Safe(f.Path)}: {Safe(f.Error ?? "")} at byte offset {(f.ErrorOffset is { } o ? o.ToString(Ci) : "?")} ({f.Events:N0} events before it are counted)"),
             };
             console.MarkupLine(line);
         }
 
         foreach (var s in report.Skipped)
         {
-            console.MarkupLine($"  [yellow]skipped[/]  {Markup.Escape(s.Reason)}");
+            console.MarkupLine($"  [yellow]skipped[/]  {Safe(s.Reason)}");
         }
     }
 
@@ -143,7 +144,7 @@ internal static class TextReportWriter
 
     private static void WriteDatabase(IAnsiConsole console, DatabaseReport db)
     {
-        console.MarkupLine(string.Create(Ci, $"[bold]Database {Markup.Escape(db.Database)}[/] (id {db.DatabaseId})"));
+        console.MarkupLine(string.Create(Ci, $"[bold]Database {Safe(db.Database)}[/] (id {db.DatabaseId})"));
         if (db.Flushes > 0)
         {
             console.WriteLine(string.Create(Ci,
@@ -196,7 +197,7 @@ internal static class TextReportWriter
         foreach (var a in db.Advice)
         {
             var colour = a.Level == AdviceLevel.Warning ? "yellow" : "blue";
-            console.MarkupLine($"  [{colour}]advice:[/] {Markup.Escape(a.Text)}");
+            console.MarkupLine($"  [{colour}]advice:[/] {Safe(a.Text)}");
         }
     }
 
@@ -241,7 +242,11 @@ internal static class TextReportWriter
     private static string Percent(double share) => share > 0 && share < 0.005 ? "<1 %" : string.Create(Ci, $"{share * 100:0} %");
 
     /// <summary>A name from the input on one line: control characters (a line break in an application name) shown as U+FFFD.</summary>
-    private static string Printable(string name) => name.Any(char.IsControl) ? string.Concat(name.Select(c => char.IsControl(c) ? '\uFFFD' : c)) : name;
+    /// <summary>A name (or text holding names) from the input, safe for a terminal (<see cref="PrintableText"/>).</summary>
+    private static string Printable(string name) => PrintableText.Of(name);
+
+    /// <summary>Text from the input for a markup line: printable, and markup-escaped.</summary>
+    private static string Safe(string text) => Markup.Escape(PrintableText.Of(text));
 
     /// <summary>The most rows of a signal's table a person gets on the terminal; JSON has them all.</summary>
     public const int MaxSignalRows = 50;

@@ -165,18 +165,29 @@ internal sealed class XelTallyMapper
         {
             db.FlushDurations.AddTicks(latency);
         }
-        else
+        else if (!Unpaired(record, file, db, id, block, ticks, duration))
         {
-            Unpaired(db, id, block, ticks, duration);
+            return;
         }
 
         file.FlushCompletes++;
     }
 
     /// <summary>A complete without its start here: kept for the pairing across workers, or (when too many are kept) counted by its duration field now.</summary>
+    /// <remarks>
+    /// Its duration field is judged in milliseconds, the larger of the two units it may be in (the unit is settled only
+    /// at the end): a value that would last beyond its buffer's events (<see cref="XelClock"/>) is malformed.
+    /// </remarks>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private void Unpaired(DatabaseTally db, int id, ulong block, long ticks, ulong duration)
+    private bool Unpaired(in XEventRecord record, FileTally file, DatabaseTally db, int id, ulong block, long ticks, ulong duration)
     {
+        var longest = DurationUnits.ToTicks(duration, DurationUnit.Milliseconds);
+        if (record.IsDurationOutOfLine(ticks, longest))
+        {
+            ImpossibleDuration(record, "log_flush_complete", file, duration, "(read as milliseconds, the longer of its two possible units)", longest);
+            return false;
+        }
+
         if (_h.CanPair && _pending.Count < FlushPairing.PendingCapacity)
         {
             _pending.Add(new PendingComplete(id, block, ticks, duration));
@@ -185,6 +196,8 @@ internal sealed class XelTallyMapper
         {
             db.AddUnpairedDuration(duration);
         }
+
+        return true;
     }
 
     private void Wait(in XEventRecord record, FileTally file, FieldHandle typeField, FieldHandle durationField, DurationUnit unit, string eventName)
@@ -226,9 +239,15 @@ internal sealed class XelTallyMapper
         }
 
         record.TryGetUInt64(durationField, out var duration);
+        var waited = DurationUnits.ToTicks(duration, unit);
+        if (record.IsDurationOutOfLine(ticks, waited))
+        {
+            ImpossibleDuration(record, eventName, file, duration, DurationUnits.Name(unit), waited);
+            return;
+        }
+
         var id = (int)rawId;
         var db = Database(record, id);
-        var waited = DurationUnits.ToTicks(duration, unit);
         var app = _h.ClientAppNameAction.IsValid ? ApplicationOf(record) : null;
         db.Touch(ticks);
         db.AddWriteLog(ticks, waited, app);
@@ -293,7 +312,7 @@ internal sealed class XelTallyMapper
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static bool TryTimestamp(in XEventRecord record, string eventName, FileTally file, out long ticks)
     {
-        if (record.TryGetTimestampTicks(out ticks))
+        if (record.TryGetTimestampTicks(out ticks) && !record.IsTimeOutOfLine(ticks))
         {
             return true;
         }
@@ -302,11 +321,34 @@ internal sealed class XelTallyMapper
         return false;
     }
 
+    /// <summary>A duration its buffer's events say the event cannot hold (<see cref="XelClock"/>): counted as malformed.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ImpossibleDuration(in XEventRecord record, string eventName, FileTally file, ulong raw, string unit, long ticks) =>
+        file.AddMalformed(record.Position, file.KeepsMalformedAt(record.Position)
+            ? string.Create(CultureInfo.InvariantCulture,
+                $"{eventName} duration {raw} {unit} ({Days(ticks)}) reaches back more than {XelClock.Tolerance.TotalDays:0} day before the events of its buffer: a damaged value")
+            : null);
+
+    private static string Days(long ticks) => ticks >= TimeSpan.TicksPerDay * 2
+        ? string.Create(CultureInfo.InvariantCulture, $"{ticks / (double)TimeSpan.TicksPerDay:N0} days")
+        : string.Create(CultureInfo.InvariantCulture, $"{ticks / (double)TimeSpan.TicksPerHour:N1} hours");
+
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static void NoTimestamp(in XEventRecord record, string eventName, FileTally file) =>
-        file.AddMalformed(record.Position, file.KeepsMalformedAt(record.Position)
-            ? string.Create(CultureInfo.InvariantCulture, $"{eventName} has no valid timestamp (clock ticks {record.Ticks})")
-            : null);
+        file.AddMalformed(record.Position, file.KeepsMalformedAt(record.Position) ? TimestampProblem(record, eventName) : null);
+
+    private static string TimestampProblem(in XEventRecord record, string eventName)
+    {
+        if (record.TryGetTimestampTicks(out var ticks) && record.TryGetBufferTime(out var median))
+        {
+            var at = new DateTime(ticks, DateTimeKind.Utc);
+            var reference = new DateTime(median, DateTimeKind.Utc);
+            return string.Create(CultureInfo.InvariantCulture,
+                $"{eventName} timestamp {at:yyyy-MM-dd HH:mm:ss} UTC lies {Days(Math.Abs(ticks - median))} from the events of its buffer (median {reference:yyyy-MM-dd HH:mm:ss} UTC), more than {XelClock.Tolerance.TotalDays:0} day: a damaged clock value (clock ticks {record.Ticks})");
+        }
+
+        return string.Create(CultureInfo.InvariantCulture, $"{eventName} has no valid timestamp (clock ticks {record.Ticks})");
+    }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static void Malformed(in XEventRecord record, FileTally file, string eventName, string source, long value) =>

@@ -72,7 +72,7 @@ internal sealed class NdjsonLineParser
                 return $"unknown type '{unknownType}'";
             }
 
-            return _record.Type == NdjsonRecordType.None ? "missing field 'type'" : NdjsonSchema.Validate(_record);
+            return _record.Type == NdjsonRecordType.None ? "missing field 'type'" : NdjsonSchema.Validate(_record) ?? CheckLossCount();
         }
         catch (JsonException e)
         {
@@ -178,6 +178,21 @@ internal sealed class NdjsonLineParser
         _record.Batch = recording!.ReadRow(line, _record.Instance!, _record.Time, out error);
         return true;
     }
+
+    /// <summary>
+    /// The largest <c>count</c> a <c>loss</c> line may hold: more events than a session can number (10 million a second,
+    /// the .xel reader's bound on event_sequence steps) in the whole window of plausible times
+    /// (<see cref="NdjsonSchema.EarliestTime"/> to <see cref="NdjsonSchema.LatestTime"/>), about 3.2 × 10^16. A larger
+    /// count is a damaged value, not a loss: the line is malformed (counted and named), and no sum of counts it feeds
+    /// can wrap.
+    /// </summary>
+    public static readonly long MaxLossCount = 10_000_000L * (long)(NdjsonSchema.LatestTime - NdjsonSchema.EarliestTime).TotalSeconds;
+
+    /// <summary>A <c>loss</c> line's count must be 0 to <see cref="MaxLossCount"/>.</summary>
+    private string? CheckLossCount() =>
+        _record.Type == NdjsonRecordType.Loss && (_record.Count < 0 || _record.Count > MaxLossCount)
+            ? $"invalid field 'count': {_record.Count} is not a number of lost events (0 to {MaxLossCount}: more than a session can number in {NdjsonSchema.EarliestTime:yyyy} to {NdjsonSchema.LatestTime:yyyy})"
+            : null;
 
     /// <summary>Delivers the parsed sample, its times shifted by <paramref name="shiftTicks"/>.</summary>
     public void Deliver(ISampleSink sink, long shiftTicks) => _record.Deliver(sink, shiftTicks);

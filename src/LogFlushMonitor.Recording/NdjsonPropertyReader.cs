@@ -66,12 +66,25 @@ internal sealed class NdjsonPropertyReader(NdjsonRecord record, NdjsonStringInte
             : "invalid field 'block': expected an unsigned 64-bit integer";
     }
 
+    /// <summary>
+    /// The longest duration a flush or wait line may hold: one day, in microseconds (the .xel reader's bound,
+    /// <c>XelClock.Tolerance</c>). No log flush or WRITELOG wait lasts that long; a larger value is a damaged one, and
+    /// would turn one line into years of waiting in a 10-second window.
+    /// </summary>
+    public static readonly double MaxDurationMicroseconds = TimeSpan.FromDays(1).TotalMicroseconds;
+
     private string? ReadDuration(ref Utf8JsonReader reader)
     {
         reader.Read();
-        if (reader.TokenType != JsonTokenType.Number || !reader.TryGetDouble(out var us) || !(us >= 0) || us > TimeSpan.MaxValue.TotalMicroseconds)
+        if (reader.TokenType != JsonTokenType.Number || !reader.TryGetDouble(out var us) || !(us >= 0))
         {
             return "invalid field 'duration_us': expected a non-negative number";
+        }
+
+        if (us > MaxDurationMicroseconds)
+        {
+            return string.Create(System.Globalization.CultureInfo.InvariantCulture,
+                $"invalid field 'duration_us': {us:R} µs is more than a day ({MaxDurationMicroseconds:R} µs): no flush or wait lasts that long, a damaged value");
         }
 
         record.DurationTicks = (long)Math.Round(us * 10);

@@ -39,6 +39,9 @@ public sealed record NdjsonReplayLag(TimeSpan Behind, double ActualSpeed);
 /// <param name="Message">What is wrong.</param>
 public sealed record NdjsonReplayError(string Source, long Line, string Message)
 {
+    /// <summary>Byte offset of the line's first byte in the source (null when not known).</summary>
+    public long? Offset { get; init; }
+
     /// <summary><c>source:line: message</c>.</summary>
     public override string ToString() => $"{Source}:{Line}: {Message}";
 }
@@ -106,6 +109,8 @@ public static class NdjsonReplay
         var parser = new NdjsonLineParser();
         var buffer = new byte[1 << 16];
         int start = 0, end = 0;
+        long bufferBase = 0; // the source offset of buffer[0]
+        long lineOffset = 0; // the source offset of the current line's first byte
         long lines = 0, samples = 0, errors = 0;
         var eof = false;
         var overlong = false; // the current line passed MaxLineBytes: its bytes are dropped up to its newline
@@ -118,7 +123,7 @@ public static class NdjsonReplay
         {
             errors++;
             sink.OnSourceLoss(instance ?? UnknownInstance, LossKind.Malformed, 1);
-            options.OnError?.Invoke(new NdjsonReplayError(sourceName, lines, problem));
+            options.OnError?.Invoke(new NdjsonReplayError(sourceName, lines, problem) { Offset = lineOffset });
         }
 
         while (true)
@@ -146,6 +151,7 @@ public static class NdjsonReplay
                 if (start > 0)
                 {
                     Buffer.BlockCopy(buffer, start, buffer, 0, end - start);
+                    bufferBase += start;
                     end -= start;
                     start = 0;
                 }
@@ -159,7 +165,13 @@ public static class NdjsonReplay
                     else
                     {
                         // A line this long is no sample: drop what is buffered and read on to its end.
+                        if (!overlong)
+                        {
+                            lineOffset = bufferBase;
+                        }
+
                         overlong = true;
+                        bufferBase += end;
                         start = end = 0;
                     }
                 }
@@ -172,6 +184,11 @@ public static class NdjsonReplay
 
             lines++;
             var line = Trim(buffer.AsSpan(start, length), lines == 1);
+            if (!overlong)
+            {
+                lineOffset = bufferBase + start;
+            }
+
             start += consumed;
             if (overlong)
             {

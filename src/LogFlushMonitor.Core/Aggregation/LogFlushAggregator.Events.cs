@@ -77,7 +77,9 @@ public sealed partial class LogFlushAggregator
 
         lock (_gate)
         {
-            Instance(instance).Lost[(int)kind] += count;
+            // Saturates: a recording's (or a server's) absurd count must not wrap the total negative.
+            var lost = Instance(instance).Lost;
+            lost[(int)kind] = lost[(int)kind] > long.MaxValue - count ? long.MaxValue : lost[(int)kind] + count;
         }
     }
 

@@ -60,6 +60,7 @@ public sealed class EventStreamReader : IDisposable
     private long _previousMapperWaits;
     private long _previousMapperLost;
     private bool _malformedLogged;
+    private bool _duplicatesLogged;
 
     /// <summary>Creates a reader delivering samples of <paramref name="instance"/> to <paramref name="sink"/> (which must not wait).</summary>
     public EventStreamReader(string instance, IEventSink sink, SourceHealth? health = null, ILogger? logger = null, int initialBufferBytes = 1 << 20)
@@ -418,11 +419,19 @@ public sealed class EventStreamReader : IDisposable
     private void OnRow(int type, int length)
     {
         var mapper = _mapper!;
+        var damaged = mapper.DamagedSequences;
         try
         {
             if (_decoder.DecodeRow(type, _buffer.AsSpan(0, length), ref mapper) == XEventBufferKind.Header)
             {
                 HeaderRows++;
+            }
+
+            if (mapper.DamagedSequences != damaged && !_duplicatesLogged)
+            {
+                // Counted already (loss.kind=malformed); said once, so a person sees why events went missing.
+                _duplicatesLogged = true;
+                XeLog.SequenceDuplicates(_logger, _instance, mapper.DamagedSequences - damaged);
             }
 
             Clock.Observe(mapper.LatestFlushEventUtc, Time.GetUtcNow().UtcDateTime);

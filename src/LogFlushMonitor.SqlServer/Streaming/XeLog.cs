@@ -32,6 +32,9 @@ internal static partial class XeLog
     [LoggerMessage(5116, LogLevel.Warning, "Instance {Instance}: a live-stream row was skipped and counted as malformed ({Problem}): type {Type}, {Length} bytes, starting {FirstBytes}; further ones are only counted (sqlserver.monitor.events.lost, loss.kind=malformed)")]
     public static partial void RowSkipped(ILogger logger, string instance, int type, int length, string firstBytes, string problem);
 
+    [LoggerMessage(5123, LogLevel.Warning, "Instance {Instance}: {Count} live-stream event(s) carried an event_sequence number already seen (a buffer sent twice) or one far past any the session could have numbered, and were dropped and counted as malformed; further ones are only counted (sqlserver.monitor.events.lost, loss.kind=malformed)")]
+    public static partial void SequenceDuplicates(ILogger logger, string instance, long count);
+
     [LoggerMessage(5117, LogLevel.Information, "Instance {Instance}: {Decision}")]
     public static partial void UnitSettled(ILogger logger, string instance, string decision);
 

@@ -29,6 +29,15 @@ public sealed class XEventBufferDecoder
     /// <summary>Index of the current source in a file set (0 for a single stream); see <see cref="XEventRecord.SourceIndex"/>.</summary>
     internal int SourceIndex { get; set; }
 
+    /// <summary>
+    /// The reference time of the buffer being decoded (<see cref="XelClock"/>): measured by the file readers before a
+    /// buffer's records are delivered (<see cref="MeasureClock"/>); the live stream's buffers are not measured.
+    /// </summary>
+    internal BufferClock Clock { get; } = new();
+
+    /// <summary>Measures the reference time of the event buffer whose data area is [<paramref name="pos"/>, <paramref name="end"/>).</summary>
+    internal void MeasureClock(ReadOnlySpan<byte> buffer, int pos, int end) => Clock.Measure(buffer, pos, end, Metadata);
+
     /// <summary>Forgets all metadata (a new stream, file or connection).</summary>
     public void Reset() => Metadata = new XEventMetadata();
 
@@ -174,6 +183,7 @@ public sealed class XEventBufferDecoder
         var source = SourceName;
         Span<int> actionIndex = stackalloc int[MaxIndexedActions];
         var sourceIndex = SourceIndex;
+        var clockReference = Clock.Reference;
         var count = 0;
         uint lastRid = 0;
         XEventDefinition? lastDefinition = null;
@@ -275,7 +285,8 @@ public sealed class XEventBufferDecoder
                 ticks,
                 baseOffset + pos,
                 source,
-                sourceIndex);
+                sourceIndex,
+                clockReference);
             count++;
             observer.OnRecord(in record);
             handler.OnEvent(in record);
@@ -328,7 +339,8 @@ public sealed class XEventBufferDecoder
             Bytes.U64(buffer, pos + 12),
             baseOffset + pos,
             SourceName,
-            SourceIndex);
+            SourceIndex,
+            Clock.Reference);
     }
 
     private void CheckVersion(string what, int version, long offset)

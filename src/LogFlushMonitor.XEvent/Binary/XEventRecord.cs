@@ -20,14 +20,16 @@ public readonly ref struct XEventRecord
     private readonly XEventDefinition? _event;
     private readonly string? _source;
     private readonly int _eventKey;
+    private readonly long _clockReference;
 
-    internal XEventRecord(ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, XEventDefinition? definition, uint rid, ulong ticks, long position, string? source, int sourceIndex)
-        : this(payload, actions, default, definition, rid, ticks, position, source, sourceIndex)
+    internal XEventRecord(ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, XEventDefinition? definition, uint rid, ulong ticks, long position, string? source, int sourceIndex, long clockReference = XelClock.None)
+        : this(payload, actions, default, definition, rid, ticks, position, source, sourceIndex, clockReference)
     {
     }
 
-    internal XEventRecord(ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, ReadOnlySpan<int> actionIndex, XEventDefinition? definition, uint rid, ulong ticks, long position, string? source, int sourceIndex)
+    internal XEventRecord(ReadOnlySpan<byte> payload, ReadOnlySpan<byte> actions, ReadOnlySpan<int> actionIndex, XEventDefinition? definition, uint rid, ulong ticks, long position, string? source, int sourceIndex, long clockReference = XelClock.None)
     {
+        _clockReference = clockReference;
         _payload = payload;
         _actions = actions;
         _actionIndex = actionIndex;
@@ -97,6 +99,38 @@ public readonly ref struct XEventRecord
     }
 
     private static readonly long FileTimeEpochTicks = new DateTime(1601, 1, 1, 0, 0, 0, DateTimeKind.Utc).Ticks;
+
+    /// <summary>
+    /// The median time (UTC <see cref="DateTime.Ticks"/>) of the events of this record's buffer, when a file reader
+    /// measured it (<see cref="XelClock"/>); false for a buffer of fewer than <see cref="XelClock.MinimumEvents"/> events
+    /// with a valid clock, and for records of the live stream's decoder.
+    /// </summary>
+    public bool TryGetBufferTime(out long utcTicks)
+    {
+        utcTicks = _clockReference;
+        return _clockReference != XelClock.None;
+    }
+
+    /// <summary>
+    /// True when <paramref name="utcTicks"/> (this record's timestamp) lies more than <see cref="XelClock.Tolerance"/>
+    /// from its buffer's median time: a clock value the file's other events say it cannot hold.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool IsTimeOutOfLine(long utcTicks) =>
+        _clockReference != XelClock.None && (ulong)(utcTicks - _clockReference + ToleranceTicks) > 2 * (ulong)ToleranceTicks;
+
+    /// <summary>
+    /// True when a duration of <paramref name="durationTicks"/> ending at <paramref name="utcTicks"/> (this record's
+    /// timestamp) would start more than <see cref="XelClock.Tolerance"/> before its buffer's median time (or, without
+    /// one, lasts more than the tolerance): longer than anything the file's events can hold.
+    /// </summary>
+    public bool IsDurationOutOfLine(long utcTicks, long durationTicks)
+    {
+        var reference = _clockReference != XelClock.None ? Math.Min(_clockReference, utcTicks) : utcTicks;
+        return durationTicks < 0 || durationTicks - (utcTicks - reference) > ToleranceTicks;
+    }
+
+    private static readonly long ToleranceTicks = XelClock.Tolerance.Ticks;
 
     /// <summary>Timestamp in UTC; a typed error when the event is undeclared or its clock overflows.</summary>
     public DateTime TimestampUtc => TryGetTimestamp(out var t)

@@ -218,6 +218,7 @@ public static class XelParallelReader
         decoder.SourceName = job.File.Result.Path;
         decoder.SourceIndex = job.File.Result.Index;
         var pos = frame.DataStart;
+        decoder.MeasureClock(span, pos, frame.DataEnd);
         var observer = new SummaryObserver { Action = sequence };
         job.Events = decoder.DecodeRecords(span, ref pos, frame.DataEnd, frame.Offset, int.MaxValue, ref handler, ref observer, out job.Failure);
         job.Sequence = observer.Summary;

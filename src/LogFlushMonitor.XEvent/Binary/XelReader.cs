@@ -277,6 +277,7 @@ public sealed class XelReader : IDisposable
             _pos = frame.DataStart;
             _end = frame.DataEnd;
             _inFrame = true;
+            _decoder.MeasureClock(_source!.Get(frame.Offset, frame.Length), frame.DataStart, frame.DataEnd);
             return true;
         }
     }

@@ -2,6 +2,7 @@ using System.CommandLine;
 using LogFlushMonitor.Analysis.Commands;
 using System.Globalization;
 using System.Reflection;
+using System.Runtime.InteropServices;
 using LogFlushMonitor.Hosting;
 using LogFlushMonitor.SqlServer;
 using LogFlushMonitor.SqlServer.Check;
@@ -77,7 +78,22 @@ internal static class CheckCommand
                 return ExitCodes.Configuration;
             }
 
-            return await RunAsync(unmatched, parse.Out(), parse.Error(), cancellationToken, request).ConfigureAwait(false);
+            // check creates event sessions on the servers (the histogram probe, a capture's temporary session): SIGTERM
+            // (timeout, systemd, Kubernetes, docker stop) and Ctrl+C both cancel, so each is dropped on the way out. A
+            // second signal ends the process at once.
+            using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            void OnSignal(PosixSignalContext context)
+            {
+                if (!stop.IsCancellationRequested)
+                {
+                    context.Cancel = true;
+                    stop.Cancel();
+                }
+            }
+
+            using var sigint = PosixSignalRegistration.Create(PosixSignal.SIGINT, OnSignal);
+            using var sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnSignal);
+            return await RunAsync(unmatched, parse.Out(), parse.Error(), stop.Token, request).ConfigureAwait(false);
         });
         return command;
     }

@@ -2,6 +2,7 @@ using System.CommandLine;
 using System.Globalization;
 using LogFlushMonitor.Analysis;
 using LogFlushMonitor.Analysis.Commands;
+using LogFlushMonitor.Core.Text;
 using LogFlushMonitor.Report;
 
 namespace LogFlushMonitor.Commands;
@@ -63,7 +64,11 @@ internal static class ReportCommand
     }
 
     /// <summary>Reads, writes the page to <paramref name="file"/>, reports to <paramref name="stdout"/> and <paramref name="stderr"/>; returns the exit code.</summary>
-    public static int Run(AnalyzeSettings settings, FileInfo file, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken)
+    public static int Run(AnalyzeSettings settings, FileInfo file, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken) =>
+        Run(settings, file, stdout, stderr, cancellationToken, path => new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.None));
+
+    /// <summary>As above; <paramref name="create"/> opens the temporary file (a test gives one that fills up).</summary>
+    internal static int Run(AnalyzeSettings settings, FileInfo file, TextWriter stdout, TextWriter stderr, CancellationToken cancellationToken, Func<string, Stream> create)
     {
         if (!AnalyzeRunner.TryExpand(settings.Inputs, stderr, out var groups, out var skipped))
         {
@@ -74,12 +79,13 @@ internal static class ReportCommand
         var report = AnalyzeRunner.Analyze(settings, groups, stderr, cancellationToken, series, skipped);
         AnalyzeRunner.WriteProblems(report, stderr, "the other inputs are in the report");
 
+        // Written beside the target and moved into place: a viewer never sees half a page, and a write that fails
+        // (a full disk) leaves neither a cut page nor the temporary file behind.
+        var temporary = TemporaryFile.For(file.FullName);
         try
         {
             file.Directory?.Create();
-            // Written beside the target and moved into place: a viewer never sees half a page.
-            var temporary = file.FullName + ".tmp";
-            using (var writer = new StreamWriter(temporary, append: false, new System.Text.UTF8Encoding(false)))
+            using (var writer = new StreamWriter(create(temporary), new System.Text.UTF8Encoding(false)))
             {
                 HtmlReportWriter.Write(report, series, settings.Time.GetUtcNow().UtcDateTime, writer);
             }
@@ -88,17 +94,18 @@ internal static class ReportCommand
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            stderr.WriteLine($"error: cannot write {file.FullName}: {e.Message}");
+            TemporaryFile.Delete(temporary);
+            stderr.WriteLine(PrintableText.Of($"error: cannot write {file.FullName}: {e.Message}"));
             return ExitCodes.Failure;
         }
 
         foreach (var f in report.HasRelevantEvents ? [] : report.Files.Where(f => f.Status == FileStatus.Ok))
         {
-            stderr.WriteLine(TextReportWriter.Census(f));
+            stderr.WriteLine(PrintableText.Of(TextReportWriter.Census(f)));
         }
 
-        stdout.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"report: wrote {file.FullName} ({report.Databases.Count:N0} database(s), {report.TotalEvents:N0} events from {report.Files.Count:N0} file(s), {report.TotalLost:N0} lost)."));
+        stdout.WriteLine(PrintableText.Of(string.Create(CultureInfo.InvariantCulture,
+            $"report: wrote {file.FullName} ({report.Databases.Count:N0} database(s), {report.TotalEvents:N0} events from {report.Files.Count:N0} file(s), {report.TotalLost:N0} lost).")));
         return ExitCodes.Of(report.Outcome);
     }
 }

@@ -50,13 +50,7 @@ internal static class SimulateCommand
             long bytes;
             try
             {
-                file.Directory?.Create();
-                await using var stream = new FileStream(file.FullName, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 16, FileOptions.SequentialScan);
-                using var writer = new NdjsonSampleWriter(stream, leaveOpen: true);
-                simulation.Run(startUtc, length, writer);
-                writer.Flush();
-                samples = writer.Lines;
-                bytes = stream.Length;
+                (samples, bytes) = WriteRecording(file, writer => simulation.Run(startUtc, length, writer), OpenTemporary);
             }
             catch (IOException e)
             {
@@ -76,6 +70,44 @@ internal static class SimulateCommand
         });
         return command;
     }
+
+    /// <summary>
+    /// Writes a recording to <paramref name="file"/> through a temporary file beside it (<see cref="TemporaryFile"/>),
+    /// renamed into place only when the whole recording is written: a full disk leaves no truncated recording at the
+    /// target path (and no temporary file). <paramref name="create"/> opens the temporary file.
+    /// </summary>
+    internal static (long Samples, long Bytes) WriteRecording(FileInfo file, Action<NdjsonSampleWriter> run, Func<string, Stream> create)
+    {
+        file.Directory?.Create();
+        var temporary = TemporaryFile.For(file.FullName);
+        try
+        {
+            long samples, bytes;
+            using (var stream = create(temporary))
+            {
+                using (var writer = new NdjsonSampleWriter(stream, leaveOpen: true))
+                {
+                    run(writer);
+                    writer.Flush();
+                    samples = writer.Lines;
+                }
+
+                stream.Flush();
+                bytes = stream.Length;
+            }
+
+            File.Move(temporary, file.FullName, overwrite: true);
+            return (samples, bytes);
+        }
+        catch
+        {
+            TemporaryFile.Delete(temporary);
+            throw;
+        }
+    }
+
+    private static FileStream OpenTemporary(string path) =>
+        new(path, FileMode.Create, FileAccess.Write, FileShare.Read, 1 << 16, FileOptions.SequentialScan);
 
     /// <summary>The simulated span the size estimate writes (to a counter, not a disk) and scales up.</summary>
     internal static readonly TimeSpan EstimateSpan = TimeSpan.FromSeconds(2);

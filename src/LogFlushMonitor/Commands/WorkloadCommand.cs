@@ -1,5 +1,6 @@
 using System.CommandLine;
 using LogFlushMonitor.Analysis.Commands;
+using LogFlushMonitor.Core.Text;
 using System.Runtime.InteropServices;
 using LogFlushMonitor.Hosting;
 using LogFlushMonitor.SqlServer;
@@ -85,7 +86,7 @@ internal static class WorkloadCommand
                 await parse.Error().WriteLineAsync("Invalid options:").ConfigureAwait(false);
                 foreach (var p in problems)
                 {
-                    await parse.Error().WriteLineAsync("  - " + p).ConfigureAwait(false);
+                    await parse.Error().WriteLineAsync("  - " + PrintableText.Of(p)).ConfigureAwait(false);
                 }
 
                 return ExitCodes.Configuration;
@@ -105,7 +106,7 @@ internal static class WorkloadCommand
         }
         catch (WorkloadException e)
         {
-            await error.WriteLineAsync("Invalid configuration: " + e.Message).ConfigureAwait(false);
+            await error.WriteLineAsync("Invalid configuration: " + PrintableText.Of(e.Message)).ConfigureAwait(false);
             return ExitCodes.Configuration;
         }
 
@@ -124,7 +125,7 @@ internal static class WorkloadCommand
         using var sigterm = PosixSignalRegistration.Create(PosixSignal.SIGTERM, OnSignal);
 
         await error.WriteLineAsync(
-            $"workload: {string.Join(", ", options.Scenarios.Select(WorkloadScenarios.NameOf))} on {runner.Server}, database {options.Database}, "
+            $"workload: {string.Join(", ", options.Scenarios.Select(WorkloadScenarios.NameOf))} on {PrintableText.Of(runner.Server)}, database {PrintableText.Of(options.Database)}, "
             + $"{options.Sessions} session(s){(options.Duration is { } d ? $", {WorkloadOutput.Duration(d)} each" : "")}{(options.RowsPerScenario is { } r ? $", {r:N0} rows each" : "")}. Ctrl+C stops.").ConfigureAwait(false);
         var progress = new WorkloadProgressLine(error, terminal: errorIsTerminal, options.Time);
         var run = runner.RunAsync(stop.Token);
@@ -143,12 +144,12 @@ internal static class WorkloadCommand
 
         if (result.Problem is { } problem)
         {
-            await error.WriteLineAsync("workload: " + problem).ConfigureAwait(false);
+            await error.WriteLineAsync("workload: " + PrintableText.Of(problem)).ConfigureAwait(false);
         }
 
         if (result.Dropped)
         {
-            await error.WriteLineAsync($"workload: dropped the database {options.Database}.").ConfigureAwait(false);
+            await error.WriteLineAsync($"workload: dropped the database {PrintableText.Of(options.Database)}.").ConfigureAwait(false);
         }
 
         return result.Outcome switch
@@ -215,7 +216,7 @@ internal static class WorkloadCommand
             options = loaded.Options.Sources.SqlServer;
             foreach (var warning in loaded.Warnings)
             {
-                error.WriteLine("Warning: " + warning);
+                error.WriteLine("Warning: " + PrintableText.Of(warning));
             }
         }
         catch (ConfigurationException e)

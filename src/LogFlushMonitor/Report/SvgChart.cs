@@ -159,23 +159,59 @@ internal static class SvgChart
     private static void XTitle(StringBuilder sb, string title) =>
         sb.Append(Ci, $"<text class=\"title\" x=\"{Left + (PlotWidth / 2)}\" y=\"{Height - 8}\" text-anchor=\"middle\">{E(title)}</text>");
 
-    /// <summary>About six labels on whole multiples of a round interval; the date goes into the axis title.</summary>
+    /// <summary>
+    /// About six labels on whole multiples of a round interval; the date goes into the axis title. At most
+    /// <see cref="MaxTimeTicks"/> labels whatever the span (past the listed steps, whole days doubled), and no label
+    /// past the last date a DateTime holds: a span of centuries costs no more than one of minutes.
+    /// </summary>
     private static void TimeAxis(StringBuilder sb, DateTime start, TimeSpan width, int count)
     {
-        var span = width * count;
-        var step = TickSteps.FirstOrDefault(s => span / s <= 7, TickSteps[^1]);
-        var first = new DateTime((start.Ticks + step.Ticks - 1) / step.Ticks * step.Ticks, DateTimeKind.Utc);
-        var format = step < TimeSpan.FromMinutes(1) ? "HH:mm:ss" : "HH:mm";
-        for (var t = first; t <= start + span; t += step)
+        var spanTicks = width.Ticks > TimeSpan.MaxValue.Ticks / Math.Max(1, count) ? TimeSpan.MaxValue.Ticks : width.Ticks * count;
+        var endTicks = Math.Min(DateTime.MaxValue.Ticks, start.Ticks > DateTime.MaxValue.Ticks - spanTicks ? DateTime.MaxValue.Ticks : start.Ticks + spanTicks);
+        var span = TimeSpan.FromTicks(Math.Max(1, endTicks - start.Ticks));
+        var step = TickStep(span);
+        var format = step < TimeSpan.FromMinutes(1) ? "HH:mm:ss" : step < TimeSpan.FromDays(1) ? "HH:mm" : "yyyy-MM-dd";
+        var firstTicks = (start.Ticks / step.Ticks) + (start.Ticks % step.Ticks == 0 ? 0 : 1);
+        for (var k = 0L; k <= MaxTimeTicks; k++)
         {
+            var multiple = firstTicks + k;
+            if (multiple > endTicks / step.Ticks)
+            {
+                break;
+            }
+
+            var t = new DateTime(multiple * step.Ticks, DateTimeKind.Utc);
             var x = Left + ((t - start) / span * PlotWidth);
             sb.Append(Ci, $"<line class=\"axis\" x1=\"{x:0.#}\" y1=\"{Top + PlotHeight}\" x2=\"{x:0.#}\" y2=\"{Top + PlotHeight + 4}\"/>");
             sb.Append(Ci, $"<text class=\"tick\" x=\"{x:0.#}\" y=\"{Top + PlotHeight + 16}\" text-anchor=\"middle\">{t.ToString(format, Ci)}</text>");
         }
 
-        var end = start + span;
+        var end = new DateTime(endTicks, DateTimeKind.Utc);
         var days = start.Date == end.AddTicks(-1).Date ? start.ToString("yyyy-MM-dd", Ci) : $"{start:yyyy-MM-dd} to {end.AddTicks(-1):yyyy-MM-dd}";
         XTitle(sb, string.Create(Ci, $"time (UTC, {days}); one step = {HtmlReportWriter.Span(width)}"));
+    }
+
+    /// <summary>The most labels a time axis carries.</summary>
+    internal const int MaxTimeTicks = 7;
+
+    /// <summary>The finest round interval that puts at most <see cref="MaxTimeTicks"/> labels on <paramref name="span"/>.</summary>
+    internal static TimeSpan TickStep(TimeSpan span)
+    {
+        foreach (var s in TickSteps)
+        {
+            if (span / s <= MaxTimeTicks)
+            {
+                return s;
+            }
+        }
+
+        var days = TickSteps[^1].Ticks / TimeSpan.TicksPerDay;
+        while (span.Ticks / (days * TimeSpan.TicksPerDay) > MaxTimeTicks)
+        {
+            days *= 2;
+        }
+
+        return TimeSpan.FromDays(days);
     }
 
     private static readonly TimeSpan[] TickSteps =

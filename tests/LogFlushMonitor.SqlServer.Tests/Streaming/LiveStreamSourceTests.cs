@@ -363,6 +363,40 @@ public sealed class LiveStreamSourceTests
         Assert.Contains("unknown type 7", line.Message, StringComparison.Ordinal);
     }
 
+    [Fact]
+    public async Task Rows_dropped_as_sequence_duplicates_are_counted_and_logged_once()
+    {
+        // Issue 31, item 8: an event buffer sent twice repeats its event_sequence numbers; each repeat is counted as
+        // malformed, and the log now says so once (they were counted but never logged).
+        await using var server = new XeScriptedServer();
+        var rows = StreamRows.Flushes(1, 100, perBuffer: 50);
+        var repeated = rows[^1];
+        rows = [.. rows, repeated, repeated];
+        foreach (var (type, data) in rows)
+        {
+            await server.StreamRows.Writer.WriteAsync([type, data]);
+        }
+
+        var aggregator = new LogFlushAggregator();
+        var pipeline = new SamplePipeline(aggregator);
+        var logger = new LogFlushMonitor.SqlServer.Tests.Scripted.CapturingLogger();
+        using var instance = TestInstance.Create(Options(), server.ConnectionString(), pipeline.DroppingWriter, pipeline.Polls, new SourceHealth(), logger: logger);
+        var source = instance.Stream;
+        using var cts = new CancellationTokenSource();
+        var consume = pipeline.RunAsync(cts.Token);
+        var run = source.RunAsync(cts.Token);
+
+        await StreamRows.Eventually(() => source.Reader.BuffersRead == rows.Count, "every row");
+        await pipeline.WaitForDrainAsync(TimeSpan.FromSeconds(10));
+        await cts.CancelAsync();
+        await run.WaitAsync(TimeSpan.FromSeconds(10));
+        await consume;
+
+        Assert.Equal(100, aggregator.SnapshotInstances().Single().LostMalformed);
+        var line = Assert.Single(logger.Lines, l => l.EventId == 5123);
+        Assert.Contains("50 live-stream event(s) carried an event_sequence number already seen", line.Message, StringComparison.Ordinal);
+    }
+
     private static ChannelReader<object?[]> Rows(IEnumerable<(int Type, byte[] Data)> rows)
     {
         var channel = Channel.CreateUnbounded<object?[]>();

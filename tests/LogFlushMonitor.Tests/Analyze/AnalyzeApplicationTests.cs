@@ -225,7 +225,7 @@ public sealed class AnalyzeApplicationTests : IDisposable
         var text = RunText([xel]);
         using var doc = JsonDocument.Parse(RunJson([xel]));
 
-        Assert.Contains("  WRITELOG by application: Order\uFFFDService 1.0 s (100 %)\n", text, StringComparison.Ordinal);
+        Assert.Contains("  WRITELOG by application: Order\\nService 1.0 s (100 %)\n", text, StringComparison.Ordinal); // escaped by PrintableText, as every name
         Assert.DoesNotContain("\nService", text, StringComparison.Ordinal);
         AssertApplications(Database(doc, "shop"), [("Order\nService", 100, 1.0, 1.0)]);
     }

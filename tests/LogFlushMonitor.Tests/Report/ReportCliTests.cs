@@ -62,11 +62,14 @@ public sealed class ReportCliTests : IDisposable
 
         Assert.True(code == 4, stdout + stderr);
         Assert.Contains($"error: {garbage}:", stderr, StringComparison.Ordinal);
-        Assert.Contains($"error: {ndjson}: 1 malformed line(s), the first at line 21", stderr, StringComparison.Ordinal);
+        // A recording with one unreadable line is damaged (issue 31), the line counted and named, not corrupt.
+        Assert.Contains($"error: {ndjson}: damaged: 1 malformed event(s) skipped, the first at byte offset ", stderr, StringComparison.Ordinal);
+        Assert.Contains(": line 21: invalid JSON", stderr, StringComparison.Ordinal);
         var text = await File.ReadAllTextAsync(html);
         Assert.Contains("gooddb", text, StringComparison.Ordinal);
         Assert.Contains("&lt;script&gt;", text, StringComparison.Ordinal); // the good lines of the broken recording still count
-        Assert.Equal(2, text.Split("<td class=\"bad\">corrupt</td>").Length - 1);
+        Assert.Equal(1, text.Split("<td class=\"bad\">corrupt</td>").Length - 1);
+        Assert.Equal(1, text.Split("<td class=\"bad\">damaged</td>").Length - 1);
     }
 
     [Fact]

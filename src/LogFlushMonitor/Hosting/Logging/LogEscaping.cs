@@ -1,4 +1,5 @@
 using System.Text;
+using LogFlushMonitor.Core.Text;
 using Serilog.Core;
 using Serilog.Events;
 
@@ -51,33 +52,11 @@ internal sealed class LogEscaping(bool exceptionText = false) : ILogEventEnriche
         }
     }
 
-    /// <summary>Whether <paramref name="c"/> must not reach a log line as it is: C0 and C1 controls, DEL, line and paragraph separators.</summary>
-    internal static bool NeedsEscape(char c) => char.IsControl(c) || c is '\u2028' or '\u2029';
+    /// <summary>Whether <paramref name="c"/> must not reach a log line as it is (<see cref="PrintableText.NeedsEscape"/>).</summary>
+    internal static bool NeedsEscape(char c) => PrintableText.NeedsEscape(c);
 
-    /// <summary><paramref name="text"/> with every character <see cref="NeedsEscape"/> names written as an escape.</summary>
-    internal static string Escape(string text)
-    {
-        var first = text.AsSpan().IndexOfAnyInRange('\0', '\u001F');
-        if (first < 0 && !text.AsSpan().ContainsAny("\u007F\u2028\u2029") && !text.AsSpan().ContainsAnyInRange('\u0080', '\u009F'))
-        {
-            return text;
-        }
-
-        var sb = new StringBuilder(text.Length + 16);
-        foreach (var c in text)
-        {
-            _ = c switch
-            {
-                '\n' => sb.Append("\\n"),
-                '\r' => sb.Append("\\r"),
-                '\t' => sb.Append("\\t"),
-                _ when NeedsEscape(c) => sb.Append("\\u").Append(((int)c).ToString("X4", System.Globalization.CultureInfo.InvariantCulture)),
-                _ => sb.Append(c),
-            };
-        }
-
-        return sb.ToString();
-    }
+    /// <summary><paramref name="text"/> with every character <see cref="NeedsEscape"/> names written as an escape: the one function terminals use too (<see cref="PrintableText.Of"/>).</summary>
+    internal static string Escape(string text) => PrintableText.Of(text);
 
     /// <summary>
     /// <paramref name="exception"/>'s text with each message of its chain (inner and aggregated exceptions included)

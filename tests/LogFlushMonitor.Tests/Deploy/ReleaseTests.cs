@@ -247,7 +247,8 @@ public partial class ReleaseTests
         // The .NET tool: the SPDX expression nuget.org shows, and the file in the package.
         var project = XDocument.Load(DeployFiles.Path("src", "LogFlushMonitor", "LogFlushMonitor.csproj"));
         Assert.Equal("MIT", project.Descendants("PackageLicenseExpression").Single().Value);
-        Assert.Contains(project.Descendants("None"), n => (string?)n.Attribute("Include") == @"..\..\LICENSE" && (string?)n.Attribute("Pack") == "true");
+        // At the package's root: a PackagePath without an extension would be a folder (LICENSE/LICENSE).
+        Assert.Contains(project.Descendants("None"), n => (string?)n.Attribute("Include") == @"..\..\LICENSE" && (string?)n.Attribute("Pack") == "true" && (string?)n.Attribute("PackagePath") == "/");
 
         // The images: the label and the file.
         var release = File.ReadAllLines(DeployFiles.Path("Dockerfile.release"));

@@ -130,7 +130,7 @@ internal static class DocsEndpoints
                 .Append(WebUtility.HtmlEncode(title)).Append("</li>\n");
         }
 
-        list.Append("</ul>\n<p>The alerts' runbooks: <a href=\"/docs/alerts.md#the-alerts\">docs/alerts.md</a>.</p>\n");
+        list.Append("</ul>\n<p>The alerts' runbooks: <a href=\"/docs/alerts.md#the-alerts\">docs/alerts.md</a>. Licence: <a href=\"/LICENSE\">LICENSE</a> (MIT).</p>\n");
         return Encoding.UTF8.GetBytes(Frame("LogFlushMonitor documentation", list.ToString(), null));
     }
 

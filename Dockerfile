@@ -25,7 +25,8 @@ COPY . .
 # (docker build --build-arg REVISION=$(git rev-parse HEAD) .); VERSION defaults to the repository's, marked -dev.
 ARG VERSION=""
 ARG REVISION=""
-# Symbols (.dbg, .pdb) and XML docs stay in the build stage: the image carries the executable and appsettings.json.
+# Symbols (.dbg, .pdb) and XML docs stay in the build stage: the image carries the executable, appsettings.json, the
+# licence and docs/.
 RUN dotnet publish src/LogFlushMonitor/LogFlushMonitor.csproj -c Release -r linux-x64 -p:PublishAot=true -o /app --no-restore \
       ${VERSION:+"-p:Version=$VERSION"} ${REVISION:+"-p:SourceRevisionId=$REVISION"} \
  && rm -f /app/*.dbg /app/*.pdb /app/*.xml
@@ -37,10 +38,14 @@ ARG REVISION=""
 LABEL org.opencontainers.image.title="LogFlushMonitor" \
       org.opencontainers.image.description="Watches how SQL Server hardens its transaction log, per database, and exports it as OpenTelemetry metrics (Prometheus /metrics, OTLP). Built from source." \
       org.opencontainers.image.source="https://github.com/logflushmonitor/logflushmonitor" \
+      org.opencontainers.image.licenses="MIT" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}"
 WORKDIR /app
 COPY --from=build /app .
+# The licence and the documentation, as in the published image.
+COPY --from=build --chmod=0644 /src/LICENSE /app/LICENSE
+COPY --from=build /src/docs /app/docs
 # In a container the endpoint must listen on every interface; logs go to stderr as JSON (docker logs shows both streams).
 ENV LOGFLUSHMONITOR__Http__Urls=http://0.0.0.0:9464 \
     LOGFLUSHMONITOR__Log__Format=json

@@ -5,12 +5,13 @@
 # DIR is build/release.sh's output folder; RID (default: this machine's, linux-x64 or linux-arm64) picks the archive.
 #  1. Every file DIR/SHA256SUMS lists has that checksum.
 #  2. logflushmonitor-VERSION-RID.tar.gz unpacks into an empty folder holding one folder with the programs, the
-#     defaults, the example settings, README.md, deploy/ and SHA256SUMS, whose checksums hold.
+#     defaults, the example settings, README.md, LICENSE, CONTRIBUTING.md, SECURITY.md, docs/, deploy/ and SHA256SUMS,
+#     whose checksums hold; every link of its README and docs/ resolves inside it, anchors included.
 #  3. From that folder, with it as the whole PATH (no dotnet anywhere on it) and no DOTNET_* variable: both programs'
 #     --version print VERSION and the commit (COMMIT, default git rev-parse HEAD); `run --simulate` serves /metrics and
-#     exits 0 on SIGTERM; `analyze` and `logflushmonitor-analyze` read the real .xel of tests/testdata (149 events,
+#     the runbooks at /docs/alerts.md, and exits 0 on SIGTERM; `analyze` and `logflushmonitor-analyze` read the real .xel of tests/testdata (149 events,
 #     exit 3: no log flushes in it); `check --help` answers.
-#  4. If DIR holds LogFlushMonitor.VERSION.nupkg: `dotnet tool install` from DIR alone into an empty tool path (and an
+#  4. If DIR holds LogFlushMonitor.VERSION.nupkg: it declares the MIT licence and carries LICENSE; `dotnet tool install` from DIR alone into an empty tool path (and an
 #     empty NuGet cache, so no older package of the same version is taken), then --version and analyze from it.
 # SMOKE_EMULATOR=qemu-aarch64 runs the programs through that emulator (its full path is taken from this PATH), to
 # check a cross-compiled linux-arm64 archive on an x64 machine (Debian: qemu-user, and libicu72:arm64 for ICU).
@@ -50,10 +51,53 @@ tar -xzf "$archive" -C "$work/unpacked"
 [ "$(ls "$work/unpacked")" = "$name" ] || fail "the archive holds $(ls "$work/unpacked"), not the one folder $name"
 bin=$work/unpacked/$name
 for file in logflushmonitor logflushmonitor-analyze appsettings.json appsettings.example.json README.md SHA256SUMS \
+            LICENSE CONTRIBUTING.md SECURITY.md docs/alerts.md docs/install.md docs/images/report.png \
             deploy/systemd/logflushmonitor.service deploy/windows/install.ps1 deploy/helm/logflushmonitor/Chart.yaml \
             deploy/prometheus/alerts.yml deploy/grafana/logflushmonitor.json; do
   [ -f "$bin/$file" ] || fail "the archive has no $file"
 done
+grep -q '^MIT License$' "$bin/LICENSE" || fail "the archive's LICENSE is not the MIT licence"
+step "every link of the archive's README and docs resolves inside it"
+# Relative links and images of README.md, CONTRIBUTING.md, SECURITY.md and docs/*.md: the file exists in the folder,
+# and an #anchor is a heading of the page (GitHub's anchors: lower case, punctuation dropped, spaces as '-').
+python3 - "$bin" <<'PY' || fail "links of the archive's Markdown do not resolve inside it (above)"
+import os, re, sys, unicodedata
+root = os.path.realpath(sys.argv[1])
+def slug(text):
+    text = re.sub(r'\[([^\]]*)\]\([^)]*\)', r'\1', text).replace('**', '').replace('`', '').lower()
+    return ''.join('-' if c == ' ' else c for c in text
+                   if c == ' ' or c in '-_' or unicodedata.category(c)[0] in 'LNM')
+def anchors(path):
+    found, seen, fenced = set(), {}, False
+    for line in open(path, encoding='utf-8'):
+        if re.match(r'^ *```', line):
+            fenced = not fenced
+        elif not fenced and (m := re.match(r'^#{1,6} +(.+?)\s*$', line)):
+            s = slug(m.group(1))
+            n = seen.get(s)
+            seen[s] = 0 if n is None else n + 1
+            found.add(s if n is None else f'{s}-{n + 1}')
+    return found
+pages = ['README.md', 'CONTRIBUTING.md', 'SECURITY.md'] + ['docs/' + f for f in sorted(os.listdir(os.path.join(root, 'docs'))) if f.endswith('.md')]
+bad = []
+for page in pages:
+    text = open(os.path.join(root, page), encoding='utf-8').read()
+    text = re.sub(r'^ *```.*?^ *```[ \t]*$', '', text, flags=re.S | re.M)
+    text = re.sub(r'`[^`\n]+`', '', text)
+    for target in re.findall(r'!?\[(?:[^\[\]]|\[[^\[\]]*\])*\]\(([^()\s]+)\)', text):
+        if re.match(r'(https?|mailto):', target):
+            continue
+        path, _, anchor = target.partition('#')
+        full = os.path.realpath(os.path.join(root, os.path.dirname(page), path)) if path else os.path.join(root, page)
+        if not full.startswith(root + os.sep) or not os.path.exists(full):
+            bad.append(f'{page}: {target} (no such file in the archive)')
+        elif anchor and (not full.endswith('.md') or anchor not in anchors(full)):
+            bad.append(f'{page}: {target} (no such heading)')
+for b in bad:
+    print(b)
+print(f'{len(pages)} pages, {len(bad)} broken links')
+sys.exit(1 if bad else 0)
+PY
 for program in logflushmonitor logflushmonitor-analyze; do
   [ -x "$bin/$program" ] || fail "$program is not executable"
   [ "$(head -c 4 "$bin/$program" | tail -c 3)" = ELF ] || fail "$program is not a native ELF executable"
@@ -114,6 +158,9 @@ for _ in $(seq 1 60); do
   sleep 1
 done
 [ -n "$scraped" ] || { cat "$work/run.log"; fail "/metrics never showed the simulated log flushes"; }
+# The runbooks of this version, served by the binary itself (what the alerts' runbook_url opens).
+curl -fsS "${url%/metrics}/docs/alerts.md" >"$work/alerts.html" || fail "the binary does not serve /docs/alerts.md"
+grep -q 'id="sqlserverwritelogspike"' "$work/alerts.html" || fail "/docs/alerts.md has no section sqlserverwritelogspike"
 kill -TERM "$pid"
 code=0
 wait "$pid" || code=$?
@@ -147,6 +194,13 @@ grep -q 'logflushmonitor check \[options\]' "$work/check-help.txt" || { cat "$wo
 
 package=$dir/LogFlushMonitor.$version.nupkg
 if [ -f "$package" ]; then
+  step "the tool package declares the MIT licence and carries LICENSE"
+  python3 - "$package" <<'PY' || fail "LogFlushMonitor.$version.nupkg does not declare the MIT licence or lacks LICENSE"
+import re, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+nuspec = z.read(next(n for n in z.namelist() if n.endswith('.nuspec'))).decode('utf-8')
+sys.exit(0 if re.search(r'<license type="expression">MIT</license>', nuspec) and 'LICENSE' in z.namelist() else 1)
+PY
   step "dotnet tool install of LogFlushMonitor $version from $dir"
   # Only the release folder as a package source, and an empty package cache.
   printf '<?xml version="1.0" encoding="utf-8"?>\n<configuration><packageSources><clear /></packageSources></configuration>\n' >"$work/nuget.config"

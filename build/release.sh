@@ -5,6 +5,8 @@
 #   build/release.sh --repo-version        prints the version this source tree releases as (Directory.Build.props)
 #   build/release.sh --check-aot-warnings LOG   checks a service publish log as a release does (exit 1 on a warning
 #                                          docs/aot.md does not explain)
+#   build/release.sh --common-files DIR    writes into DIR only the files every archive carries beside the programs
+#                                          (what the tests check the links of)
 #
 # PARTS, comma-separated (default: all four):
 #   linux-x64, linux-arm64  NativeAOT logflushmonitor and logflushmonitor-analyze: logflushmonitor-VERSION-RID.tar.gz,
@@ -12,8 +14,10 @@
 #   win-x64                 the service, self-contained (JIT; the host needs no .NET): logflushmonitor-VERSION-win-x64.zip
 #   tool                    the .NET tool package (dotnet tool install -g LogFlushMonitor): LogFlushMonitor.VERSION.nupkg
 # Every archive holds one folder, logflushmonitor-VERSION-RID/, with the programs, appsettings.json (the defaults, read
-# beside the executable), appsettings.example.json, README.md, the licence file if the repository has one, deploy/ and
-# SHA256SUMS over its own files. DIR (default artifacts/release/VERSION) gets SHA256SUMS over the archives and package.
+# beside the executable), appsettings.example.json, README.md, LICENSE (MIT), CONTRIBUTING.md, SECURITY.md, docs/ (every
+# page the README links, the runbooks of the alerts, the report image), deploy/ and SHA256SUMS over its own files. DIR
+# (default artifacts/release/VERSION) gets SHA256SUMS over the archives and package; DIR/image (the context of
+# Dockerfile.release) gets the binary per architecture and LICENSE and docs/ once.
 #
 # linux-arm64 on an x64 machine is cross-compiled (docs/install.md, "Building a release"): clang and the Debian/Ubuntu
 # packages gcc-aarch64-linux-gnu and libc6-dev-arm64-cross must be there; the script says what is missing. On an arm64
@@ -57,6 +61,21 @@ check_aot_warnings() {
   echo "   package warnings explained in docs/aot.md: $(wc -l <"$log.warnings")"
 }
 
+# What every archive carries besides the programs: the README and every page it links (docs/, with the report image),
+# the licence, how to contribute and report a vulnerability, the example settings and deploy/. Every link of the
+# README and of docs/ resolves inside the folder (ReleaseTests checks it through --common-files; .ci/release-smoke.sh
+# checks it in the archive itself).
+copy_common_files() {
+  local dir=$1 file
+  for file in README.md LICENSE CONTRIBUTING.md SECURITY.md; do
+    [ -f "$file" ] || fail "$file is missing: every archive carries it"
+    cp "$file" "$dir/"
+  done
+  cp deploy/appsettings.example.json "$dir/appsettings.example.json"
+  cp -R docs "$dir/docs"
+  cp -R deploy "$dir/deploy"
+}
+
 version=
 only=linux-x64,linux-arm64,win-x64,tool
 out=
@@ -67,6 +86,10 @@ while [ $# -gt 0 ]; do
       [ $# -ge 2 ] || { usage; exit 2; }
       log=$2; [[ $log = /* ]] || log=$caller_dir/$log
       check_aot_warnings "$log" explained; exit 0 ;;
+    --common-files)
+      [ $# -ge 2 ] || { usage; exit 2; }
+      target=$2; [[ $target = /* ]] || target=$caller_dir/$target
+      mkdir -p "$target"; copy_common_files "$target"; exit 0 ;;
     --only) [ $# -ge 2 ] || { usage; exit 2; }; only=$2; shift 2 ;;
     --only=*) only=${1#--only=}; shift ;;
     --out) [ $# -ge 2 ] || { usage; exit 2; }; out=$2; shift 2 ;;
@@ -153,15 +176,10 @@ if wants linux-arm64 && [ "$host_arch" = x86_64 ]; then
   fi
 fi
 
-# The files every archive carries beside the programs.
+# The files every archive carries beside the programs (copy_common_files), with SHA256SUMS over the whole folder.
 add_common_files() {
-  local dir=$1 licence
-  cp README.md "$dir/"
-  cp deploy/appsettings.example.json "$dir/appsettings.example.json"
-  for licence in LICENSE LICENSE.md LICENSE.txt COPYING NOTICE; do
-    [ -f "$licence" ] && cp "$licence" "$dir/"
-  done
-  cp -R deploy "$dir/deploy"
+  local dir=$1
+  copy_common_files "$dir"
   (cd "$dir" && find . -type f -printf '%P\n' | LC_ALL=C sort | xargs -d '\n' sha256sum >"$work/SHA256SUMS")
   mv "$work/SHA256SUMS" "$dir/SHA256SUMS"
 }
@@ -189,18 +207,9 @@ with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
 PY
 }
 
-licence_note() {
-  local licence
-  for licence in LICENSE LICENSE.md LICENSE.txt COPYING NOTICE; do
-    [ -f "$licence" ] && printf '%s ' "$licence"
-  done
-  return 0
-}
-
 artefacts=()
 started=$(date +%s)
 echo "release.sh: version $version, commit $commit, parts ${parts[*]}, into $out"
-[ -n "$(licence_note)" ] || echo "release.sh: NOTE: the repository has no licence file (LICENSE, COPYING): the archives carry none"
 
 for rid in linux-x64 linux-arm64; do
   wants "$rid" || continue
@@ -226,6 +235,10 @@ for rid in linux-x64 linux-arm64; do
   mkdir -p "$out/image/linux-$arch"
   install -m 0755 "$dir/logflushmonitor" "$out/image/linux-$arch/"
   install -m 0644 "$dir/appsettings.json" "$out/image/linux-$arch/"
+  # What the image carries beside the binary, the same for every architecture (Dockerfile.release).
+  rm -rf "$out/image/docs"
+  install -m 0644 LICENSE "$out/image/LICENSE"
+  cp -R docs "$out/image/docs"
   # The newest glibc symbol version it asks for: the oldest glibc it runs on (the build machine's decides it).
   glibc=$(readelf --dyn-syms -W "$dir/logflushmonitor" 2>/dev/null | grep -oE 'GLIBC_[0-9.]+' | sort -Vu | tail -1 | sed 's/GLIBC_/glibc /' || true)
   echo "   $name.tar.gz: $(du -h "$out/$name.tar.gz" | cut -f1) (logflushmonitor $(du -h "$dir/logflushmonitor" | cut -f1), logflushmonitor-analyze $(du -h "$dir/logflushmonitor-analyze" | cut -f1); needs ${glibc:-an unknown glibc} or later) in $(elapsed "$t")"

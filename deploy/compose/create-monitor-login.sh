@@ -4,8 +4,8 @@
 # the password taken from the environment (.env). Runs in the SQL Server image, which ships sqlcmd (mssql-tools18).
 set -euo pipefail
 
-: "${MSSQL_SA_PASSWORD:?is not set: copy .env.example to .env and set the passwords (README, Docker Compose)}"
-: "${LOGFLUSHMONITOR_SQL_PASSWORD:?is not set: copy .env.example to .env and set the passwords (README, Docker Compose)}"
+: "${MSSQL_SA_PASSWORD:?is not set: copy .env.example to .env and set the passwords (docs/operations.md, "Docker Compose")}"
+: "${LOGFLUSHMONITOR_SQL_PASSWORD:?is not set: copy .env.example to .env and set the passwords (docs/operations.md, "Docker Compose")}"
 case "$LOGFLUSHMONITOR_SQL_PASSWORD" in
   *"'"*) echo "LOGFLUSHMONITOR_SQL_PASSWORD must not contain a single quote (') : choose another password in .env" >&2; exit 2 ;;
 esac

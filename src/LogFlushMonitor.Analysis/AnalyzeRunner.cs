@@ -64,10 +64,14 @@ internal static class AnalyzeRunner
         }
     }
 
-    /// <summary>One stderr line per skipped entry and per file that is not ok (damage, malformed events, errors).</summary>
+    /// <summary>
+    /// One stderr line per skipped entry and per file that is not ok (damage, malformed events, errors), ending with
+    /// <paramref name="others"/> when there were other files (one file alone has no others to speak of).
+    /// </summary>
     public static void WriteProblems(AnalyzeReport report, TextWriter stderr, string others)
     {
         var ci = System.Globalization.CultureInfo.InvariantCulture;
+        others = report.Files.Count > 1 ? ", " + others : "";
         foreach (var s in report.Skipped)
         {
             stderr.WriteLine(PrintableText.Of($"warning: {s.Reason}."));
@@ -77,12 +81,12 @@ internal static class AnalyzeRunner
         {
             if (f.Status == FileStatus.Damaged)
             {
-                stderr.WriteLine(PrintableText.Of(string.Create(ci, $"error: {f.Path}: damaged: {TextReportWriter.DamageSummary(f)}; the {f.Events:N0} events around it were counted, {others}.")));
+                stderr.WriteLine(PrintableText.Of(string.Create(ci, $"error: {f.Path}: damaged: {TextReportWriter.DamageSummary(f)}; the {f.Events:N0} events around it were counted{others}.")));
                 continue;
             }
 
             stderr.WriteLine(PrintableText.Of(string.Create(ci,
-                $"error: {f.Path}: {f.Error} (byte offset {(f.ErrorOffset is { } o ? o.ToString(ci) : "unknown")}); {f.Events:N0} events before it were counted, {others}.")));
+                $"error: {f.Path}: {f.Error} (byte offset {(f.ErrorOffset is { } o ? o.ToString(ci) : "unknown")}); {f.Events:N0} events before it were counted{others}.")));
         }
     }
 

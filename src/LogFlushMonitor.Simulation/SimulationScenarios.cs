@@ -19,6 +19,11 @@ namespace LogFlushMonitor.Simulation;
 /// after start (3 s ramp, 20 s plateau, 3 s ramp down), again every 120 s. With think time the sessions are not
 /// always waiting, so the WRITELOG pressure rises with the latency (~1.6 s/s to ~40 s/s) as on a server whose
 /// commits come from many clients; a couple of sessions in a tight loop would wait all the time at any latency.</item>
+/// <item><c>writelog-spike-long</c>: the spike the shipped alert rules page on (deploy/prometheus/alerts.yml, whose
+/// SqlServerWritelogSpike needs a 1-minute average over 10 ms held for 2 minutes, a blip of 20 s never does):
+/// sql1/payments, autocommit from 20 sessions of up to 250 commits/s each; latency rises from ~0.15 ms to ~30 ms 60 s
+/// after start (10 s ramp, 6 minutes plateau, 10 s ramp down), again every 20 minutes. The alert fires about 4
+/// minutes after start and resolves about a minute after the plateau ends (README, "See it page").</item>
 /// <item><c>restart</c>: sql1 with shop (autocommit) and audit (delayed); the instance goes down 32.5 s after
 /// start and is back 4 s later with a new start time, every cumulative value and the event_sequence from zero.</item>
 /// <item><c>log-stall</c>: sql1/shop, autocommit from 8 sessions that each commit up to 200 times a second; 30 s after
@@ -50,9 +55,13 @@ public static class SimulationScenarios
     private const double ThinkingSessionCommitsPerSecond = 200;
     private const int StallSessions = 8;
 
+    // writelog-spike-long: the sessions and pace of mixed's sql-b/payments, a spike long enough for the shipped rules.
+    private const int LongSpikeSessions = 20;
+    private const double LongSpikeCommitsPerSecond = 250;
+
     /// <summary>Every scenario name.</summary>
     public static IReadOnlyList<string> Names { get; } =
-        [Default, "autocommit", "big-transaction", "delayed-durability", "writelog-spike", "log-stall", "ag-sync", "restart", "drop-database"];
+        [Default, "autocommit", "big-transaction", "delayed-durability", "writelog-spike", "writelog-spike-long", "log-stall", "ag-sync", "restart", "drop-database"];
 
     /// <summary>Creates a scenario by name (case-insensitive).</summary>
     /// <exception cref="ArgumentException">The name is unknown (the message lists the valid names) or an option is invalid.</exception>
@@ -76,6 +85,10 @@ public static class SimulationScenarios
             case "writelog-spike":
                 var spike = new WritelogSpike(TimeSpan.FromSeconds(30), TimeSpan.FromSeconds(120), TimeSpan.FromSeconds(3), TimeSpan.FromSeconds(20), 30_000);
                 b.Instance("sql1", b.Autocommit(5, "payments", SpikeSessions, AutocommitLatencyUs, spike, complete: true, commitsPerSecond: ThinkingSessionCommitsPerSecond));
+                break;
+            case "writelog-spike-long":
+                var longSpike = new WritelogSpike(TimeSpan.FromSeconds(60), TimeSpan.FromMinutes(20), TimeSpan.FromSeconds(10), TimeSpan.FromMinutes(6), 30_000);
+                b.Instance("sql1", b.Autocommit(5, "payments", LongSpikeSessions, AutocommitLatencyUs, longSpike, complete: true, commitsPerSecond: LongSpikeCommitsPerSecond));
                 break;
             case "log-stall":
                 b.Instance(

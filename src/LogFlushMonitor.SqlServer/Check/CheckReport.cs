@@ -26,7 +26,7 @@ public static class CheckReport
 
             foreach (var p in r.Permissions)
             {
-                var held = p.Held switch { true => "held", false => "MISSING", null => "unknown here" };
+                var held = p.Held switch { true => "held", false when p.Optional => "missing (optional)", false => "MISSING", null => "unknown here" };
                 output.WriteLine($"  permission: {p.Permission}: {held} ({p.Purpose})");
             }
 

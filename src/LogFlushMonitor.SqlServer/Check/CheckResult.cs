@@ -1,10 +1,11 @@
 namespace LogFlushMonitor.SqlServer.Check;
 
-/// <summary>One permission as <c>check</c> found it.</summary>
-/// <param name="Permission">The permission name, e.g. VIEW SERVER STATE.</param>
+/// <summary>One permission (or one choice among alternatives) as <c>check</c> found it.</summary>
+/// <param name="Permission">The permission name, e.g. VIEW SERVER STATE; for alternatives the one held, or the first followed by the others in parentheses.</param>
 /// <param name="Held">True or false; null when this server does not know the name.</param>
 /// <param name="Purpose">What the monitor needs it for.</param>
-public sealed record PermissionStatus(string Permission, bool? Held, string Purpose);
+/// <param name="Optional">Everything else works without it: missing, it is a warning, not a problem.</param>
+public sealed record PermissionStatus(string Permission, bool? Held, string Purpose, bool Optional = false);
 
 /// <summary>What <c>check</c> found on one instance.</summary>
 public sealed record InstanceCheckResult

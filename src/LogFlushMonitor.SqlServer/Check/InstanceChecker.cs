@@ -174,7 +174,14 @@ public static class InstanceChecker
                 }
             }
 
-            permissions.AddRange(files);
+            // One line for one optional need: any of the three shows sys.master_files' rows (issue 35: three MISSING lines).
+            permissions.Add(files.FirstOrDefault(f => f.Held == true) is { } held
+                ? held with { Optional = true }
+                : new PermissionStatus(
+                    $"{MasterFilesPermissions[0]} (or {string.Join(", or ", MasterFilesPermissions.Skip(1))})",
+                    files.Any(f => f.Held == false) ? false : null,
+                    files[0].Purpose,
+                    Optional: true));
             stateOk = state.Held == true || perf?.Held == true;
             sessionOk = alter.Held == true || (fine.Count > 0 && fine.All(f => f.Held == true));
             filesOk = files.Any(f => f.Held == true);

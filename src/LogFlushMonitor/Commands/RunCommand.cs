@@ -28,6 +28,12 @@ internal static class RunCommand
         command.SetAction(async (parse, _) =>
         {
             var overrides = new Dictionary<string, string?>();
+            if (MissingValue(parse, simulate, replay, speed, urls, shard) is { } missing)
+            {
+                await parse.Error().WriteLineAsync(missing).ConfigureAwait(false);
+                return ExitCodes.Configuration;
+            }
+
             if (SpeedProblem(parse.GetValue(speed), parse.GetValue(simulate) is not null, parse.GetValue(replay) is not null, out var pace) is { } speedProblem)
             {
                 await parse.Error().WriteLineAsync(speedProblem).ConfigureAwait(false);
@@ -75,6 +81,32 @@ internal static class RunCommand
             return await RunHostAsync(unmatched, overrides, error, log: ReferenceEquals(error, Console.Error) ? null : error).ConfigureAwait(false);
         });
         return command;
+    }
+
+    /// <summary>
+    /// The usage error for an option followed by another option instead of its value (<c>run --simulate --urls X</c>
+    /// would otherwise take "--urls" as the scenario and call X an unknown argument), or null.
+    /// </summary>
+    internal static string? MissingValue(ParseResult parse, params Option[] options)
+    {
+        foreach (var option in options)
+        {
+            if (parse.GetResult(option) is { Tokens: [{ Value: var value }, ..] } && value.Length > 1 && value[0] == '-' && !char.IsAsciiDigit(value[1]))
+            {
+                var what = option.Name switch
+                {
+                    "--simulate" => $"a scenario: {string.Join(", ", Simulation.SimulationScenarios.Names)} (e.g. --simulate mixed)",
+                    "--replay" => "the path of a recording (e.g. --replay run.ndjson)",
+                    "--speed" => "a number (e.g. --speed 10)",
+                    "--urls" => "a listener address (e.g. --urls http://127.0.0.1:9464)",
+                    "--shard" => "i/n (e.g. --shard 0/2)",
+                    _ => "a value",
+                };
+                return $"{option.Name} needs {what}; it was followed by '{LogEscaping.Escape(value)}' instead.";
+            }
+        }
+
+        return null;
     }
 
     /// <summary>

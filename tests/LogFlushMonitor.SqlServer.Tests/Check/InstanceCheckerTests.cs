@@ -44,6 +44,27 @@ public class InstanceCheckerTests
     }
 
     [Fact]
+    public async Task The_optional_log_file_grant_is_one_line_saying_optional_whichever_of_its_alternatives_is_held()
+    {
+        // Issue 35 item 7: without VIEW ANY DEFINITION, check printed three MISSING lines (VIEW ANY DEFINITION, ALTER ANY
+        // DATABASE, CREATE DATABASE: any one shows sys.master_files' rows) for one optional need.
+        await using var server = new ScriptedSqlServer { Encrypted = true };
+        ScriptXeCatalog(server);
+        var result = await CheckAsync(Instance(server));
+        Assert.True(result.Ok, string.Join("; ", result.Problems));
+        var files = Assert.Single(result.Permissions, p => p.Purpose.Contains("sys.master_files", StringComparison.Ordinal));
+        Assert.Equal(new PermissionStatus("VIEW ANY DEFINITION (or ALTER ANY DATABASE, or CREATE DATABASE)", false, files.Purpose, Optional: true), files);
+        var text = new StringWriter();
+        CheckReport.Write(text, [result]);
+        Assert.DoesNotContain("MISSING", text.ToString(), StringComparison.Ordinal);
+        Assert.Single(text.ToString().Split('\n'), l => l.Contains("sys.master_files", StringComparison.Ordinal) && l.Contains("missing (optional)", StringComparison.Ordinal));
+
+        server.HeldPermissions.Add("ALTER ANY DATABASE");
+        var second = await CheckAsync(Instance(server));
+        Assert.Equal(new PermissionStatus("ALTER ANY DATABASE", true, files.Purpose, Optional: true), Assert.Single(second.Permissions, p => p.Purpose == files.Purpose));
+    }
+
+    [Fact]
     public async Task Check_reports_an_instance_without_counters_as_a_problem_and_a_watched_database_without_them()
     {
         await using var server = new ScriptedSqlServer { Encrypted = true, CountersRegistered = false };

@@ -217,6 +217,25 @@ public sealed class AnalyzeInProcessTests : IDisposable
         Assert.Contains($"error: {future}: Unsupported file header version 99", stderr.ToString(), StringComparison.Ordinal);
         Assert.Contains("(byte offset 4)", stderr.ToString(), StringComparison.Ordinal);
         Assert.Contains("500 log_flush_start", stdout.ToString(), StringComparison.Ordinal); // the good file is still reported
+        Assert.Contains("were counted, the other files were analysed.", stderr.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void One_file_alone_that_cannot_be_read_speaks_of_no_other_files()
+    {
+        // Issue 35 item 7: `analyze` of one file said "the other files were analysed".
+        var bytes = File.ReadAllBytes(WriteFile("alone-good.xel", 50));
+        bytes[4] = 99;
+        var alone = Path.Combine(_files.Directory, "alone.xel");
+        File.WriteAllBytes(alone, bytes);
+        var stderr = new StringWriter();
+
+        var code = AnalyzeRunner.Run(new AnalyzeSettings { Inputs = [alone], Progress = ProgressMode.Never }, ExitCodes.Of, new StringWriter(), stderr, CancellationToken.None);
+
+        Assert.Equal(4, code);
+        var line = Assert.Single(stderr.ToString().Split('\n'), l => l.StartsWith($"error: {alone}: Unsupported file header version 99", StringComparison.Ordinal));
+        Assert.EndsWith("(byte offset 4); 0 events before it were counted.", line.TrimEnd('\r'), StringComparison.Ordinal);
+        Assert.DoesNotContain("other files", stderr.ToString(), StringComparison.Ordinal);
     }
 
     [Fact]

@@ -24,6 +24,37 @@ public class ConfigurationCliTests
     }
 
     [Theory]
+    [InlineData("--simulate", "--simulate needs a scenario: mixed, autocommit,")]
+    [InlineData("--urls", "--urls needs a listener address")]
+    [InlineData("--replay", "--replay needs the path of a recording")]
+    public async Task An_option_followed_by_another_option_instead_of_its_value_says_what_it_needs(string option, string message)
+    {
+        // Issue 35 item 7: `run --simulate --urls X` took "--urls" as the scenario and said "Unknown argument X".
+        var (code, _, err) = await InProcessCli.RunAsync("run", option, "--shard", "0/1");
+        Assert.True(code == 2, $"exit {code}: {err}");
+        Assert.StartsWith(message, err, StringComparison.Ordinal);
+        Assert.Contains("it was followed by '--shard' instead.", err, StringComparison.Ordinal);
+        Assert.DoesNotContain("Unknown argument", err, StringComparison.Ordinal);
+
+        (code, _, err) = await InProcessCli.RunAsync("run", "--simulate", "--urls", "http://127.0.0.1:0");
+        Assert.Equal(2, code);
+        Assert.DoesNotContain("Unknown argument", err, StringComparison.Ordinal);
+        Assert.Contains("--simulate needs a scenario", err, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task A_near_miss_key_is_named_with_the_key_it_abbreviates_before_the_error_it_causes()
+    {
+        // Issue 35 item 7: ConnectionStringEnvVariable is too far from ConnectionStringEnvironmentVariable by edits for a
+        // suggestion, and the warning came after the error it explains ("set exactly one of ConnectionString, ...").
+        var (code, _, err) = await InProcessCli.RunAsync("check", "--Sources:SqlServer:Instances:0:Name=sql1", "--Sources:SqlServer:Instances:0:ConnectionStringEnvVariable=LFM_SQL1");
+        Assert.True(code == 2, $"exit {code}: {err}");
+        var warning = err.IndexOf("Warning: Unknown configuration key Sources:SqlServer:Instances:0:ConnectionStringEnvVariable (ignored). Did you mean Sources:SqlServer:Instances:0:ConnectionStringEnvironmentVariable?", StringComparison.Ordinal);
+        var error = err.IndexOf("Invalid configuration:", StringComparison.Ordinal);
+        Assert.True(warning >= 0 && error > warning, err);
+    }
+
+    [Theory]
     [InlineData("1,5", "--simulate", "--speed '1,5' is not a number. Give a number such as 1 or 2.5 (a dot, never a comma)")]
     [InlineData("fast", "--simulate", "--speed 'fast' is not a number.")]
     [InlineData("2", null, "--speed paces --simulate or --replay, and neither is given.")]

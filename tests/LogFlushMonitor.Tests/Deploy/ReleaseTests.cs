@@ -55,7 +55,8 @@ public partial class ReleaseTests
         var root = Directory.CreateTempSubdirectory("lfm-set-version-");
         try
         {
-            foreach (var file in new[] { "Directory.Build.props", "docker-compose.yml", "build/set-version.sh", "deploy/helm/logflushmonitor/Chart.yaml", "deploy/kubernetes/statefulset.yaml" })
+            string[] rules = ["deploy/prometheus/alerts.yml", "deploy/prometheus/alerts.test.yml", "deploy/helm/logflushmonitor/files/alerts.yml", "deploy/kubernetes/prometheusrule.yaml"];
+            foreach (var file in (string[])["Directory.Build.props", "docker-compose.yml", "build/set-version.sh", "deploy/helm/logflushmonitor/Chart.yaml", "deploy/kubernetes/statefulset.yaml", .. rules])
             {
                 var target = Path.Combine(root.FullName, file);
                 Directory.CreateDirectory(Path.GetDirectoryName(target)!);
@@ -69,6 +70,13 @@ public partial class ReleaseTests
             Assert.Contains("appVersion: \"7.8.9\"", File.ReadAllText(Path.Combine(root.FullName, "deploy/helm/logflushmonitor/Chart.yaml")), StringComparison.Ordinal);
             Assert.All(PublishedImageTag().Matches(File.ReadAllText(Path.Combine(root.FullName, "docker-compose.yml"))), m => Assert.Equal("7.8.9", m.Groups[1].Value));
             Assert.Equal("7.8.9", PublishedImageTag().Match(File.ReadAllText(Path.Combine(root.FullName, "deploy/kubernetes/statefulset.yaml"))).Groups[1].Value);
+            // The alerts' default runbook links: this version's docs, in the rules, their tests and both Kubernetes copies.
+            foreach (var file in rules)
+            {
+                var links = RunbookDocsVersion().Matches(File.ReadAllText(Path.Combine(root.FullName, file))).Select(m => m.Groups[1].Value).ToList();
+                Assert.NotEmpty(links);
+                Assert.All(links, v => Assert.Equal("7.8.9", v));
+            }
 
             (code, _, stderr) = await Tool.RunAsync(bash, [Path.Combine(root.FullName, "build", "set-version.sh"), "7.9.0-rc.1"], workingDirectory: root.FullName);
             Assert.Equal(2, code);
@@ -228,8 +236,79 @@ public partial class ReleaseTests
         Assert.Equal($"{Image}:{version}", DeployFiles.Text(KubeObjects.Container(KubeObjects.Single(fromKustomize, "StatefulSet")), "image"));
     }
 
+    [Fact]
+    public void The_licence_is_MIT_and_the_tool_package_and_both_images_say_so()
+    {
+        var licence = File.ReadAllText(DeployFiles.Path("LICENSE"));
+        Assert.StartsWith("MIT License\n\nCopyright (c) ", licence, StringComparison.Ordinal);
+        Assert.Contains(" LogFlushMonitor contributors\n", licence, StringComparison.Ordinal);
+        Assert.Contains("Permission is hereby granted, free of charge, to any person obtaining a copy", licence, StringComparison.Ordinal);
+
+        // The .NET tool: the SPDX expression nuget.org shows, and the file in the package.
+        var project = XDocument.Load(DeployFiles.Path("src", "LogFlushMonitor", "LogFlushMonitor.csproj"));
+        Assert.Equal("MIT", project.Descendants("PackageLicenseExpression").Single().Value);
+        // At the package's root: a PackagePath without an extension would be a folder (LICENSE/LICENSE).
+        Assert.Contains(project.Descendants("None"), n => (string?)n.Attribute("Include") == @"..\..\LICENSE" && (string?)n.Attribute("Pack") == "true" && (string?)n.Attribute("PackagePath") == "/");
+
+        // The images: the label and the file.
+        var release = File.ReadAllLines(DeployFiles.Path("Dockerfile.release"));
+        Assert.Contains("ARG LICENSES=MIT", release);
+        Assert.Contains("COPY --chmod=0644 LICENSE /app/LICENSE", release);
+        Assert.Contains("COPY docs /app/docs", release);
+        var source = File.ReadAllText(DeployFiles.Path("Dockerfile"));
+        Assert.Contains("org.opencontainers.image.licenses=\"MIT\"", source, StringComparison.Ordinal);
+        Assert.Contains("COPY --from=build --chmod=0644 /src/LICENSE /app/LICENSE", source, StringComparison.Ordinal);
+        Assert.Contains("COPY --from=build /src/docs /app/docs", source, StringComparison.Ordinal);
+        // build/release.sh puts both beside the binaries in the image's context.
+        var script = File.ReadAllText(DeployFiles.Path("build", "release.sh"));
+        Assert.Contains("install -m 0644 LICENSE \"$out/image/LICENSE\"", script, StringComparison.Ordinal);
+        Assert.Contains("cp -R docs \"$out/image/docs\"", script, StringComparison.Ordinal);
+
+        // The README says it, with the file.
+        Assert.Contains("[MIT](LICENSE)", File.ReadAllText(DeployFiles.Path("README.md")), StringComparison.Ordinal);
+    }
+
+    [SkippableFact]
+    public async Task Every_link_of_the_README_and_the_docs_an_archive_carries_resolves_inside_the_archive()
+    {
+        // What every archive carries beside the programs, laid out by the same function build/release.sh packs with.
+        var dir = Directory.CreateTempSubdirectory("lfm-common-files-");
+        try
+        {
+            var (code, _, stderr) = await BashAsync("release.sh", "--common-files", dir.FullName);
+            Assert.True(code == 0, stderr);
+            foreach (var file in new[] { "README.md", "LICENSE", "CONTRIBUTING.md", "SECURITY.md", "appsettings.example.json", "docs/alerts.md", "docs/install.md", "docs/images/report.png", "deploy/prometheus/alerts.yml" })
+            {
+                Assert.True(File.Exists(Path.Combine(dir.FullName, file)), $"the archive would not carry {file}");
+            }
+
+            // The README links docs/ (issue 35 item 2: 18 pages it linked were not in the archive), and each of its
+            // links, those of the pages it links and theirs, lands on a file of the archive and a heading of it.
+            Assert.True(MarkdownLinks.Of(Path.Combine(dir.FullName, "README.md")).Count(l => l.StartsWith("docs/", StringComparison.Ordinal)) >= 10);
+            var broken = MarkdownLinks.Broken(dir.FullName, path => !path.StartsWith("deploy/", StringComparison.Ordinal));
+            Assert.True(broken.Count == 0, "links that do not resolve inside the archive:\n" + string.Join("\n", broken));
+        }
+        finally
+        {
+            dir.Delete(recursive: true);
+        }
+    }
+
+    [Fact]
+    public void Every_link_of_the_repository_s_markdown_resolves_with_its_anchor()
+    {
+        // The repository's own pages: README, docs/, CONTRIBUTING, SECURITY, bench/, deploy/ and tests/ readmes.
+        var broken = MarkdownLinks.Broken(DeployFiles.Root, path =>
+            !path.Contains("/bin/", StringComparison.Ordinal) && !path.Contains("/obj/", StringComparison.Ordinal)
+            && !path.StartsWith("artifacts/", StringComparison.Ordinal) && !path.StartsWith("TestResults/", StringComparison.Ordinal));
+        Assert.True(broken.Count == 0, "links that do not resolve:\n" + string.Join("\n", broken));
+    }
+
     private static List<string> Lines(string text) => [.. text.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)];
 
     [GeneratedRegex(@"ghcr\.io/logflushmonitor/logflushmonitor:(\d+\.\d+\.\d+)\b")]
     private static partial Regex PublishedImageTag();
+
+    [GeneratedRegex(@"github\.com/logflushmonitor/logflushmonitor/blob/v([^/]+)/docs/alerts\.md")]
+    private static partial Regex RunbookDocsVersion();
 }

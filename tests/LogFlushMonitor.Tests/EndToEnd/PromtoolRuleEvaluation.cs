@@ -7,8 +7,8 @@ namespace LogFlushMonitor.Tests.EndToEnd;
 
 /// <summary>
 /// Prometheus's own rule evaluation in virtual time: <c>promtool test rules</c> over the scrapes of a
-/// <see cref="VirtualTimeScrapes"/> run (one input sample per scrape, evaluated every scrape interval) with the shipped
-/// deploy/prometheus/alerts.yml shortened by a factor (<see cref="RuleScaling.Shorten"/>).
+/// <see cref="VirtualTimeScrapes"/> run (one input sample per scrape, evaluated every scrape interval or at the interval
+/// given) with the shipped deploy/prometheus/alerts.yml, as shipped or shortened by a factor (<see cref="RuleScaling.Shorten"/>).
 /// </summary>
 /// <remarks>
 /// Two kinds of check. An <see cref="ExpectNone"/> is promtool's own assertion (an empty result at that time). A probe
@@ -62,21 +62,35 @@ internal sealed partial class PromtoolRuleEvaluation
     public IReadOnlyList<(Dictionary<string, string> Labels, string Value)> Results(string expr, int seconds) =>
         ProbeResults.GetValueOrDefault((expr, seconds)) ?? [];
 
-    /// <summary>Runs promtool over <paramref name="scrapes"/> and the shipped rules divided by <paramref name="factor"/>.</summary>
-    public async Task RunAsync(VirtualTimeScrapes scrapes, double factor)
+    /// <summary>
+    /// Runs promtool over <paramref name="scrapes"/> and the shipped rules divided by <paramref name="factor"/> (1: the
+    /// file as shipped, unchanged), evaluated every <paramref name="evaluationInterval"/> (default: every scrape), with
+    /// <paramref name="externalLabels"/> as Prometheus's global external labels.
+    /// </summary>
+    public async Task RunAsync(VirtualTimeScrapes scrapes, double factor, TimeSpan? evaluationInterval = null, IReadOnlyDictionary<string, string>? externalLabels = null)
     {
         var work = Directory.CreateTempSubdirectory("lfm-vtime-");
         try
         {
-            var rules = RuleScaling.Shorten(await File.ReadAllTextAsync(DeployFiles.Path("deploy", "prometheus", "alerts.yml")), factor);
+            var shipped = await File.ReadAllTextAsync(DeployFiles.Path("deploy", "prometheus", "alerts.yml"));
+            var rules = factor == 1 ? shipped : RuleScaling.Shorten(shipped, factor);
             await File.WriteAllTextAsync(Path.Combine(work.FullName, "alerts.yml"), rules);
             var interval = $"{(long)scrapes.Step.TotalMilliseconds}ms";
             var test = new StringBuilder()
                 .Append("rule_files: [alerts.yml]\n")
-                .Append("evaluation_interval: ").Append(interval).Append('\n')
+                .Append("evaluation_interval: ").Append((long)(evaluationInterval ?? scrapes.Step).TotalMilliseconds).Append("ms\n")
                 .Append("tests:\n")
-                .Append("  - interval: ").Append(interval).Append('\n')
-                .Append("    input_series:\n").Append(scrapes.InputSeriesYaml())
+                .Append("  - interval: ").Append(interval).Append('\n');
+            if (externalLabels is { Count: > 0 })
+            {
+                test.Append("    external_labels:\n");
+                foreach (var (name, value) in externalLabels)
+                {
+                    test.Append("      ").Append(name).Append(": ").Append(System.Text.Json.JsonSerializer.Serialize(value)).Append('\n');
+                }
+            }
+
+            test.Append("    input_series:\n").Append(scrapes.InputSeriesYaml())
                 .Append("    promql_expr_test:\n").Append(_exprTests.Count == 0 ? "      []\n" : string.Concat(_exprTests))
                 .Append("    alert_rule_test:\n").Append(_alertTests.Count == 0 ? "      []\n" : string.Concat(_alertTests));
             await File.WriteAllTextAsync(Path.Combine(work.FullName, "test.yml"), test.ToString());

@@ -65,6 +65,8 @@ public class ConfigurationCheckTests
     [InlineData("Exporters:Otlp:Endpont", "Did you mean Exporters:Otlp:Endpoint?")]
     [InlineData("Source:Simulate:Scenario", "Did you mean Sources?")]
     [InlineData("Log:Colour", "Known keys here: Level, Format, File, RetainedFiles, SummaryInterval.")]
+    [InlineData("Sources:SqlServer:Instances:0:ConnectionStringEnvVariable", "Did you mean Sources:SqlServer:Instances:0:ConnectionStringEnvironmentVariable?")]
+    [InlineData("Sources:SqlServer:Instances:0:ConnStringFile", "Did you mean Sources:SqlServer:Instances:0:ConnectionStringFile?")]
     public void An_unknown_key_in_our_sections_is_a_warning_naming_the_nearest_known_key(string key, string hint)
     {
         var result = Check((key, "1"));

@@ -124,18 +124,21 @@ internal static class ConfigurationLoader
         return new LoadedConfiguration(configuration, options, warnings);
     }
 
-    /// <summary>"Invalid configuration:" and one line per problem, then what was ignored: no stack trace.</summary>
+    /// <summary>
+    /// What was ignored first (a mistyped key is often why a setting is missing: "Unknown configuration key
+    /// ...ConnectionStringEnvVariable ... Did you mean ...ConnectionStringEnvironmentVariable?" explains the error
+    /// "... has no connection string" below it), then "Invalid configuration:" and one line per problem: no stack trace.
+    /// </summary>
     public static async Task WriteAsync(ConfigurationException problem, TextWriter output)
     {
         ArgumentNullException.ThrowIfNull(problem);
         ArgumentNullException.ThrowIfNull(output);
+        await WriteWarningsAsync(problem.Warnings, output).ConfigureAwait(false);
         await output.WriteLineAsync("Invalid configuration:").ConfigureAwait(false);
         foreach (var error in problem.Errors)
         {
             await output.WriteLineAsync("  - " + error).ConfigureAwait(false);
         }
-
-        await WriteWarningsAsync(problem.Warnings, output).ConfigureAwait(false);
     }
 
     /// <summary>One "Warning:" line each, for commands that have no log.</summary>

@@ -12,7 +12,8 @@ namespace LogFlushMonitor.Hosting;
 
 /// <summary>
 /// The host's HTTP server (Kestrel, or none when Http:Enabled is false) and what it serves: /healthz and /readyz as
-/// ASP.NET Core health checks, /metrics (Exporters:Prometheus:Path) when Prometheus is enabled. GET and HEAD only (HEAD
+/// ASP.NET Core health checks, /metrics (Exporters:Prometheus:Path) when Prometheus is enabled, and the documentation
+/// this build was made with at /docs/ (<see cref="DocsEndpoints"/>: the alerts' runbooks). GET and HEAD only (HEAD
 /// answers as GET without the body); other methods get 405.
 /// </summary>
 internal static partial class HttpEndpoints
@@ -66,6 +67,8 @@ internal static partial class HttpEndpoints
             app.MapPrometheusScrapingEndpoint(scrapeHandler, options.Exporters.Prometheus.Path);
         }
 
+        DocsEndpoints.Map(app, GetAndHead);
+
         var logger = app.Services.GetRequiredService<ILoggerFactory>().CreateLogger(typeof(HttpEndpoints).FullName!);
         app.Lifetime.ApplicationStarted.Register(() =>
         {
@@ -79,6 +82,8 @@ internal static partial class HttpEndpoints
                 {
                     LogHealthOnly(logger, new Uri(address, "/healthz"), new Uri(address, "/readyz"));
                 }
+
+                LogDocs(logger, new Uri(address, "/docs/alerts.md"));
             }
         });
     }
@@ -100,6 +105,9 @@ internal static partial class HttpEndpoints
 
     [LoggerMessage(EventId = 100, Level = LogLevel.Information, Message = "Serving metrics at {Url}")]
     private static partial void LogListening(ILogger logger, Uri url);
+
+    [LoggerMessage(EventId = 105, Level = LogLevel.Information, Message = "Serving the alerts' runbooks and the rest of this version's documentation at {Url}")]
+    private static partial void LogDocs(ILogger logger, Uri url);
 
     [LoggerMessage(EventId = 104, Level = LogLevel.Information, Message = "Serving health at {Health} and readiness at {Ready} (no /metrics: Exporters:Prometheus:Enabled is false)")]
     private static partial void LogHealthOnly(ILogger logger, Uri health, Uri ready);

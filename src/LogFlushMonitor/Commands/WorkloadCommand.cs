@@ -210,9 +210,10 @@ internal static class WorkloadCommand
 
         // The configuration check reads, loaded and validated the same way (every instance's settings and connection).
         SqlServerSourceOptions options;
+        LoadedConfiguration loaded;
         try
         {
-            var loaded = ConfigurationLoader.Load(configArgs, null, ConfigurationScope.SqlServer);
+            loaded = ConfigurationLoader.Load(configArgs, null, ConfigurationScope.SqlServer);
             options = loaded.Options.Sources.SqlServer;
             foreach (var warning in loaded.Warnings)
             {
@@ -244,7 +245,7 @@ internal static class WorkloadCommand
         }
         catch (InvalidOperationException e)
         {
-            problems.Add($"{SqlServerOptionsValidator.Section}:Instances:{index}: {e.Message}");
+            problems.Add(ConfigurationLoader.WithWrittenIndexes($"{SqlServerOptionsValidator.Section}:Instances:{index}: {e.Message}", loaded.Configuration));
             return null;
         }
     }

@@ -309,12 +309,14 @@ internal sealed class SimulatedInstance
         sink.OnBatch(SignalRegistry.ServerStart.Batch(Name, t, [new ServerStartRow(_startTime)], endsPoll: false));
 
         var counters = new List<CounterRow>(DatabasesCounterSet.Counters.Count * (_databases.Count + 1));
-        long flushes = 0, bytes = 0, waits = 0, waitMs = 0, usedKb = 0, sizeKb = 0, hits = 0, lookups = 0;
+        long flushes = 0, bytes = 0, waits = 0, waitMs = 0, usedKb = 0, sizeKb = 0, hits = 0, lookups = 0, writeTransactions = 0;
         foreach (var db in _databases)
         {
             db.TruncateIfFull();
             var dbWaitMs = db.FlushWaitTicks / TimeSpan.TicksPerMillisecond;
             Counters(counters, db.Name, db.Flushes, db.BytesFlushed, db.FlushWaits, dbWaitMs, db.LogUsedKb, db.LogSizeKb, db.CacheHits, db.CacheLookups);
+            DatabasesCounterSet.SetWriteTransactions(counters, db.Name, db.WriteTransactions);
+            writeTransactions += db.WriteTransactions;
             flushes += db.Flushes;
             bytes += db.BytesFlushed;
             waits += db.FlushWaits;
@@ -326,6 +328,7 @@ internal sealed class SimulatedInstance
         }
 
         Counters(counters, Total, flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups);
+        DatabasesCounterSet.SetWriteTransactions(counters, Total, writeTransactions);
         const long Ms = TimeSpan.TicksPerMillisecond;
         foreach (var db in _databases.Where(d => d.Replica is not null))
         {

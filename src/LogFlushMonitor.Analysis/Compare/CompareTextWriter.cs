@@ -68,6 +68,8 @@ internal static class CompareTextWriter
         { } v when unit is "%" => v.ToString("0.0", Ci),
         { } v when unit is "ms" => VerdictRules.Ms(v).Replace(" ms", "", StringComparison.Ordinal),
         { } v when Math.Abs(v) >= 100 => v.ToString("N0", Ci),
+        { } v when Math.Abs(v) >= 10 => v.ToString("0.#", Ci),
+        { } v when Math.Abs(v) >= 1 => v.ToString("0.##", Ci),
         { } v => v.ToString("0.###", Ci),
     };
 

@@ -38,6 +38,12 @@ public sealed record ScenarioResult(
     WorkloadOutcome Outcome)
 {
     /// <summary>Commits per second over <see cref="Elapsed"/>.</summary>
+    /// <summary>When the scenario's sessions started (UTC, the machine's clock): the start of its window for <c>compare</c>.</summary>
+    public DateTime StartedUtc { get; init; }
+
+    /// <summary>When its last session stopped (UTC): the end of its window.</summary>
+    public DateTime EndedUtc { get; init; }
+
     public double CommitsPerSecond => Elapsed > TimeSpan.Zero ? Commits / Elapsed.TotalSeconds : 0;
 
     /// <summary>Rows per second over <see cref="Elapsed"/>.</summary>

@@ -135,6 +135,7 @@ internal static class WorkloadCommand
         if (result.Scenarios.Count > 0)
         {
             WorkloadOutput.WriteTable(output, result);
+            WorkloadOutput.WriteWindows(output, result);
         }
 
         if (result.Outcome == WorkloadOutcome.Cancelled)

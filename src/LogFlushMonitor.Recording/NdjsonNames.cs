@@ -18,6 +18,7 @@ internal static class NdjsonNames
     public static readonly JsonEncodedText Kind = JsonEncodedText.Encode("kind");
     public static readonly JsonEncodedText Count = JsonEncodedText.Encode("count");
     public static readonly JsonEncodedText App = JsonEncodedText.Encode("app");
+    public static readonly JsonEncodedText QueryHash = JsonEncodedText.Encode("query_hash");
 
     public static readonly JsonEncodedText Flush = JsonEncodedText.Encode("flush");
     public static readonly JsonEncodedText FlushComplete = JsonEncodedText.Encode("flush_complete");

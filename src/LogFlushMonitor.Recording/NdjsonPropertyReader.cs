@@ -24,7 +24,19 @@ internal sealed class NdjsonPropertyReader(NdjsonRecord record, NdjsonStringInte
         : reader.ValueTextEquals("kind"u8) ? ReadString(ref reader, "kind", NdjsonField.Kind, ref record.Kind)
         : reader.ValueTextEquals("wait_type"u8) ? ReadString(ref reader, "wait_type", NdjsonField.WaitType, ref record.WaitType)
         : reader.ValueTextEquals("app"u8) ? ReadString(ref reader, "app", NdjsonField.App, ref record.App)
+        : reader.ValueTextEquals("query_hash"u8) ? ReadQueryHash(ref reader)
         : SkipUnknown(ref reader);
+
+    /// <summary>A wait's statement: <c>0x</c> and up to 16 hex digits (<see cref="Core.Samples.QueryHashes"/>), read without allocating.</summary>
+    private string? ReadQueryHash(ref Utf8JsonReader reader)
+    {
+        reader.Read();
+        Span<char> text = stackalloc char[Core.Samples.QueryHashes.Length];
+        return reader.TokenType == JsonTokenType.String && !reader.ValueIsEscaped && reader.ValueSpan.Length <= text.Length
+            && Core.Samples.QueryHashes.TryParse(text[..System.Text.Encoding.ASCII.GetChars(reader.ValueSpan, text)], out record.QueryHash)
+            ? record.Mark(NdjsonField.QueryHash)
+            : "invalid field 'query_hash': expected \"0x\" and 1 to 16 hex digits";
+    }
 
     private static string? SkipUnknown(ref Utf8JsonReader reader)
     {

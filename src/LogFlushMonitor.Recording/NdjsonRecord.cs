@@ -41,6 +41,9 @@ internal sealed class NdjsonRecord
     /// <summary>A wait's client_app_name (opt).</summary>
     public string? App;
 
+    /// <summary>A wait's query_hash (opt; meaningful when <see cref="Present"/> has <see cref="NdjsonField.QueryHash"/>).</summary>
+    public ulong QueryHash;
+
     /// <summary>A signal's line: its row, or the end of its poll, as the signal's contract read it.</summary>
     public SignalBatch? Batch;
 
@@ -55,6 +58,7 @@ internal sealed class NdjsonRecord
         Instance = Database = WaitType = Kind = App = null;
         Batch = null;
         LogBlockId = 0;
+        QueryHash = 0;
         Sequence = 0;
         WriteSize = 0;
     }
@@ -79,7 +83,8 @@ internal sealed class NdjsonRecord
                 sink.OnLogFlush(new LogFlushEvent(instance, DatabaseId, Database, WriteSize, LogBlockId, t, duration, Sequence));
                 break;
             case NdjsonRecordType.Wait:
-                sink.OnWait(new WaitEvent(instance, WaitType!, TimeSpan.FromTicks(DurationTicks), DatabaseId, Database, t, Sequence, App));
+                sink.OnWait(new WaitEvent(instance, WaitType!, TimeSpan.FromTicks(DurationTicks), DatabaseId, Database, t, Sequence, App,
+                    (Present & NdjsonField.QueryHash) != 0 ? QueryHash : null));
                 break;
             case NdjsonRecordType.Loss:
                 sink.OnSourceLoss(instance, NdjsonSchema.LossKindOf(Kind!)!.Value, Count);

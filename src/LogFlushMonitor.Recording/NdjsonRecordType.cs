@@ -28,4 +28,5 @@ internal enum NdjsonField
     Kind = 1 << 7,
     Count = 1 << 8,
     App = 1 << 9,
+    QueryHash = 1 << 10,
 }

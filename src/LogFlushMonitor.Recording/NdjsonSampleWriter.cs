@@ -20,7 +20,8 @@ namespace LogFlushMonitor.Recording;
 /// <item><term>flush_complete</term><description>log_flush_complete: as flush, plus <c>duration_us</c>;
 /// <c>write_size</c> opt.</description></item>
 /// <item><term>wait</term><description>a completed wait: <c>t, instance, db_id, db</c> (opt), <c>wait_type, duration_us, seq</c> (opt),
-/// <c>app</c> (opt: the client_app_name action, absent when the session did not collect it, "" when the application sent none).</description></item>
+/// <c>app</c> (opt: the client_app_name action, absent when the session did not collect it, "" when the application sent none),
+/// <c>query_hash</c> (opt: the query_hash action as <c>0x</c> and 16 hex digits, absent when the session did not collect it).</description></item>
 /// <item><term>counter</term><description>a sys.dm_os_performance_counters row: <c>t, instance, object</c> (after the
 /// colon), <c>counter, counter_instance, value, cntr_type, base</c> (opt, 0).</description></item>
 /// <item><term>wait_stats</term><description>a sys.dm_os_wait_stats row: <c>t, instance, wait_type, waiting_tasks,
@@ -128,6 +129,13 @@ public sealed class NdjsonSampleWriter : ISampleSink, IDisposable
             {
                 // Absent when the session did not collect client_app_name; "" when the application sent none.
                 _json.WriteString(NdjsonNames.App, app);
+            }
+
+            if (wait.QueryHash is { } hash)
+            {
+                // Absent when the session did not collect query_hash; "0x0000000000000000" for a task without a statement hash.
+                Span<char> text = stackalloc char[QueryHashes.Length];
+                _json.WriteString(NdjsonNames.QueryHash, QueryHashes.Format(hash, text));
             }
 
             End();

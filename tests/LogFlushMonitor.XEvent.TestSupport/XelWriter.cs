@@ -8,7 +8,8 @@ namespace LogFlushMonitor.XEvent.TestSupport;
 /// Test-only writer of .xel files and live-stream rows, following docs/xel-format.md. It declares
 /// sqlserver.log_flush_start / log_flush_complete, sqlos.wait_completed / wait_info and the actions
 /// sqlserver.database_id, sqlserver.database_name, sqlserver.client_app_name (wait events' clientApp, UTF-16 as a server
-/// writes it), package0.event_sequence. Its output proves the
+/// writes it), sqlserver.query_hash (uint64) and sqlserver.query_hash_signed (int64) (wait events' queryHash),
+/// package0.event_sequence. Its output proves the
 /// aggregation paths only; the real files in tests/testdata prove the format.
 /// </summary>
 public sealed class XelWriter : IDisposable
@@ -57,7 +58,11 @@ public sealed class XelWriter : IDisposable
     private readonly uint _actionDatabaseName = Rid.Action(2, 29);
     private readonly uint _actionSequence = Rid.Action(0, 9);
     private readonly uint _actionClientApp = Rid.Action(2, 30);
+    private readonly uint _actionQueryHash = Rid.Action(2, 31);
+    private readonly uint _actionQueryHashSigned = Rid.Action(2, 32);
     private string? _clientApp;
+    private ulong? _queryHash;
+    private bool _queryHashSigned;
     private readonly ByteSink _buffer;
     private readonly ByteSink _payload = new(256);
     private readonly ByteSink _variable = new(256);
@@ -156,6 +161,8 @@ public sealed class XelWriter : IDisposable
         sqlserver.Actions.Add(new ActionSpec("database_id", 0, Rid.Type(6), 0));
         sqlserver.Actions.Add(new ActionSpec("database_name", 29, Rid.Type(20), 0));
         sqlserver.Actions.Add(new ActionSpec("client_app_name", 30, Rid.Type(20), 0));
+        sqlserver.Actions.Add(new ActionSpec("query_hash", 31, U64, 8));
+        sqlserver.Actions.Add(new ActionSpec("query_hash_signed", 32, Rid.Type(4), 8));
         var completePackage = sqlserver;
         if (_options.RepeatSqlServerPackage)
         {
@@ -220,9 +227,12 @@ public sealed class XelWriter : IDisposable
 
     /// <summary>Writes sqlos.wait_completed; the database action is added when <paramref name="databaseId"/> is set.</summary>
     public void WaitCompleted(DateTime timestampUtc, uint waitTypeKey, ulong duration, uint? databaseId,
-        ulong? sequence = null, ulong signalDuration = 0, string? databaseName = null, ulong waitResource = 0, string? clientApp = null)
+        ulong? sequence = null, ulong signalDuration = 0, string? databaseName = null, ulong waitResource = 0, string? clientApp = null,
+        ulong? queryHash = null, bool queryHashSigned = false)
     {
         _clientApp = clientApp;
+        _queryHash = queryHash;
+        _queryHashSigned = queryHashSigned;
         Begin(_waitCompleted);
         SetUInt(_waitCompleted, 0, waitTypeKey);
         SetUInt(_waitCompleted, 1, duration);
@@ -233,9 +243,12 @@ public sealed class XelWriter : IDisposable
 
     /// <summary>Writes sqlos.wait_info (opcode 0 begin, 1 end).</summary>
     public void WaitInfo(DateTime timestampUtc, uint waitTypeKey, byte opcode, ulong duration, uint? databaseId,
-        ulong? sequence = null, ulong signalDuration = 0, string? databaseName = null, string? clientApp = null)
+        ulong? sequence = null, ulong signalDuration = 0, string? databaseName = null, string? clientApp = null,
+        ulong? queryHash = null, bool queryHashSigned = false)
     {
         _clientApp = clientApp;
+        _queryHash = queryHash;
+        _queryHashSigned = queryHashSigned;
         Begin(_waitInfo);
         SetUInt(_waitInfo, 0, waitTypeKey);
         SetUInt(_waitInfo, 1, opcode);
@@ -352,6 +365,12 @@ public sealed class XelWriter : IDisposable
             _actions.U32((uint)(app.Length * 2));
             _actions.Utf16(app);
             _clientApp = null;
+        }
+
+        if (_queryHash is { } hash)
+        {
+            BinaryPrimitives.WriteUInt64LittleEndian(AddAction(_queryHashSigned ? _actionQueryHashSigned : _actionQueryHash, 8), hash);
+            _queryHash = null;
         }
 
         if (sequence is { } seq)

@@ -1,62 +1,73 @@
 using LogFlushMonitor.Core.Metrics;
+using LogFlushMonitor.Core.Samples;
 
 namespace LogFlushMonitor.Core.Aggregation;
 
 /// <summary>
-/// One database's WRITELOG time by client application (the wait events' <c>sqlserver.client_app_name</c>), bounded to
-/// the <see cref="Top"/> applications plus <see cref="OtherName"/>, whatever the applications are called. Guarded by the
-/// aggregator's lock.
+/// One database's WRITELOG time by one label of the wait events (the client application, the statement), bounded to the
+/// <see cref="Top"/> keys plus <see cref="OtherName"/>, whatever the keys are. Guarded by the aggregator's lock.
 /// </summary>
 /// <remarks>
 /// <para>
-/// How the top is chosen: free slots are taken by applications as they first wait, so the first five show at once.
-/// Every <see cref="Window"/> of event time the set is chosen again, by WRITELOG time over the last two windows (a
-/// sliding ten minutes; ties keep the incumbent, then ordinal name order); an application that did not wait in those
-/// ten minutes leaves its slot. So at most <see cref="Top"/> + 1 series per database at any read, and at most
-/// <see cref="Top"/> new series per database per window.
+/// How the top is chosen: free slots are taken by keys as they first wait, so the first five show at once. Every
+/// <see cref="Window"/> of event time the set is chosen again, by WRITELOG time over the last two windows (a sliding ten
+/// minutes; ties keep the incumbent, then the key order); a key that did not wait in those ten minutes leaves its slot.
+/// So at most <see cref="Top"/> + 1 series per database at any read, and at most <see cref="Top"/> new series per
+/// database per window.
 /// </para>
 /// <para>
-/// Each exported value is cumulative and only grows: an application's series counts the time it waited while it was
-/// chosen; <c>other</c> counts every other wait (the applications not chosen, those past <see cref="MaxTracked"/>, and
-/// waits that carried no application). A series that leaves the top stops being reported and resumes from its own total
-/// if it comes back while still tracked, so rates stay true; an application forgotten after ten idle minutes starts again
-/// from zero (a counter reset, which <c>rate()</c> handles).
+/// Each exported value is cumulative and only grows: a key's series counts the time it waited while it was chosen;
+/// <c>other</c> counts every other wait (the keys not chosen, those past <see cref="MaxTracked"/>, and waits that carried
+/// no key). A series that leaves the top stops being reported and resumes from its own total if it comes back while still
+/// tracked, so rates stay true; a key forgotten after ten idle minutes starts again from zero (a counter reset, which
+/// <c>rate()</c> handles). A key's label value is made once, when it is first chosen: the per-event path allocates only
+/// when a key is first tracked.
 /// </para>
 /// </remarks>
-internal sealed class ApplicationWaits
+/// <typeparam name="TKey">What the waits are told apart by.</typeparam>
+internal abstract class RankedWaits<TKey>
+    where TKey : notnull
 {
-    /// <summary>Applications exported per database besides <c>other</c>.</summary>
+    /// <summary>Keys exported per database besides <c>other</c>.</summary>
     public const int Top = MetricAttributes.TopApplications;
 
-    /// <summary>Applications whose recent time is kept per database to rank them; the rest count under <c>other</c> only.</summary>
+    /// <summary>Keys whose recent time is kept per database to rank them; the rest count under <c>other</c> only.</summary>
     public const int MaxTracked = 64;
 
-    /// <summary>The application label value of everything not in the top.</summary>
+    /// <summary>The label value of everything not in the top.</summary>
     public const string OtherName = MetricAttributes.OtherApplication;
 
     /// <summary>How often the top is chosen again (event time).</summary>
     public static readonly TimeSpan Window = TimeSpan.FromMinutes(5);
 
     private readonly DatabaseEvents _database;
-    private readonly Dictionary<string, Tally> _tracked = new(StringComparer.Ordinal);
+    private readonly string _attribute;
+    private readonly IComparer<TKey> _order;
+    private readonly Dictionary<TKey, Tally> _tracked;
     private readonly List<Tally> _rank = [];
     private long _windowEndTicks;
     private int _chosen;
 
-    public ApplicationWaits(DatabaseEvents database)
+    protected RankedWaits(DatabaseEvents database, string attribute, IEqualityComparer<TKey> equality, IComparer<TKey> order)
     {
         _database = database;
-        Other = new Tally(OtherName) { Chosen = true };
+        _attribute = attribute;
+        _order = order;
+        _tracked = new Dictionary<TKey, Tally>(equality);
+        Other = new Tally(default!, OtherName) { Chosen = true };
         Other.Tags = Tags(OtherName);
     }
 
-    /// <summary>Everything not attributed to a chosen application.</summary>
+    /// <summary>Everything not attributed to a chosen key.</summary>
     public Tally Other { get; }
 
     /// <summary>Times the top was chosen again.</summary>
     public long Rechosen { get; private set; }
 
-    /// <summary>The chosen applications (at most <see cref="Top"/>), then <see cref="Other"/>: what a read exports.</summary>
+    /// <summary>Keys tracked now (at most <see cref="MaxTracked"/>).</summary>
+    public int Tracked => _tracked.Count;
+
+    /// <summary>The chosen keys (at most <see cref="Top"/>), then <see cref="Other"/>: what a read exports.</summary>
     public IEnumerable<Tally> Exported
     {
         get
@@ -73,22 +84,21 @@ internal sealed class ApplicationWaits
         }
     }
 
-    /// <summary>Adds one WRITELOG wait of <paramref name="app"/> (null or empty: none sent) at <paramref name="ticks"/> (UTC).</summary>
-    public void Add(string? app, double seconds, long ticks)
+    /// <summary>Adds one WRITELOG wait of <paramref name="key"/> (<paramref name="named"/> false: none, counted as other) at <paramref name="ticks"/> (UTC).</summary>
+    protected void Add(TKey key, bool named, double seconds, long ticks)
     {
         if (ticks >= _windowEndTicks)
         {
             Rotate(ticks);
         }
 
-        if (string.IsNullOrEmpty(app) || app == OtherName)
+        if (!named)
         {
-            // An application really called "other" shares the bucket: a label value cannot tell the two apart.
             Other.Add(seconds);
             return;
         }
 
-        if (!_tracked.TryGetValue(app, out var tally))
+        if (!_tracked.TryGetValue(key, out var tally))
         {
             if (_tracked.Count >= MaxTracked)
             {
@@ -96,8 +106,8 @@ internal sealed class ApplicationWaits
                 return;
             }
 
-            tally = new Tally(app); // once per application per database (bounded by MaxTracked)
-            _tracked[app] = tally;
+            tally = new Tally(key, null); // once per key per database (bounded by MaxTracked)
+            _tracked[key] = tally;
         }
 
         tally.Current += seconds;
@@ -116,6 +126,9 @@ internal sealed class ApplicationWaits
         }
     }
 
+    /// <summary>The label value of <paramref name="key"/> (cut to the attribute length).</summary>
+    protected abstract string Label(TKey key);
+
     /// <summary>The database's name changed: the series' tags are rebuilt.</summary>
     public void Renamed()
     {
@@ -124,7 +137,7 @@ internal sealed class ApplicationWaits
         {
             if (t.Tags is not null)
             {
-                t.Tags = Tags(t.Name);
+                t.Tags = Tags(t.ExportName);
             }
         }
     }
@@ -132,11 +145,16 @@ internal sealed class ApplicationWaits
     private void Choose(Tally tally)
     {
         tally.Chosen = true;
-        tally.Tags ??= Tags(tally.Name);
+        if (tally.Tags is null)
+        {
+            tally.Label ??= Label(tally.Key);
+            tally.Tags = Tags(tally.Label);
+        }
+
         _chosen++;
     }
 
-    /// <summary>Ends a window: chooses the top again by the last two windows' time and forgets applications idle in both.</summary>
+    /// <summary>Ends a window: chooses the top again by the last two windows' time and forgets keys idle in both.</summary>
     private void Rotate(long ticks)
     {
         var first = _windowEndTicks == 0;
@@ -149,7 +167,7 @@ internal sealed class ApplicationWaits
         Rechosen++;
         _rank.Clear();
         _rank.AddRange(_tracked.Values);
-        _rank.Sort(static (a, b) =>
+        _rank.Sort((a, b) =>
         {
             var c = (b.Current + b.Previous).CompareTo(a.Current + a.Previous);
             if (c == 0)
@@ -157,7 +175,7 @@ internal sealed class ApplicationWaits
                 c = b.Chosen.CompareTo(a.Chosen);
             }
 
-            return c != 0 ? c : string.CompareOrdinal(a.Name, b.Name);
+            return c != 0 ? c : _order.Compare(a.Key, b.Key);
         });
         _chosen = 0;
         for (var i = 0; i < _rank.Count; i++)
@@ -171,7 +189,7 @@ internal sealed class ApplicationWaits
             }
             else if (!recent)
             {
-                _tracked.Remove(t.Name);
+                _tracked.Remove(t.Key);
             }
 
             t.Previous = t.Current;
@@ -181,13 +199,16 @@ internal sealed class ApplicationWaits
         _rank.Clear();
     }
 
-    private KeyValuePair<string, object?>[] Tags(string app) =>
-        [new(MetricAttributes.Instance, _database.Instance.ExportName), new(MetricAttributes.Database, _database.ExportName), new(MetricAttributes.Application, MetricAttributes.Limit(app))];
+    private KeyValuePair<string, object?>[] Tags(string label) =>
+        [new(MetricAttributes.Instance, _database.Instance.ExportName), new(MetricAttributes.Database, _database.ExportName), new(_attribute, label)];
 
-    /// <summary>One application's WRITELOG time on one database.</summary>
-    internal sealed class Tally(string name)
+    /// <summary>One key's WRITELOG time on one database.</summary>
+    internal sealed class Tally(TKey key, string? label)
     {
-        public string Name { get; } = name;
+        public TKey Key { get; } = key;
+
+        /// <summary>The label value, made when the key is first chosen (null before).</summary>
+        public string? Label { get; set; } = label;
 
         /// <summary>WRITELOG seconds while chosen (cumulative, exported).</summary>
         public double Seconds { get; private set; }
@@ -205,8 +226,8 @@ internal sealed class ApplicationWaits
 
         public KeyValuePair<string, object?>[]? Tags { get; set; }
 
-        /// <summary>The name as exported (cut once, when the tags were built); the name itself before it was ever chosen.</summary>
-        public string ExportName => Tags is { } t ? (string)t[2].Value! : Name;
+        /// <summary>The label as exported (made once, when first chosen).</summary>
+        public string ExportName => Label ?? Key.ToString() ?? "";
 
         public void Add(double seconds)
         {
@@ -214,4 +235,32 @@ internal sealed class ApplicationWaits
             Waits++;
         }
     }
+}
+
+/// <summary>
+/// One database's WRITELOG time by client application (the wait events' <c>sqlserver.client_app_name</c>): the top 5 and
+/// <c>other</c> (<see cref="RankedWaits{TKey}"/>). An application really called "other" shares the bucket: a label value
+/// cannot tell the two apart; a wait whose session sent no name counts as other.
+/// </summary>
+internal sealed class ApplicationWaits(DatabaseEvents database)
+    : RankedWaits<string>(database, MetricAttributes.Application, StringComparer.Ordinal, StringComparer.Ordinal)
+{
+    /// <summary>Adds one WRITELOG wait of <paramref name="app"/> (null or empty: none sent) at <paramref name="ticks"/> (UTC).</summary>
+    public void Add(string? app, double seconds, long ticks) => Add(app ?? "", !string.IsNullOrEmpty(app) && app != OtherName, seconds, ticks);
+
+    protected override string Label(string key) => MetricAttributes.Limit(key);
+}
+
+/// <summary>
+/// One database's WRITELOG time by statement (the wait events' <c>sqlserver.query_hash</c>): the top 5 query hashes and
+/// <c>other</c> (<see cref="RankedWaits{TKey}"/>); a wait of a task that ran no statement with a hash (0) counts as other.
+/// The hash is the only label: a statement's text never becomes one.
+/// </summary>
+internal sealed class StatementWaits(DatabaseEvents database)
+    : RankedWaits<ulong>(database, MetricAttributes.QueryHash, EqualityComparer<ulong>.Default, Comparer<ulong>.Default)
+{
+    /// <summary>Adds one WRITELOG wait of the statement <paramref name="hash"/> (0: none) at <paramref name="ticks"/> (UTC).</summary>
+    public void Add(ulong hash, double seconds, long ticks) => Add(hash, hash != 0, seconds, ticks);
+
+    protected override string Label(ulong key) => QueryHashes.Format(key);
 }

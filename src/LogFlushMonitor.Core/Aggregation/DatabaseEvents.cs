@@ -39,6 +39,9 @@ internal sealed class DatabaseEvents
     /// <summary>WRITELOG time by client application, once a wait event carried the client_app_name action (else null).</summary>
     public ApplicationWaits? Applications { get; set; }
 
+    /// <summary>WRITELOG time by statement, once a wait event carried the query_hash action (else null).</summary>
+    public StatementWaits? Statements { get; set; }
+
     public long FirstTicks { get; set; } = long.MaxValue;
 
     public long LastTicks { get; set; } = long.MinValue;
@@ -55,6 +58,7 @@ internal sealed class DatabaseEvents
         }
 
         Applications?.Renamed();
+        Statements?.Renamed();
     }
 
     /// <summary>The waits of <paramref name="waitType"/>, created on first sight (allocates only then).</summary>

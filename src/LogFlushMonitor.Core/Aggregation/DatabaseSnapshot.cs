@@ -27,6 +27,12 @@ public sealed record DatabaseSnapshot
     /// </summary>
     public IReadOnlyList<ApplicationWriteLog> WriteLogApplications { get; init; } = [];
 
+    /// <summary>
+    /// WRITELOG time by statement (top 5 query hashes and "other", most time first), when wait events carried the
+    /// query_hash action; empty otherwise.
+    /// </summary>
+    public IReadOnlyList<StatementWriteLog> WriteLogStatements { get; init; } = [];
+
     /// <summary>The top log writers at the last transactions poll (top 5 and "other", most log first); empty when none or not polled.</summary>
     public IReadOnlyList<ApplicationLogWriter> LogWriters { get; init; } = [];
 

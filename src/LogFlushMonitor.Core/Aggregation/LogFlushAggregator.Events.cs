@@ -173,6 +173,11 @@ public sealed partial class LogFlushAggregator
             {
                 (db.Applications ??= new ApplicationWaits(db)).Add(e.ClientApp, seconds, e.TimestampUtc.Ticks);
             }
+
+            if (e.QueryHash is { } hash)
+            {
+                (db.Statements ??= new StatementWaits(db)).Add(hash, seconds, e.TimestampUtc.Ticks);
+            }
         }
 
         w.Durations.Add(seconds);

@@ -10,6 +10,8 @@ public sealed partial class LogFlushAggregator
     private static readonly MetricDefinition WaitDurations = MetricCatalog.All.Single(f => f.Measure == EventMeasure.WaitDuration);
     private static readonly MetricDefinition ApplicationTime = MetricCatalog.Get("sqlserver.database.writelog.application.time");
     private static readonly MetricDefinition ApplicationWaits = MetricCatalog.Get("sqlserver.database.writelog.application.waits");
+    private static readonly MetricDefinition StatementTime = MetricCatalog.Get("sqlserver.database.writelog.statement.time");
+    private static readonly MetricDefinition StatementWaits = MetricCatalog.Get("sqlserver.database.writelog.statement.waits");
     private static readonly MetricDefinition EventsReceived = MetricCatalog.Get("sqlserver.monitor.events");
     private static readonly MetricDefinition EventsLost = MetricCatalog.Get("sqlserver.monitor.events.lost");
     private static readonly MetricDefinition Agreement = MetricCatalog.Get("sqlserver.monitor.agreement");
@@ -48,6 +50,15 @@ public sealed partial class LogFlushAggregator
                 {
                     into.Add(ApplicationTime, t.Seconds, t.Tags!);
                     into.Add(ApplicationWaits, t.Waits, t.Tags!);
+                }
+            }
+
+            if (db.Statements is { } s)
+            {
+                foreach (var t in s.Exported)
+                {
+                    into.Add(StatementTime, t.Seconds, t.Tags!);
+                    into.Add(StatementWaits, t.Waits, t.Tags!);
                 }
             }
         }

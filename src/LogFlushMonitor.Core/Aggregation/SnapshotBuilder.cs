@@ -28,6 +28,9 @@ internal static class SnapshotBuilder
                     WriteLogApplications = db.Applications is { } apps
                         ? [.. apps.Exported.Select(a => new ApplicationWriteLog(a.ExportName, a.Seconds, a.Waits)).OrderByDescending(a => a.Seconds).ThenBy(a => a.Application, StringComparer.Ordinal)]
                         : [],
+                    WriteLogStatements = db.Statements is { } statements
+                        ? [.. statements.Exported.Select(a => new StatementWriteLog(a.ExportName, a.Seconds, a.Waits)).OrderByDescending(a => a.Seconds).ThenBy(a => a.QueryHash, StringComparer.Ordinal)]
+                        : [],
                     FirstEventUtc = db.FirstTicks == long.MaxValue ? null : new DateTime(db.FirstTicks, DateTimeKind.Utc),
                     LastEventUtc = db.LastTicks == long.MinValue ? null : new DateTime(db.LastTicks, DateTimeKind.Utc),
                     CounterFlushesPerSecond = Counter(inst, db.Name, DatabasesCounters.LogFlushes)?.Tracker.LastRate,

@@ -12,6 +12,15 @@ public sealed record WaitSnapshot(string WaitType, long Count, double MeanSecond
 /// <param name="Waits">WRITELOG waits.</param>
 public sealed record ApplicationWriteLog(string Application, double Seconds, long Waits);
 
+/// <summary>
+/// WRITELOG time of one statement on one database, from wait events (the top 5 query hashes and "other", as exported):
+/// cumulative since monitoring began, or since the statement entered the top.
+/// </summary>
+/// <param name="QueryHash">The statement's query hash (<c>0x</c> and 16 hex digits), or "other".</param>
+/// <param name="Seconds">WRITELOG seconds.</param>
+/// <param name="Waits">WRITELOG waits.</param>
+public sealed record StatementWriteLog(string QueryHash, double Seconds, long Waits);
+
 /// <summary>The log held by one application's open transactions in one database at the last transactions poll.</summary>
 /// <param name="Application">The program name as exported (cut), or "other".</param>
 /// <param name="Transactions">Open transactions that used or reserved log.</param>

@@ -28,6 +28,12 @@ public static class MetricAttributes
     /// <summary>The <see cref="Application"/> value of every application outside the top, and of waits whose session sent no name.</summary>
     public const string OtherApplication = "other";
 
+    /// <summary>
+    /// A statement: its query hash as <c>0x</c> and 16 hex digits (<see cref="Samples.QueryHashes"/>), one of the top five
+    /// per database or <see cref="OtherApplication"/> ("other"). A statement's text is never a label value.
+    /// </summary>
+    public const string QueryHash = "sqlserver.query_hash";
+
     /// <summary>A wait type, e.g. WRITELOG.</summary>
     public const string WaitType = "wait.type";
 

@@ -18,6 +18,7 @@ public static class MetricCatalog
     private static readonly string[] InstDb = [Instance, Database];
     private static readonly string[] InstDbWait = [Instance, Database, WaitType];
     private static readonly string[] InstDbApp = [Instance, Database, Application];
+    private static readonly string[] InstDbStatement = [Instance, Database, QueryHash];
     private static readonly string[] InstComponent = [Instance, Component];
 
     /// <summary>Sector-aligned write-size bucket bounds in bytes (512 B sectors up to the 60 KB block).</summary>
@@ -81,6 +82,20 @@ public static class MetricCatalog
             Description = "WRITELOG waits by client application, the same top 5 and 'other' per database as sqlserver.database.writelog.application.time.",
             Meaning = "WRITELOG waits counted by the same applications (top 5 and `other`); the time's rate over this one's is the application's average WRITELOG wait",
             PromQL = "average wait per application: `rate(sqlserver_database_writelog_application_time_seconds_total[5m]) / rate(sqlserver_database_writelog_application_waits_total[5m])`",
+        },
+        new()
+        {
+            Name = "sqlserver.database.writelog.statement.time", Unit = "s", Kind = MetricKind.Counter, IsInteger = false, Attributes = InstDbStatement, Section = MetricSection.Events,
+            Description = "WRITELOG wait time by statement (the wait events' query_hash action): the top 5 query hashes per database by WRITELOG time over the last 10 minutes, chosen again every 5 minutes, and 'other'. The statement's text is never a label: analyze, report, check and the log show it.",
+            Meaning = "WRITELOG time by statement: the wait events' `sqlserver.query_hash` action, labelled `sqlserver_query_hash` as `0x` and 16 hex digits (the way SQL Server shows `query_hash binary(8)` in `sys.query_store_query`). Per database at most the top 5 statements, chosen like the applications (the last two 5-minute windows of event time; the first five to wait fill free slots at once), and `other` (every other statement, waits of tasks without a statement hash (0), past 64 statements tracked per database); cumulative, each series counts the time while its statement was chosen. The text of a statement never becomes a label: the log's summary, `analyze`, `report` and `check` show its first 200 characters from Query Store (`Sources:SqlServer:StatementText`). Stream mode and replay only",
+            PromQL = "which statements wait: `topk(5, sum by (sqlserver_database_name, sqlserver_query_hash) (rate(sqlserver_database_writelog_statement_time_seconds_total{sqlserver_query_hash!=\"other\"}[5m])))`",
+        },
+        new()
+        {
+            Name = "sqlserver.database.writelog.statement.waits", Unit = "{wait}", Kind = MetricKind.Counter, IsInteger = true, Attributes = InstDbStatement, Section = MetricSection.Events,
+            Description = "WRITELOG waits by statement, the same top 5 query hashes and 'other' per database as sqlserver.database.writelog.statement.time.",
+            Meaning = "WRITELOG waits counted by the same statements (top 5 and `other`); the time's rate over this one's is the statement's average WRITELOG wait: a commit of that statement",
+            PromQL = "average wait per statement: `rate(sqlserver_database_writelog_statement_time_seconds_total[5m]) / rate(sqlserver_database_writelog_statement_waits_total[5m])`",
         },
     ];
 

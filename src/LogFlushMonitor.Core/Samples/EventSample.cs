@@ -17,7 +17,8 @@ public enum EventSampleKind : byte
 /// <remarks>
 /// The two kinds share their fields (80 bytes, against 136 for a flush and a wait side by side): the channel's queue
 /// keeps the array it grew to in a burst, up to its capacity (65,536 events: 5.2 MB instead of 8.9 MB). The wait's
-/// client application (issue 22) took the last 8 bytes: no field of a flush is free to hold a reference.
+/// client application (issue 22) took the last 8 bytes: no field of a flush is free to hold a reference. A wait's query
+/// hash (issue 34) lives in the flush's log block id, and whether it has one in the flush's "has a duration" flag.
 /// </remarks>
 public readonly struct EventSample
 {
@@ -58,6 +59,8 @@ public readonly struct EventSample
         _sequence = wait.Sequence;
         _durationTicks = wait.Duration.Ticks;
         _databaseId = wait.DatabaseId;
+        _hasDuration = wait.QueryHash.HasValue;
+        _logBlockId = wait.QueryHash.GetValueOrDefault();
     }
 
     /// <summary>Which of <see cref="Flush"/> and <see cref="Wait"/> is set.</summary>
@@ -70,7 +73,7 @@ public readonly struct EventSample
 
     /// <summary>The wait, when <see cref="Kind"/> is Wait (default otherwise).</summary>
     public WaitEvent Wait => Kind == EventSampleKind.Wait
-        ? new(_instance, _waitType!, TimeSpan.FromTicks(_durationTicks), _databaseId, _databaseName, _timestampUtc, _sequence, _clientApp)
+        ? new(_instance, _waitType!, TimeSpan.FromTicks(_durationTicks), _databaseId, _databaseName, _timestampUtc, _sequence, _clientApp, _hasDuration ? _logBlockId : null)
         : default;
 
     /// <summary>The instance the event came from.</summary>

@@ -12,6 +12,10 @@ namespace LogFlushMonitor.Core.Samples;
 /// sqlserver.client_app_name action when present (interned by the source, at most
 /// <see cref="Metrics.MetricAttributes.MaxValueLength"/> + 1 characters); empty when the application sent none.
 /// </param>
+/// <param name="QueryHash">
+/// sqlserver.query_hash action when present (the statement that waited, <see cref="QueryHashes"/>); 0 when the task ran
+/// no statement with a hash; null when the event did not carry the action.
+/// </param>
 public readonly record struct WaitEvent(
     string Instance,
     string WaitType,
@@ -20,4 +24,5 @@ public readonly record struct WaitEvent(
     string? DatabaseName,
     DateTime TimestampUtc,
     long Sequence = 0,
-    string? ClientApp = null);
+    string? ClientApp = null,
+    ulong? QueryHash = null);

@@ -67,6 +67,12 @@ public struct LogFlushFields
     /// <summary>sqlserver.client_app_name action (the application a wait belongs to).</summary>
     public ActionHandle ClientAppNameAction;
 
+    /// <summary>sqlserver.query_hash action (uint64: the statement a wait belongs to; what the monitor's session adds).</summary>
+    public ActionHandle QueryHashAction;
+
+    /// <summary>sqlserver.query_hash_signed action (the same hash as int64; a file from another session may carry this one).</summary>
+    public ActionHandle QueryHashSignedAction;
+
     /// <summary>The unit log_flush_complete.duration's description names, or null (then the pairs and the default decide).</summary>
     public DurationUnit? FlushCompleteNamed;
 
@@ -85,6 +91,27 @@ public struct LogFlushFields
     /// </summary>
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
     public readonly bool IsWaitEnd(in XEventRecord record) => !record.TryGetMap(WaitInfoOpcode, out var opcode, out _) || opcode == 1;
+
+    /// <summary>
+    /// The statement's query hash on <paramref name="record"/>: the <c>query_hash</c> action, else <c>query_hash_signed</c>
+    /// (the same 8 bytes read as a signed integer); false when the event carries neither.
+    /// </summary>
+    public readonly bool TryGetQueryHash(in XEventRecord record, out ulong hash)
+    {
+        if (QueryHashAction.IsValid && record.TryGetUInt64(QueryHashAction, out hash))
+        {
+            return true;
+        }
+
+        if (QueryHashSignedAction.IsValid && record.TryGetInt64(QueryHashSignedAction, out var signed))
+        {
+            hash = unchecked((ulong)signed);
+            return true;
+        }
+
+        hash = 0;
+        return false;
+    }
 
     /// <summary>Resolves everything in <paramref name="metadata"/>; <paramref name="units"/> are the units when no description names one.</summary>
     public static LogFlushFields Resolve(XEventMetadata metadata, XEventUnits units)
@@ -112,6 +139,8 @@ public struct LogFlushFields
             DatabaseNameAction = metadata.GetActionHandle("sqlserver.database_name"),
             SequenceAction = metadata.GetActionHandle("package0.event_sequence"),
             ClientAppNameAction = metadata.GetActionHandle("sqlserver.client_app_name"),
+            QueryHashAction = metadata.GetActionHandle("sqlserver.query_hash"),
+            QueryHashSignedAction = metadata.GetActionHandle("sqlserver.query_hash_signed"),
         };
         f.FlushCompleteNamed = DurationUnits.Named(f.CompleteDuration.Definition?.Description);
         f.WaitCompletedUnit = DurationUnits.Named(f.WaitCompletedDuration.Definition?.Description) ?? units.WaitCompleted;

@@ -177,8 +177,9 @@ public sealed class XEventSampleMapper : IXEventHandler
         record.TryGetUInt64(durationField, out var duration);
         var dbId = record.TryGetUInt64(_h.DatabaseIdAction, out var id) ? (int)id : 0;
         var app = _h.ClientAppNameAction.IsValid && record.TryGetAction(_h.ClientAppNameAction, out var appValue) ? _apps.Intern(appValue) : null;
+        ulong? statement = _h.TryGetQueryHash(record, out var hash) ? hash : null;
         Waits++;
-        _sink.OnWait(new WaitEvent(_instance, waitType, TimeSpan.FromTicks(DurationUnits.ToTicks(duration, unit)), dbId, Name(record, dbId), record.TimestampUtc, seq, app));
+        _sink.OnWait(new WaitEvent(_instance, waitType, TimeSpan.FromTicks(DurationUnits.ToTicks(duration, unit)), dbId, Name(record, dbId), record.TimestampUtc, seq, app, statement));
     }
 
     private long Sequence(in XEventRecord record)

@@ -84,6 +84,7 @@ public sealed class EventSessionManager
             HasDatabaseIdAction = Has("sqlserver", "database_id", "action"),
             HasEventSequenceAction = Has("package0", "event_sequence", "action"),
             HasClientAppNameAction = Has("sqlserver", "client_app_name", "action"),
+            HasQueryHashAction = Has("sqlserver", "query_hash", "action"),
             HasHistogramTarget = Has("package0", "histogram", "target"),
             Units = new XEventUnits
             {
@@ -198,7 +199,10 @@ public sealed class EventSessionManager
             // client_app_name attributes WRITELOG time to applications (top 5 per database); on the wait event only, whose
             // rate is that of commits that waited, never on the flush events.
             var app = capabilities.HasClientAppNameAction ? new[] { "sqlserver.client_app_name" } : [];
-            events.Add(new XeEventClause(capabilities.WaitEvent!, [.. dbAction, .. app, .. sequence], "(" + string.Join(" AND ", parts) + ")"));
+            // query_hash (uint64) attributes the same waits to statements (top 5 per database); the hash is a number the
+            // action reads from the task's request, no text: docs/sqlserver.md, "Statements".
+            var statement = capabilities.HasQueryHashAction ? new[] { "sqlserver.query_hash" } : [];
+            events.Add(new XeEventClause(capabilities.WaitEvent!, [.. dbAction, .. app, .. statement, .. sequence], "(" + string.Join(" AND ", parts) + ")"));
         }
 
         var target = histogramSlots is { } slots && capabilities.HasHistogramTarget ? XeSql.HistogramTarget(slots) : null;

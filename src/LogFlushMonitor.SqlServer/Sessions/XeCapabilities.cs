@@ -44,6 +44,9 @@ public sealed record XeCapabilities
     /// <summary>The sqlserver.client_app_name action exists (WRITELOG time by application).</summary>
     public bool HasClientAppNameAction { get; init; }
 
+    /// <summary>The sqlserver.query_hash action exists (WRITELOG time by statement).</summary>
+    public bool HasQueryHashAction { get; init; }
+
     /// <summary>The package0.event_sequence action exists (loss accounting).</summary>
     public bool HasEventSequenceAction { get; init; }
 

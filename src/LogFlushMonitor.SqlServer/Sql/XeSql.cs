@@ -19,7 +19,7 @@ internal static class XeSql
         WHERE o.object_type IN (N'event', N'action', N'target')
           AND p.name IN (N'sqlserver', N'sqlos', N'package0')
           AND o.name IN (N'log_flush_start', N'log_flush_complete', N'wait_completed', N'wait_info',
-                         N'database_id', N'event_sequence', N'client_app_name', N'histogram')
+                         N'database_id', N'event_sequence', N'client_app_name', N'query_hash', N'histogram')
         """;
 
     /// <summary>The data fields of our events, with their descriptions (which name duration units on some versions).</summary>

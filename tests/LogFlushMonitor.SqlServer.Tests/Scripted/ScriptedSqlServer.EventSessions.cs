@@ -82,7 +82,7 @@ public sealed partial class ScriptedSqlServer
             string[][] objects =
             [
                 ["sqlserver", "log_flush_start", "event"], ["sqlserver", "log_flush_complete", "event"], ["sqlos", "wait_completed", "event"],
-                ["sqlserver", "database_id", "action"], ["sqlserver", "client_app_name", "action"], ["package0", "event_sequence", "action"], ["package0", "histogram", "target"],
+                ["sqlserver", "database_id", "action"], ["sqlserver", "client_app_name", "action"], ["sqlserver", "query_hash", "action"], ["package0", "event_sequence", "action"], ["package0", "histogram", "target"],
             ];
             return Begin(r).ResultSet([TdsColumn.NVarChar("PackageName"), TdsColumn.NVarChar("ObjectName"), TdsColumn.NVarChar("ObjectType")],
                 [.. objects.Select(o => o.Cast<object?>().ToArray())]);

@@ -36,7 +36,7 @@ public sealed class EventSessionManagerTests
         Assert.StartsWith("CREATE EVENT SESSION [lfm_test] ON SERVER", ddl, StringComparison.Ordinal);
         Assert.Contains("ADD EVENT sqlserver.log_flush_start (ACTION (package0.event_sequence) WHERE ([database_id] = (5)))", ddl, StringComparison.Ordinal);
         Assert.Contains("ADD EVENT sqlserver.log_flush_complete (ACTION (package0.event_sequence) WHERE ([database_id] = (5)))", ddl, StringComparison.Ordinal);
-        Assert.Contains("ADD EVENT sqlos.wait_completed (ACTION (sqlserver.database_id, sqlserver.client_app_name, package0.event_sequence) WHERE (([wait_type] = (190)) AND ([sqlserver].[database_id] = (5))))", ddl, StringComparison.Ordinal);
+        Assert.Contains("ADD EVENT sqlos.wait_completed (ACTION (sqlserver.database_id, sqlserver.client_app_name, sqlserver.query_hash, package0.event_sequence) WHERE (([wait_type] = (190)) AND ([sqlserver].[database_id] = (5))))", ddl, StringComparison.Ordinal);
         Assert.Contains("MAX_MEMORY = 2048 KB", ddl, StringComparison.Ordinal);
         Assert.Contains("EVENT_RETENTION_MODE = ALLOW_SINGLE_EVENT_LOSS", ddl, StringComparison.Ordinal);
         Assert.Contains("MAX_DISPATCH_LATENCY = 3 SECONDS", ddl, StringComparison.Ordinal);
@@ -63,9 +63,27 @@ public sealed class EventSessionManagerTests
         Assert.NotNull(with);
         Assert.NotNull(none);
         Assert.Single(System.Text.RegularExpressions.Regex.Matches(with, "client_app_name"));
-        Assert.Contains("ADD EVENT sqlos.wait_completed (ACTION (sqlserver.database_id, sqlserver.client_app_name, package0.event_sequence)", with, StringComparison.Ordinal);
+        Assert.Contains("ADD EVENT sqlos.wait_completed (ACTION (sqlserver.database_id, sqlserver.client_app_name, sqlserver.query_hash, package0.event_sequence)", with, StringComparison.Ordinal);
         Assert.DoesNotContain("client_app_name", none, StringComparison.Ordinal);
-        Assert.Contains("ADD EVENT sqlos.wait_completed (ACTION (sqlserver.database_id, package0.event_sequence)", none, StringComparison.Ordinal);
+        Assert.Contains("ADD EVENT sqlos.wait_completed (ACTION (sqlserver.database_id, sqlserver.query_hash, package0.event_sequence)", none, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task The_query_hash_action_goes_on_the_wait_event_only_and_only_when_the_catalog_has_it()
+    {
+        await using var server = new XeScriptedServer();
+        var (_, with) = await EnsureStreamSession(server, Options(o => o.IncludeDatabases = ["sales"]));
+        await using var without = new XeScriptedServer();
+        without.Objects.RemoveAll(o => o.Name == "query_hash");
+        var (_, none) = await EnsureStreamSession(without, Options(o => o.IncludeDatabases = ["sales"]));
+
+        Assert.NotNull(with);
+        Assert.NotNull(none);
+        // Once, on the wait event: never on the flush events, whose rate is the log's, not the commits'.
+        Assert.Single(System.Text.RegularExpressions.Regex.Matches(with, "query_hash"));
+        Assert.Contains("ADD EVENT sqlos.wait_completed (ACTION (sqlserver.database_id, sqlserver.client_app_name, sqlserver.query_hash, package0.event_sequence)", with, StringComparison.Ordinal);
+        Assert.DoesNotContain("query_hash", none, StringComparison.Ordinal);
+        Assert.Contains("ADD EVENT sqlos.wait_completed (ACTION (sqlserver.database_id, sqlserver.client_app_name, package0.event_sequence)", none, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -78,7 +96,7 @@ public sealed class EventSessionManagerTests
         var (_, ddl) = await EnsureStreamSession(server, Options(o => o.ExcludeDatabases = ["hr"]));
 
         Assert.NotNull(ddl);
-        Assert.Contains("ADD EVENT sqlos.wait_info (ACTION (sqlserver.database_id, sqlserver.client_app_name, package0.event_sequence) WHERE (([wait_type] = (66) OR [wait_type] = (67)) AND [opcode] = (1) AND (([sqlserver].[database_id] = (2) OR [sqlserver].[database_id] > (4)) AND [sqlserver].[database_id] <> (6))))", ddl, StringComparison.Ordinal);
+        Assert.Contains("ADD EVENT sqlos.wait_info (ACTION (sqlserver.database_id, sqlserver.client_app_name, sqlserver.query_hash, package0.event_sequence) WHERE (([wait_type] = (66) OR [wait_type] = (67)) AND [opcode] = (1) AND (([sqlserver].[database_id] = (2) OR [sqlserver].[database_id] > (4)) AND [sqlserver].[database_id] <> (6))))", ddl, StringComparison.Ordinal);
         Assert.Contains("WHERE (([database_id] = (2) OR [database_id] > (4)) AND [database_id] <> (6))", ddl, StringComparison.Ordinal);
         Assert.DoesNotContain("wait_completed", ddl, StringComparison.Ordinal);
     }
@@ -98,7 +116,7 @@ public sealed class EventSessionManagerTests
         Assert.Equal([190L], capabilities.WriteLogKeys);
         Assert.Contains(server.Server.Requests, r => r.Text.Contains("v.map_value = N'HADR_SYNC_COMMIT'", StringComparison.Ordinal));
         Assert.NotNull(ddl);
-        Assert.Contains("ADD EVENT sqlos.wait_completed (ACTION (sqlserver.database_id, sqlserver.client_app_name, package0.event_sequence) WHERE (([wait_type] = (190) OR [wait_type] = (838)) AND ([sqlserver].[database_id] = (5))))", ddl, StringComparison.Ordinal);
+        Assert.Contains("ADD EVENT sqlos.wait_completed (ACTION (sqlserver.database_id, sqlserver.client_app_name, sqlserver.query_hash, package0.event_sequence) WHERE (([wait_type] = (190) OR [wait_type] = (838)) AND ([sqlserver].[database_id] = (5))))", ddl, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -36,7 +36,7 @@ public sealed partial class XeScriptedServer : IAsyncDisposable
     public List<(string Package, string Name, string Type)> Objects { get; } =
     [
         ("sqlserver", "log_flush_start", "event"), ("sqlserver", "log_flush_complete", "event"), ("sqlos", "wait_completed", "event"),
-        ("sqlos", "wait_info", "event"), ("sqlserver", "database_id", "action"), ("sqlserver", "client_app_name", "action"), ("package0", "event_sequence", "action"), ("package0", "histogram", "target"),
+        ("sqlos", "wait_info", "event"), ("sqlserver", "database_id", "action"), ("sqlserver", "client_app_name", "action"), ("sqlserver", "query_hash", "action"), ("package0", "event_sequence", "action"), ("package0", "histogram", "target"),
     ];
 
     /// <summary>Data columns (event, column, description).</summary>

@@ -55,7 +55,7 @@ public sealed class ApplicationStreamTests
         await run.WaitAsync(TimeSpan.FromSeconds(15));
         await consume;
 
-        Assert.Contains(server.RequestsFor("CREATE EVENT SESSION"), r => r.Text.Contains("ACTION (sqlserver.database_id, sqlserver.client_app_name, package0.event_sequence)", StringComparison.Ordinal));
+        Assert.Contains(server.RequestsFor("CREATE EVENT SESSION"), r => r.Text.Contains("ACTION (sqlserver.database_id, sqlserver.client_app_name, sqlserver.query_hash, package0.event_sequence)", StringComparison.Ordinal));
         var apps = aggregator.Snapshot().Single(d => d.DatabaseId == 5).WriteLogApplications;
         Assert.Equal(6, apps.Count);
         Assert.Equal(hostile[..MetricAttributes.MaxValueLength], apps[0].Application); // cut; escaping is the exposition's

@@ -90,12 +90,13 @@ internal sealed record FileReport
 /// <summary>Statistics of a set of durations, in milliseconds (percentiles within 10 %, see LatencyDistribution); null where not kept.</summary>
 internal sealed record DurationStats(long Count, double MeanMs, double? P50Ms, double P95Ms, double? P99Ms, double MaxMs);
 
-/// <summary>One application's WRITELOG waits in a database.</summary>
-/// <param name="Application">The client_app_name, or <see cref="ApplicationRanking.OtherName"/>.</param>
+/// <summary>One application's, or one statement's, WRITELOG waits in a database.</summary>
+/// <param name="Name">The client_app_name or the query hash (<c>0x</c> and 16 hex digits), or <see cref="ApplicationRanking.OtherName"/>.</param>
 /// <param name="Waits">Its WRITELOG waits.</param>
 /// <param name="Seconds">Seconds it waited on WRITELOG in all.</param>
 /// <param name="Share">Its part (0..1) of the database's whole WRITELOG time (waits without the action included); 0 when that is 0.</param>
-internal sealed record ApplicationShare(string Application, long Waits, double Seconds, double Share);
+/// <param name="Text">A statement's text (its first 200 characters) when a recording's Query Store rows gave it; null otherwise.</param>
+internal sealed record WriteLogShare(string Name, long Waits, double Seconds, double Share, string? Text = null);
 
 /// <summary>One database's figures.</summary>
 internal sealed record DatabaseReport
@@ -143,10 +144,19 @@ internal sealed record DatabaseReport
     /// WRITELOG time by client application: the top 5 by time waited, then other; empty when no wait carried the
     /// client_app_name action (<see cref="WriteLogWaitsWithApplication"/> is 0).
     /// </summary>
-    public IReadOnlyList<ApplicationShare> WriteLogByApplication { get; init; } = [];
+    public IReadOnlyList<WriteLogShare> WriteLogByApplication { get; init; } = [];
 
     /// <summary>WRITELOG waits that carried the client_app_name action (0: the session did not collect it).</summary>
     public long WriteLogWaitsWithApplication { get; init; }
+
+    /// <summary>
+    /// WRITELOG time by statement: the top 5 query hashes by time waited, then other, each with its text when the
+    /// recording's Query Store rows named it; empty when no wait carried the query_hash action.
+    /// </summary>
+    public IReadOnlyList<WriteLogShare> WriteLogByStatement { get; init; } = [];
+
+    /// <summary>WRITELOG waits that carried the query_hash action (0: the session did not collect it).</summary>
+    public long WriteLogWaitsWithStatement { get; init; }
 
     /// <summary>First event time of this database.</summary>
     public DateTime? FirstEventUtc { get; init; }

@@ -1,6 +1,7 @@
 using LogFlushMonitor.Core.Advice;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Metrics;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.Core.Text;
 using LogFlushMonitor.XEvent.Binary;
 
@@ -158,7 +159,7 @@ internal static class AnalyzeRunner
         }
 
         var pairing = FlushPairing.Finish(mappers, tally);
-        var databases = tally.Instances.SelectMany(i => i.Databases).Select(d => Describe(d, pairing)).OfType<DatabaseReport>()
+        var databases = tally.Instances.SelectMany(i => i.Databases).Select(d => Describe(d, pairing, views.StatementTexts)).OfType<DatabaseReport>()
             .OrderByDescending(d => d.Flushes).ThenBy(d => d.Database, StringComparer.Ordinal).ToList();
         var outcome = files.Any(f => f.Status != FileStatus.Ok) ? AnalyzeOutcome.CorruptInput
             : files.Any(f => f.HasRelevantEvents) ? AnalyzeOutcome.Analysed
@@ -257,7 +258,7 @@ internal static class AnalyzeRunner
         return WriteSizeDistribution.MaxBlockBytes + 1;
     }
 
-    private static DatabaseReport? Describe(DatabaseTally db, FlushPairingSummary pairing)
+    private static DatabaseReport? Describe(DatabaseTally db, FlushPairingSummary pairing, IStatementTexts? texts)
     {
         var n = db.Sizes.Count;
         var d = db.FlushDurations;
@@ -312,6 +313,8 @@ internal static class AnalyzeRunner
             WriteLogBusiestWindow = snapshot.BusiestWriteLogWindow,
             WriteLogByApplication = db.Applications.Top(),
             WriteLogWaitsWithApplication = db.Applications.WaitsWithApplication,
+            WriteLogByStatement = [.. db.Statements.Top().Select(s => s with { Text = texts?.TextOf(snapshot.Instance, name, s.Name) })],
+            WriteLogWaitsWithStatement = db.Statements.WaitsWith,
             FirstEventUtc = snapshot.FirstEventUtc,
             LastEventUtc = snapshot.LastEventUtc,
             Advice = Advisor.Advise(snapshot),

@@ -96,7 +96,7 @@ internal sealed class AnalyzeSink(LogFlushTally tally, TimeSeriesRecorder? serie
 
         WriteLogWaits++;
         db.Touch(wait.TimestampUtc.Ticks);
-        db.AddWriteLog(wait.TimestampUtc.Ticks, wait.Duration.Ticks, wait.ClientApp);
+        db.AddWriteLog(wait.TimestampUtc.Ticks, wait.Duration.Ticks, wait.ClientApp, wait.QueryHash);
         _series?.WriteLog(wait.Instance, wait.DatabaseId, wait.TimestampUtc, wait.Duration, wait.ClientApp);
     }
 

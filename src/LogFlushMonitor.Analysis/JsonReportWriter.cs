@@ -254,7 +254,21 @@ internal static class JsonReportWriter
         foreach (var a in d.WriteLogByApplication)
         {
             w.WriteStartObject();
-            w.WriteString("application", a.Application);
+            w.WriteString("application", a.Name);
+            w.WriteNumber("waits", a.Waits);
+            w.WriteNumber("seconds", a.Seconds);
+            w.WriteNumber("share", a.Share);
+            w.WriteEndObject();
+        }
+
+        w.WriteEndArray();
+        w.WriteNumber("writelog_waits_with_statement", d.WriteLogWaitsWithStatement);
+        w.WriteStartArray("writelog_by_statement");
+        foreach (var a in d.WriteLogByStatement)
+        {
+            w.WriteStartObject();
+            w.WriteString("query_hash", a.Name);
+            WriteNullable(w, "text", a.Text);
             w.WriteNumber("waits", a.Waits);
             w.WriteNumber("seconds", a.Seconds);
             w.WriteNumber("share", a.Share);

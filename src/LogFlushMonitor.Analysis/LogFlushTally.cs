@@ -189,15 +189,20 @@ internal sealed class DatabaseTally(InstanceTally instance, int databaseId)
     /// <summary>WRITELOG waits and time by client application.</summary>
     public ApplicationWriteLog Applications { get; } = new();
 
+    /// <summary>WRITELOG waits and time by statement.</summary>
+    public StatementWriteLog Statements { get; } = new();
+
     /// <summary>
     /// A WRITELOG wait of <paramref name="waitedTicks"/> that ended at <paramref name="endTicks"/> (UTC ticks), of the
-    /// application <paramref name="app"/> (null: the wait carried no client_app_name; empty: the application sent none).
+    /// application <paramref name="app"/> (null: the wait carried no client_app_name; empty: the application sent none)
+    /// and the statement <paramref name="statement"/> (null: the wait carried no query_hash).
     /// </summary>
-    public void AddWriteLog(long endTicks, long waitedTicks, string? app)
+    public void AddWriteLog(long endTicks, long waitedTicks, string? app, ulong? statement = null)
     {
         WriteLog.AddTicks(waitedTicks);
         WriteLogWindows.Add(endTicks, Math.Max(0, waitedTicks));
         Applications.Add(app, waitedTicks);
+        Statements.Add(statement, waitedTicks);
     }
 
     /// <summary>Adds <paramref name="other"/>'s figures (same database, another thread's share).</summary>
@@ -214,6 +219,7 @@ internal sealed class DatabaseTally(InstanceTally instance, int databaseId)
         WriteLog.AddFrom(other.WriteLog);
         WriteLogWindows.AddFrom(other.WriteLogWindows);
         Applications.AddFrom(other.Applications);
+        Statements.AddFrom(other.Statements);
         FirstTicks = Math.Min(FirstTicks, other.FirstTicks);
         LastTicks = Math.Max(LastTicks, other.LastTicks);
         LastCompleteTicks = Math.Max(LastCompleteTicks, other.LastCompleteTicks);

@@ -31,6 +31,9 @@ internal sealed class SignalViews(TimeWindow window, Action<SignalBatch>? onSign
         _views[index]?.Observe(batch);
     }
 
+    /// <summary>The statements' texts a view learnt from the recording (the Query Store signal's), or null.</summary>
+    public IStatementTexts? StatementTexts => _views.OfType<IStatementTexts>().FirstOrDefault();
+
     /// <summary>Each view's table, in registry order; none for a signal without rows.</summary>
     public IReadOnlyList<SignalTable> Tables() => [.. _views.Select(v => v?.Table()).OfType<SignalTable>()];
 }

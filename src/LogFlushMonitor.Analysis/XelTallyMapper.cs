@@ -264,8 +264,9 @@ internal sealed class XelTallyMapper
         var id = (int)rawId;
         var db = Database(record, id);
         var app = _h.ClientAppNameAction.IsValid ? ApplicationOf(record) : null;
+        ulong? statement = _h.TryGetQueryHash(record, out var hash) ? hash : null;
         db.Touch(ticks);
-        db.AddWriteLog(ticks, waited, app);
+        db.AddWriteLog(ticks, waited, app, statement);
         file.WriteLogWaits++;
         _series?.WriteLog(_instance.Name, id, new DateTime(ticks, DateTimeKind.Utc), TimeSpan.FromTicks(waited), app);
     }

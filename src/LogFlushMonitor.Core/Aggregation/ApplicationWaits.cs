@@ -4,8 +4,9 @@ using LogFlushMonitor.Core.Samples;
 namespace LogFlushMonitor.Core.Aggregation;
 
 /// <summary>
-/// One database's WRITELOG time by one label of the wait events (the client application, the statement), bounded to the
-/// <see cref="Top"/> keys plus <see cref="OtherName"/>, whatever the keys are. Guarded by the aggregator's lock.
+/// One database's figure by one label, bounded to the <see cref="Top"/> keys plus <see cref="OtherName"/>, whatever the
+/// keys are: WRITELOG time by client application and by statement (the wait events), log bytes by statement (Query Store).
+/// Guarded by the aggregator's lock.
 /// </summary>
 /// <remarks>
 /// <para>
@@ -16,16 +17,16 @@ namespace LogFlushMonitor.Core.Aggregation;
 /// database per window.
 /// </para>
 /// <para>
-/// Each exported value is cumulative and only grows: a key's series counts the time it waited while it was chosen;
-/// <c>other</c> counts every other wait (the keys not chosen, those past <see cref="MaxTracked"/>, and waits that carried
-/// no key). A series that leaves the top stops being reported and resumes from its own total if it comes back while still
+/// Each exported value is cumulative and only grows: a key's series counts its amount (seconds waited, log bytes) while it
+/// was chosen; <c>other</c> counts every other amount (the keys not chosen, those past <see cref="MaxTracked"/>, and what
+/// carried no key). A series that leaves the top stops being reported and resumes from its own total if it comes back while still
 /// tracked, so rates stay true; a key forgotten after ten idle minutes starts again from zero (a counter reset, which
 /// <c>rate()</c> handles). A key's label value is made once, when it is first chosen: the per-event path allocates only
 /// when a key is first tracked.
 /// </para>
 /// </remarks>
-/// <typeparam name="TKey">What the waits are told apart by.</typeparam>
-internal abstract class RankedWaits<TKey>
+/// <typeparam name="TKey">What the amounts are told apart by.</typeparam>
+internal abstract class TopSeries<TKey>
     where TKey : notnull
 {
     /// <summary>Keys exported per database besides <c>other</c>.</summary>
@@ -40,18 +41,17 @@ internal abstract class RankedWaits<TKey>
     /// <summary>How often the top is chosen again (event time).</summary>
     public static readonly TimeSpan Window = TimeSpan.FromMinutes(5);
 
-    private readonly DatabaseEvents _database;
-    private readonly string _attribute;
+    private readonly Func<string, KeyValuePair<string, object?>[]> _tags;
     private readonly IComparer<TKey> _order;
     private readonly Dictionary<TKey, Tally> _tracked;
     private readonly List<Tally> _rank = [];
     private long _windowEndTicks;
     private int _chosen;
 
-    protected RankedWaits(DatabaseEvents database, string attribute, IEqualityComparer<TKey> equality, IComparer<TKey> order)
+    /// <summary>A set whose series are tagged by <paramref name="tags"/> of a label value (read again when the database is renamed).</summary>
+    protected TopSeries(Func<string, KeyValuePair<string, object?>[]> tags, IEqualityComparer<TKey> equality, IComparer<TKey> order)
     {
-        _database = database;
-        _attribute = attribute;
+        _tags = tags;
         _order = order;
         _tracked = new Dictionary<TKey, Tally>(equality);
         Other = new Tally(default!, OtherName) { Chosen = true };
@@ -84,8 +84,11 @@ internal abstract class RankedWaits<TKey>
         }
     }
 
-    /// <summary>Adds one WRITELOG wait of <paramref name="key"/> (<paramref name="named"/> false: none, counted as other) at <paramref name="ticks"/> (UTC).</summary>
-    protected void Add(TKey key, bool named, double seconds, long ticks)
+    /// <summary>
+    /// Adds <paramref name="amount"/> (and <paramref name="count"/> events) of <paramref name="key"/> (<paramref name="named"/>
+    /// false: none, counted as other) at <paramref name="ticks"/> (UTC).
+    /// </summary>
+    protected void Add(TKey key, bool named, double amount, long count, long ticks)
     {
         if (ticks >= _windowEndTicks)
         {
@@ -94,7 +97,7 @@ internal abstract class RankedWaits<TKey>
 
         if (!named)
         {
-            Other.Add(seconds);
+            Other.Add(amount, count);
             return;
         }
 
@@ -102,7 +105,7 @@ internal abstract class RankedWaits<TKey>
         {
             if (_tracked.Count >= MaxTracked)
             {
-                Other.Add(seconds);
+                Other.Add(amount, count);
                 return;
             }
 
@@ -110,7 +113,7 @@ internal abstract class RankedWaits<TKey>
             _tracked[key] = tally;
         }
 
-        tally.Current += seconds;
+        tally.Current += amount;
         if (!tally.Chosen && _chosen < Top)
         {
             Choose(tally);
@@ -118,13 +121,16 @@ internal abstract class RankedWaits<TKey>
 
         if (tally.Chosen)
         {
-            tally.Add(seconds);
+            tally.Add(amount, count);
         }
         else
         {
-            Other.Add(seconds);
+            Other.Add(amount, count);
         }
     }
+
+    /// <summary>Adds <paramref name="amount"/> that belongs to no key (counted under other).</summary>
+    public void AddOther(double amount, long count) => Other.Add(amount, count);
 
     /// <summary>The label value of <paramref name="key"/> (cut to the attribute length).</summary>
     protected abstract string Label(TKey key);
@@ -199,10 +205,9 @@ internal abstract class RankedWaits<TKey>
         _rank.Clear();
     }
 
-    private KeyValuePair<string, object?>[] Tags(string label) =>
-        [new(MetricAttributes.Instance, _database.Instance.ExportName), new(MetricAttributes.Database, _database.ExportName), new(_attribute, label)];
+    private KeyValuePair<string, object?>[] Tags(string label) => _tags(label);
 
-    /// <summary>One key's WRITELOG time on one database.</summary>
+    /// <summary>One key's figure on one database.</summary>
     internal sealed class Tally(TKey key, string? label)
     {
         public TKey Key { get; } = key;
@@ -210,16 +215,16 @@ internal abstract class RankedWaits<TKey>
         /// <summary>The label value, made when the key is first chosen (null before).</summary>
         public string? Label { get; set; } = label;
 
-        /// <summary>WRITELOG seconds while chosen (cumulative, exported).</summary>
-        public double Seconds { get; private set; }
+        /// <summary>The amount while chosen (WRITELOG seconds, log bytes; cumulative, exported).</summary>
+        public double Amount { get; private set; }
 
-        /// <summary>WRITELOG waits while chosen (cumulative, exported).</summary>
-        public long Waits { get; private set; }
+        /// <summary>Its events while chosen (WRITELOG waits, executions; cumulative, exported).</summary>
+        public long Count { get; private set; }
 
-        /// <summary>Seconds in the current window (ranking).</summary>
+        /// <summary>The amount in the current window (ranking).</summary>
         public double Current { get; set; }
 
-        /// <summary>Seconds in the previous window (ranking).</summary>
+        /// <summary>The amount in the previous window (ranking).</summary>
         public double Previous { get; set; }
 
         public bool Chosen { get; set; }
@@ -229,38 +234,45 @@ internal abstract class RankedWaits<TKey>
         /// <summary>The label as exported (made once, when first chosen).</summary>
         public string ExportName => Label ?? Key.ToString() ?? "";
 
-        public void Add(double seconds)
+        public void Add(double amount, long count)
         {
-            Seconds += seconds;
-            Waits++;
+            Amount += amount;
+            Count += count;
         }
     }
 }
 
 /// <summary>
 /// One database's WRITELOG time by client application (the wait events' <c>sqlserver.client_app_name</c>): the top 5 and
-/// <c>other</c> (<see cref="RankedWaits{TKey}"/>). An application really called "other" shares the bucket: a label value
+/// <c>other</c> (<see cref="TopSeries{TKey}"/>). An application really called "other" shares the bucket: a label value
 /// cannot tell the two apart; a wait whose session sent no name counts as other.
 /// </summary>
 internal sealed class ApplicationWaits(DatabaseEvents database)
-    : RankedWaits<string>(database, MetricAttributes.Application, StringComparer.Ordinal, StringComparer.Ordinal)
+    : TopSeries<string>(label => database.LabelTags(MetricAttributes.Application, label), StringComparer.Ordinal, StringComparer.Ordinal)
 {
     /// <summary>Adds one WRITELOG wait of <paramref name="app"/> (null or empty: none sent) at <paramref name="ticks"/> (UTC).</summary>
-    public void Add(string? app, double seconds, long ticks) => Add(app ?? "", !string.IsNullOrEmpty(app) && app != OtherName, seconds, ticks);
+    public void Add(string? app, double seconds, long ticks) => Add(app ?? "", !string.IsNullOrEmpty(app) && app != OtherName, seconds, 1, ticks);
 
     protected override string Label(string key) => MetricAttributes.Limit(key);
 }
 
 /// <summary>
 /// One database's WRITELOG time by statement (the wait events' <c>sqlserver.query_hash</c>): the top 5 query hashes and
-/// <c>other</c> (<see cref="RankedWaits{TKey}"/>); a wait of a task that ran no statement with a hash (0) counts as other.
+/// <c>other</c> (<see cref="TopSeries{TKey}"/>); a wait of a task that ran no statement with a hash (0) counts as other.
 /// The hash is the only label: a statement's text never becomes one.
 /// </summary>
-internal sealed class StatementWaits(DatabaseEvents database)
-    : RankedWaits<ulong>(database, MetricAttributes.QueryHash, EqualityComparer<ulong>.Default, Comparer<ulong>.Default)
+internal sealed class StatementWaits(DatabaseEvents database) : StatementSeries(label => database.LabelTags(MetricAttributes.QueryHash, label))
 {
     /// <summary>Adds one WRITELOG wait of the statement <paramref name="hash"/> (0: none) at <paramref name="ticks"/> (UTC).</summary>
-    public void Add(ulong hash, double seconds, long ticks) => Add(hash, hash != 0, seconds, ticks);
+    public void Add(ulong hash, double seconds, long ticks) => Add(hash, seconds, 1, ticks);
+}
+
+/// <summary>A figure by statement (query hash): the top 5 and <c>other</c>; the hash 0 (no statement) counts as other.</summary>
+internal class StatementSeries(Func<string, KeyValuePair<string, object?>[]> tags)
+    : TopSeries<ulong>(tags, EqualityComparer<ulong>.Default, Comparer<ulong>.Default)
+{
+    /// <summary>Adds <paramref name="amount"/> and <paramref name="count"/> of the statement <paramref name="hash"/> (0: none) at <paramref name="ticks"/> (UTC).</summary>
+    public void Add(ulong hash, double amount, long count, long ticks) => Add(hash, hash != 0, amount, count, ticks);
 
     protected override string Label(ulong key) => QueryHashes.Format(key);
 }

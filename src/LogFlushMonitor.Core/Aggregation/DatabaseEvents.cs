@@ -78,6 +78,10 @@ internal sealed class DatabaseEvents
         return created;
     }
 
+    /// <summary>Tags of a series of this database labelled <paramref name="attribute"/> = <paramref name="label"/>.</summary>
+    public KeyValuePair<string, object?>[] LabelTags(string attribute, string label) =>
+        [new(MetricAttributes.Instance, Instance.ExportName), new(MetricAttributes.Database, ExportName), new(attribute, label)];
+
     public KeyValuePair<string, object?>[] WaitTags(string waitType) =>
         [new(MetricAttributes.Instance, Instance.ExportName), new(MetricAttributes.Database, ExportName), new(MetricAttributes.WaitType, MetricAttributes.Limit(waitType))];
 

@@ -48,8 +48,8 @@ public sealed partial class LogFlushAggregator
             {
                 foreach (var t in a.Exported)
                 {
-                    into.Add(ApplicationTime, t.Seconds, t.Tags!);
-                    into.Add(ApplicationWaits, t.Waits, t.Tags!);
+                    into.Add(ApplicationTime, t.Amount, t.Tags!);
+                    into.Add(ApplicationWaits, t.Count, t.Tags!);
                 }
             }
 
@@ -57,8 +57,8 @@ public sealed partial class LogFlushAggregator
             {
                 foreach (var t in s.Exported)
                 {
-                    into.Add(StatementTime, t.Seconds, t.Tags!);
-                    into.Add(StatementWaits, t.Waits, t.Tags!);
+                    into.Add(StatementTime, t.Amount, t.Tags!);
+                    into.Add(StatementWaits, t.Count, t.Tags!);
                 }
             }
         }

@@ -26,10 +26,10 @@ internal static class SnapshotBuilder
                     FlushDurations = db.FlushDurations.Copy(),
                     Waits = db.Waits.Select(w => new WaitSnapshot(w.WaitType, w.Durations.Count, w.Durations.MeanSeconds, w.Durations.Quantile(0.95), w.Durations.MaxSeconds)).ToList(),
                     WriteLogApplications = db.Applications is { } apps
-                        ? [.. apps.Exported.Select(a => new ApplicationWriteLog(a.ExportName, a.Seconds, a.Waits)).OrderByDescending(a => a.Seconds).ThenBy(a => a.Application, StringComparer.Ordinal)]
+                        ? [.. apps.Exported.Select(a => new ApplicationWriteLog(a.ExportName, a.Amount, a.Count)).OrderByDescending(a => a.Seconds).ThenBy(a => a.Application, StringComparer.Ordinal)]
                         : [],
                     WriteLogStatements = db.Statements is { } statements
-                        ? [.. statements.Exported.Select(a => new StatementWriteLog(a.ExportName, a.Seconds, a.Waits)).OrderByDescending(a => a.Seconds).ThenBy(a => a.QueryHash, StringComparer.Ordinal)]
+                        ? [.. statements.Exported.Select(a => new StatementWriteLog(a.ExportName, a.Amount, a.Count)).OrderByDescending(a => a.Seconds).ThenBy(a => a.QueryHash, StringComparer.Ordinal)]
                         : [],
                     FirstEventUtc = db.FirstTicks == long.MaxValue ? null : new DateTime(db.FirstTicks, DateTimeKind.Utc),
                     LastEventUtc = db.LastTicks == long.MinValue ? null : new DateTime(db.LastTicks, DateTimeKind.Utc),

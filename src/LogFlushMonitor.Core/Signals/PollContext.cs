@@ -79,10 +79,30 @@ public sealed class PollContext(string instance, IPollSink sink, TimeProvider ti
 /// Whether a watched database must lack counters in two polls running before it is named (the service: one poll can race
 /// a CREATE or DROP); <c>check</c> names it after one.
 /// </param>
-public sealed record SignalSettings(DatabaseFilter Filter, CounterSelection Counters, string SessionName, bool ConfirmMissingCounters = true)
+/// <param name="QueryStore">What the Query Store signal reads (null: <see cref="QueryStoreSettings.Default"/>).</param>
+public sealed record SignalSettings(DatabaseFilter Filter, CounterSelection Counters, string SessionName, bool ConfirmMissingCounters = true, QueryStoreSettings? QueryStore = null)
 {
     /// <summary>Every database, the default counters, session <c>LogFlushMonitor</c>.</summary>
     public static SignalSettings Default { get; } = new(DatabaseFilter.All, CounterSelection.Default, "LogFlushMonitor");
+
+    /// <summary><see cref="QueryStore"/>, or the defaults.</summary>
+    public QueryStoreSettings QueryStoreSettings => QueryStore ?? QueryStoreSettings.Default;
+}
+
+/// <summary>What the Query Store signal reads (<c>Sources:SqlServer:QueryStoreDatabases</c>, <c>QueryStoreInterval</c>, <c>StatementText</c>).</summary>
+public sealed record QueryStoreSettings
+{
+    /// <summary>The defaults: the 10 busiest databases, every 5 minutes, with the statements' text.</summary>
+    public static QueryStoreSettings Default { get; } = new();
+
+    /// <summary>The most databases read per poll, the busiest by log bytes flushed since the previous one; 0 reads none.</summary>
+    public int Databases { get; init; } = 10;
+
+    /// <summary>How often Query Store is read (its statistics are per interval of minutes: reading it at every poll costs and adds nothing).</summary>
+    public TimeSpan Interval { get; init; } = TimeSpan.FromMinutes(5);
+
+    /// <summary>Whether the statements' text (first 200 characters) is read at all; false: it never leaves the server.</summary>
+    public bool Text { get; init; } = true;
 }
 
 /// <summary>One signal's part of one instance's poll: sends its statements and delivers what it read.</summary>

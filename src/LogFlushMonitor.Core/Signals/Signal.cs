@@ -98,8 +98,9 @@ public sealed record SignalStatement(string Name, string Text, string View, IRea
 {
     private Dictionary<string, string>? _sources;
 
-    /// <summary>The same statement with <paramref name="name"/> set to <paramref name="value"/>.</summary>
-    public SignalStatement With(string name, object value) => this with { Parameters = new Dictionary<string, object>(StringComparer.Ordinal) { [name] = value } };
+    /// <summary>The same statement with <paramref name="name"/> set to <paramref name="value"/> (besides the parameters it has).</summary>
+    public SignalStatement With(string name, object value) =>
+        this with { Parameters = new Dictionary<string, object>(Parameters ?? new Dictionary<string, object>(), StringComparer.Ordinal) { [name] = value } };
 
     /// <summary>
     /// What the answer's column <paramref name="alias"/> is made of in the statement, as a DBA reads it in the view: the

@@ -38,6 +38,12 @@ internal static partial class SignalLog
     [LoggerMessage(EventId = 519, Level = LogLevel.Information, Message = "{Instance}: the log file of database_id {DatabaseId} has no database name (DB_NAME() is NULL: dropped between the two catalog reads?): its row was skipped and counted as malformed. Logged once per database_id")]
     public static partial void FileWithoutDatabaseName(ILogger logger, string instance, int databaseId);
 
+    [LoggerMessage(EventId = 540, Level = LogLevel.Information, Message = "{Instance}/{Database}: Query Store: {State}: {Meaning}. Logged when it changes")]
+    public static partial void QueryStoreState(ILogger logger, string instance, string database, string state, string meaning);
+
+    [LoggerMessage(EventId = 541, Level = LogLevel.Warning, Message = "{Instance}/{Database}: reading Query Store failed: {Message}; the other databases go on, this one is tried again at the next Query Store poll")]
+    public static partial void QueryStoreFailed(ILogger logger, string instance, string database, string message);
+
     [LoggerMessage(EventId = 520, Level = LogLevel.Warning, Message = "{Instance}: availability groups are there but sys.availability_groups / sys.availability_replicas show this login none of them (metadata visibility): replicas are exported with the group's id for its name and UNKNOWN commit mode. GRANT VIEW ANY DEFINITION (the setup scripts' optional grant) to name them. Logged once")]
     public static partial void AvailabilityGroupsHidden(ILogger logger, string instance);
 }

@@ -35,6 +35,16 @@ public abstract class SignalView<TRow> : SignalView
 }
 
 /// <summary>
+/// What a view learnt of statements' text from a recording (the Query Store signal's rows), so that <c>analyze</c> can name
+/// the statements the wait events point at by their query hash.
+/// </summary>
+public interface IStatementTexts
+{
+    /// <summary>The text (first 200 characters) of <paramref name="queryHash"/> in <paramref name="database"/>, or null.</summary>
+    string? TextOf(string instance, string database, string queryHash);
+}
+
+/// <summary>
 /// A signal's figures over a recording, as a table a person reads (text and HTML) and a program reads (JSON): cells are
 /// strings, whole numbers, fractional numbers or null (not known); each column says its unit.
 /// </summary>

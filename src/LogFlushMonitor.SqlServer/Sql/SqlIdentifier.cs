@@ -8,31 +8,10 @@ namespace LogFlushMonitor.SqlServer.Sql;
 public static class SqlIdentifier
 {
     /// <summary>sysname is nvarchar(128).</summary>
-    public const int MaxLength = 128;
+    public const int MaxLength = Core.Signals.SqlName.MaxLength;
 
-    /// <summary>Why <paramref name="name"/> cannot be an identifier, or null when it can.</summary>
-    public static string? Problem(string? name)
-    {
-        if (string.IsNullOrEmpty(name))
-        {
-            return "is empty";
-        }
-
-        if (name.Length > MaxLength)
-        {
-            return $"is {name.Length} characters long (at most {MaxLength})";
-        }
-
-        foreach (var c in name)
-        {
-            if (char.IsControl(c))
-            {
-                return $"contains the control character U+{(int)c:X4}";
-            }
-        }
-
-        return null;
-    }
+    /// <summary>Why <paramref name="name"/> cannot be an identifier, or null when it can (the rule of <see cref="Core.Signals.SqlName"/>).</summary>
+    public static string? Problem(string? name) => Core.Signals.SqlName.Problem(name);
 
     /// <summary>Throws <see cref="ArgumentException"/> naming <paramref name="setting"/> when <paramref name="name"/> is not a valid identifier.</summary>
     public static string Validate(string? name, string setting) =>

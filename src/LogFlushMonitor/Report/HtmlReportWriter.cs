@@ -183,6 +183,7 @@ internal static class HtmlReportWriter
                     [new("average wait (ms)", [.. Enumerable.Range(0, n).Select(series.AverageWaitMs)], "s4")],
                     "milliseconds per wait", $"{db.Database}: average WRITELOG wait"));
                 Applications(sb, db, series);
+                Statements(sb, db);
             }
             else
             {
@@ -223,6 +224,33 @@ internal static class HtmlReportWriter
         }
 
         Figure(sb, Caption, chart + table);
+    }
+
+    /// <summary>
+    /// WRITELOG time by statement (the query_hash action): the top 5 query hashes and other over the whole input, with each
+    /// statement's first 200 characters where the recording's Query Store rows gave them. Nothing when no wait carried it.
+    /// </summary>
+    private static void Statements(StringBuilder sb, DatabaseReport db)
+    {
+        if (db.WriteLogWaitsWithStatement == 0)
+        {
+            return;
+        }
+
+        var table = new StringBuilder("<table class=\"files statements\"><thead><tr><th>query hash</th><th>statement (first 200 characters)</th><th class=\"n\">WRITELOG time</th><th class=\"n\">waits</th><th class=\"n\">share</th></tr></thead><tbody>");
+        foreach (var s in db.WriteLogByStatement)
+        {
+            table.Append(Ci, $"<tr><td><code>{E(s.Name)}</code></td><td>{(s.Text is { } text ? "<code>" + E(text) + "</code>" : "<span class=\"muted\">-</span>")}</td><td class=\"n\">{s.Seconds:0.000} s</td><td class=\"n\">{s.Waits:N0}</td><td class=\"n\">{Pct(s.Share)}</td></tr>");
+        }
+
+        table.Append("</tbody></table>");
+        var without = (db.WriteLog?.Count ?? 0) - db.WriteLogWaitsWithStatement;
+        if (without > 0)
+        {
+            table.Append(Ci, $"<p class=\"muted\">{without:N0} WRITELOG wait(s) carried no query_hash; shares are of all the database's WRITELOG time.</p>");
+        }
+
+        Figure(sb, "WRITELOG time by statement", table.ToString());
     }
 
     private static string WriteSizes(DatabaseReport db)

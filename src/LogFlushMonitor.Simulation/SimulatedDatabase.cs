@@ -45,6 +45,9 @@ internal sealed class SimulatedDatabase
     /// <summary>BytesFlushed at the last transactions poll (the log written since stands for the open transactions' log).</summary>
     public long BytesAtLastWritersPoll { get; set; }
 
+    /// <summary>Log bytes flushed and write transactions at the last Query Store answer (null before the first: its baseline).</summary>
+    public (long Bytes, long Transactions)? AtLastQueryStore { get; set; }
+
     public long FlushWaits { get; set; }
 
     /// <summary>Transactions that wrote and committed (Write Transactions/sec), counted by the workload.</summary>

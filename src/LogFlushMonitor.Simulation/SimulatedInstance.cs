@@ -29,7 +29,25 @@ internal sealed class SimulatedInstance
     private static readonly (string App, int Share)[] ApplicationShares =
         [("OrderService", 48), ("BillingWorker", 24), ("InventorySync", 16), ("EtlLoader", 12), ("ReportingJob", 10), ("other", 18)];
 
+    /// <summary>
+    /// The statements the applications commit (as <see cref="Statement"/> picks them for a waited commit, and as Query Store
+    /// shares each database's log between them): six with known shares of 128, the last folded into "other" of the top 5.
+    /// The hashes are made up; the texts carry the parameter declarations a parameterized statement has in Query Store.
+    /// </summary>
+    internal static readonly SimulatedStatement[] Statements =
+    [
+        new(0x4F7A1C2D3E5B6A79UL, "(@p0 int,@p1 decimal(18,2))INSERT INTO dbo.Orders (CustomerId, Amount) VALUES (@p0, @p1)", 56),
+        new(0x1B2C3D4E5F607182UL, "(@p0 int,@p1 int)UPDATE dbo.Inventory SET Quantity = Quantity - @p0 WHERE ItemId = @p1", 32),
+        new(0x8899AABBCCDDEEF0UL, "(@p0 int,@p1 nvarchar(4000))INSERT INTO dbo.AuditLog (UserId, Action) VALUES (@p0, @p1)", 16),
+        new(0x0123456789ABCDEFUL, "(@p0 int,@p1 decimal(18,2))UPDATE dbo.Accounts SET Balance = Balance + @p1 WHERE AccountId = @p0", 12),
+        new(0x7E6D5C4B3A291807UL, "(@p0 datetime2(7))DELETE FROM dbo.Sessions WHERE ExpiresAt < @p0", 8),
+        new(0x5A5A5A5A12345678UL, "MERGE dbo.DailyTotals AS t USING (SELECT CAST(SYSUTCDATETIME() AS date) AS d) AS s ON t.Day = s.d WHEN MATCHED THEN UPDATE SET Orders = Orders + 1 WHEN NOT MATCHED THEN INSERT (Day, Orders) VALUES (s.d, 1);", 4),
+    ];
+
     private readonly List<SimulatedDatabase> _databases;
+    private readonly TimeSpan _queryStoreInterval;
+    private readonly bool _statementText;
+    private long _nextQueryStore;
     private readonly RestartPlan? _restart;
     private readonly LogStall? _stall;
     private readonly List<PendingFlush> _pending = [];
@@ -66,6 +84,8 @@ internal sealed class SimulatedInstance
         _lossRate = options.EventLossRate;
         _lossRng = new SimRandom(SimRandom.Derive(options.Seed, index, 0xFFFF));
         _replicaRng = new SimRandom(SimRandom.Derive(options.Seed, index, 0xFFFE));
+        _queryStoreInterval = options.QueryStoreInterval;
+        _statementText = options.StatementText;
     }
 
     /// <summary>The instance name every sample carries (one string object).</summary>
@@ -231,7 +251,7 @@ internal sealed class SimulatedInstance
         _writeLogMaxTicks = Math.Max(_writeLogMaxTicks, waitTicks);
         if (Deliver(sink, out seq))
         {
-            sink.OnWait(new WaitEvent(Name, WriteLog, TimeSpan.FromTicks(waitTicks), db.Id, db.Name, t.AddTicks(waitTicks), seq, Application(block)));
+            sink.OnWait(new WaitEvent(Name, WriteLog, TimeSpan.FromTicks(waitTicks), db.Id, db.Name, t.AddTicks(waitTicks), seq, Application(block), Statement(block).Hash));
         }
 
         if (db.Replica is { } replica)
@@ -269,6 +289,26 @@ internal sealed class SimulatedInstance
             < 120 => "AuditLogger",
             _ => "Microsoft SQL Server Management Studio - Query",
         };
+    }
+
+    /// <summary>
+    /// The statement of the commit that waited for <paramref name="block"/>: one of <see cref="Statements"/> by their shares,
+    /// chosen from the block id alone (another multiplier than <see cref="Application"/>'s, so the two are not tied).
+    /// </summary>
+    internal static SimulatedStatement Statement(ulong block)
+    {
+        var share = (int)((block * 0xC2B2AE3D27D4EB4FUL) >> 57); // 0..127
+        foreach (var s in Statements)
+        {
+            if (share < s.Share)
+            {
+                return s;
+            }
+
+            share -= s.Share;
+        }
+
+        return Statements[^1];
     }
 
     /// <summary>Completes the stalled flushes whose write finishes before <paramref name="to"/>, in the order they started.</summary>
@@ -388,6 +428,35 @@ internal sealed class SimulatedInstance
 
         sink.OnBatch(SignalRegistry.LogWriters.Batch(Name, t, [.. writers], endsPoll: true));
         PollReplicas(t, sink);
+        if (ticks >= _nextQueryStore)
+        {
+            _nextQueryStore = ticks + _queryStoreInterval.Ticks;
+            PollQueryStore(t, sink);
+        }
+    }
+
+    /// <summary>
+    /// Query Store as the monitor's poll reads it (QueryStoreSignal): per database, each statement's share of the log
+    /// flushed and of the write transactions since the previous answer (the first answer is the baseline: no increase),
+    /// the statements before the database's own row; every database READ_WRITE.
+    /// </summary>
+    private void PollQueryStore(DateTime t, ISampleSink sink)
+    {
+        var rows = new List<QueryStoreRow>();
+        foreach (var db in _databases)
+        {
+            var (bytes, transactions) = db.AtLastQueryStore is { } before ? (db.BytesFlushed - before.Bytes, db.WriteTransactions - before.Transactions) : (0, 0);
+            db.AtLastQueryStore = (db.BytesFlushed, db.WriteTransactions);
+            foreach (var s in Statements)
+            {
+                rows.Add(new QueryStoreRow(db.Id, db.Name, QueryStoreStates.ReadWrite, QueryHashes.Format(s.Hash),
+                    _statementText ? Core.Text.StatementText.Shorten(s.Text) : null, bytes * s.Share / 128, transactions * s.Share / 128, db.BytesFlushed * s.Share / 128));
+            }
+
+            rows.Add(new QueryStoreRow(db.Id, db.Name, QueryStoreStates.ReadWrite, null, null, bytes, transactions, db.BytesFlushed));
+        }
+
+        sink.OnBatch(SignalRegistry.QueryStore.Batch(Name, t, [.. rows], endsPoll: true));
     }
 
     /// <summary>
@@ -439,6 +508,9 @@ internal sealed class SimulatedInstance
         return true;
     }
 
+    /// <summary>A statement of the simulated applications: its query hash, its text as Query Store keeps it, its share of 128.</summary>
+    internal readonly record struct SimulatedStatement(ulong Hash, string Text, int Share);
+
     /// <summary>A flush whose write a stall holds: it completes at <see cref="StartTicks"/> + <see cref="LatencyTicks"/>.</summary>
     private readonly record struct PendingFlush(SimulatedDatabase Db, ulong Block, long StartTicks, long LatencyTicks, long WaitTicks);
 
@@ -456,9 +528,11 @@ internal sealed class SimulatedInstance
         _writeLogTasks = _writeLogTicks = _writeLogSignalTicks = _writeLogMaxTicks = 0;
         _hadrTasks = _hadrTicks = _hadrMaxTicks = 0;
         _logBufferTasks = _logBufferTicks = _logBufferMaxTicks = 0;
+        _nextQueryStore = 0;
         foreach (var db in _databases)
         {
             db.ResetCumulative();
+            db.AtLastQueryStore = null;
             db.Workload.ResumeAt(upAt);
         }
     }

@@ -30,6 +30,15 @@ public sealed record SimulationOptions
     /// </summary>
     public double EventLossRate { get; init; }
 
+    /// <summary>
+    /// How often the simulated instances answer Query Store (log bytes by statement). Default 1 minute: shorter than the
+    /// monitor's 5 so that a short simulation shows statements; the first answer of each database is its baseline.
+    /// </summary>
+    public TimeSpan QueryStoreInterval { get; init; } = TimeSpan.FromMinutes(1);
+
+    /// <summary>Whether the simulated Query Store gives the statements' text (Sources:SqlServer:StatementText).</summary>
+    public bool StatementText { get; init; } = true;
+
     /// <summary>Emit log_flush_complete events for the databases the scenario chose; false emits none.</summary>
     public bool FlushCompleteEvents { get; init; } = true;
 
@@ -44,6 +53,11 @@ public sealed record SimulationOptions
         if (Step <= TimeSpan.Zero || Step > PollInterval)
         {
             throw new ArgumentException($"Step must be positive and at most PollInterval (was {Step}).", nameof(Step));
+        }
+
+        if (QueryStoreInterval <= TimeSpan.Zero)
+        {
+            throw new ArgumentException($"QueryStoreInterval must be positive (was {QueryStoreInterval}).", nameof(QueryStoreInterval));
         }
 
         if (SessionsPerDatabase is < 1 or > 1000)

@@ -39,6 +39,27 @@ public sealed partial class SqlServerSourceOptions
     /// </summary>
     public List<string> Counters { get; set; } = [];
 
+    /// <summary>
+    /// Databases per instance whose Query Store is read for log bytes by statement: the busiest by log bytes flushed since
+    /// the previous read (SQL Server 2017 and later, Azure; where Query Store is on). 0 reads none.
+    /// </summary>
+    [SettingRange(0, 1000)]
+    public int QueryStoreDatabases { get; set; } = 10;
+
+    /// <summary>
+    /// How often Query Store is read. Its figures are kept per interval of minutes (INTERVAL_LENGTH_MINUTES, 60 by default)
+    /// and flushed to disk every 15 minutes: reading it at each DMV poll would cost the server and add nothing.
+    /// </summary>
+    [SettingRange("00:01:00", "1.00:00:00")]
+    public TimeSpan QueryStoreInterval { get; set; } = TimeSpan.FromMinutes(5);
+
+    /// <summary>
+    /// Whether the statements' text (the first 200 characters, without parameter declarations) is read from Query Store and
+    /// shown in the log, analyze, report and check. false: no text leaves the server (the statement does not ask for it);
+    /// statements are named by their query hash only. Text is never a metric label either way.
+    /// </summary>
+    public bool StatementText { get; set; } = true;
+
     /// <summary>DMV poll interval (an instance may override it).</summary>
     // A delay longer than about 49 days makes Task.Delay throw; nobody polls less than daily.
     [SettingRange("00:00:01", "1.00:00:00")]

@@ -33,6 +33,15 @@ public sealed record DatabaseSnapshot
     /// </summary>
     public IReadOnlyList<StatementWriteLog> WriteLogStatements { get; init; } = [];
 
+    /// <summary>
+    /// Log bytes by statement from Query Store (top 5 query hashes and "other", most log first), when the database was read;
+    /// empty otherwise. <see cref="QueryStoreState"/> says what the last read found.
+    /// </summary>
+    public IReadOnlyList<StatementLog> LogStatements { get; init; } = [];
+
+    /// <summary>The database's Query Store at the last read (<see cref="Signals.QueryStoreStates"/>), or null when not read.</summary>
+    public string? QueryStoreState { get; init; }
+
     /// <summary>The top log writers at the last transactions poll (top 5 and "other", most log first); empty when none or not polled.</summary>
     public IReadOnlyList<ApplicationLogWriter> LogWriters { get; init; } = [];
 

@@ -29,8 +29,10 @@ internal static class SnapshotBuilder
                         ? [.. apps.Exported.Select(a => new ApplicationWriteLog(a.ExportName, a.Amount, a.Count)).OrderByDescending(a => a.Seconds).ThenBy(a => a.Application, StringComparer.Ordinal)]
                         : [],
                     WriteLogStatements = db.Statements is { } statements
-                        ? [.. statements.Exported.Select(a => new StatementWriteLog(a.ExportName, a.Amount, a.Count)).OrderByDescending(a => a.Seconds).ThenBy(a => a.QueryHash, StringComparer.Ordinal)]
+                        ? [.. statements.Exported.Select(a => new StatementWriteLog(a.ExportName, a.Amount, a.Count, TextOf(inst, db.Name, a.Key))).OrderByDescending(a => a.Seconds).ThenBy(a => a.QueryHash, StringComparer.Ordinal)]
                         : [],
+                    LogStatements = LogStatements(inst, db.Name),
+                    QueryStoreState = QueryStore(inst, db.Name)?.State,
                     FirstEventUtc = db.FirstTicks == long.MaxValue ? null : new DateTime(db.FirstTicks, DateTimeKind.Utc),
                     LastEventUtc = db.LastTicks == long.MinValue ? null : new DateTime(db.LastTicks, DateTimeKind.Utc),
                     CounterFlushesPerSecond = Counter(inst, db.Name, DatabasesCounters.LogFlushes)?.Tracker.LastRate,
@@ -72,6 +74,8 @@ internal static class SnapshotBuilder
                     CounterFlushWaitsPerSecond = Counter(inst, name, DatabasesCounters.LogFlushWaits)?.Tracker.LastRate,
                     LogWritesPerSecond = Files(inst, name).Sum(f => f.Writes.LastRate),
                     LogWriters = Writers(inst, name),
+                    LogStatements = LogStatements(inst, name),
+                    QueryStoreState = QueryStore(inst, name)?.State,
 
                     SyncCommitDelayMsPerTransaction = SyncDelay(inst, name),
                 });
@@ -80,6 +84,17 @@ internal static class SnapshotBuilder
 
         return list;
     }
+
+    private static QueryStoreSignal.DatabaseStatements? QueryStore(InstanceState inst, string database) =>
+        inst.Find<QueryStoreSignal.State>(SignalRegistry.QueryStore)?.Statements.FirstOrDefault(s => s.Name == database);
+
+    /// <summary>The text Query Store gave for <paramref name="hash"/> in <paramref name="database"/>, or null.</summary>
+    private static string? TextOf(InstanceState inst, string database, ulong hash) => hash == 0 ? null : QueryStore(inst, database)?.TextOf(hash);
+
+    private static List<StatementLog> LogStatements(InstanceState inst, string database) => QueryStore(inst, database) is { } qs
+        ? [.. qs.Series.Exported.Select(t => new StatementLog(t.ExportName, t.Amount, t.Count, t.Label is null ? null : qs.TextOf(t.Key)))
+            .OrderByDescending(s => s.LogBytes).ThenBy(s => s.QueryHash, StringComparer.Ordinal)]
+        : [];
 
     private static CountersSignal.State? Counters(InstanceState inst) => inst.Find<CountersSignal.State>(SignalRegistry.Counters);
 

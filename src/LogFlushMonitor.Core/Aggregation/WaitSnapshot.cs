@@ -19,7 +19,18 @@ public sealed record ApplicationWriteLog(string Application, double Seconds, lon
 /// <param name="QueryHash">The statement's query hash (<c>0x</c> and 16 hex digits), or "other".</param>
 /// <param name="Seconds">WRITELOG seconds.</param>
 /// <param name="Waits">WRITELOG waits.</param>
-public sealed record StatementWriteLog(string QueryHash, double Seconds, long Waits);
+/// <param name="Text">Its first 200 characters when Query Store gave them (never a label), else null.</param>
+public sealed record StatementWriteLog(string QueryHash, double Seconds, long Waits, string? Text = null);
+
+/// <summary>
+/// Log bytes written by one statement in one database, from Query Store (the top 5 query hashes and "other", as
+/// exported): cumulative since the monitor first read the database, or since the statement entered the top.
+/// </summary>
+/// <param name="QueryHash">The statement's query hash, or "other".</param>
+/// <param name="LogBytes">Log bytes written.</param>
+/// <param name="Executions">Executions.</param>
+/// <param name="Text">Its first 200 characters when Query Store gave them, else null.</param>
+public sealed record StatementLog(string QueryHash, double LogBytes, long Executions, string? Text = null);
 
 /// <summary>The log held by one application's open transactions in one database at the last transactions poll.</summary>
 /// <param name="Application">The program name as exported (cut), or "other".</param>

@@ -49,7 +49,8 @@ public sealed class InstancePoller : IAsyncDisposable
         _logger = logger;
         _azure = instance.Azure;
         _context = new PollContext(instance.Name, sink, time, Math.Max(1, (int)Math.Ceiling(fleet.CommandTimeout.TotalSeconds)), logger,
-            new SignalSettings(new DatabaseFilter(instance.IncludeDatabases, instance.ExcludeDatabases), CounterSelection.Create(fleet.Counters), instance.SessionName),
+            new SignalSettings(new DatabaseFilter(instance.IncludeDatabases, instance.ExcludeDatabases), CounterSelection.Create(fleet.Counters), instance.SessionName,
+                QueryStore: new QueryStoreSettings { Databases = fleet.QueryStoreDatabases, Interval = fleet.QueryStoreInterval, Text = fleet.StatementText }),
             health);
     }
 

@@ -91,6 +91,48 @@ internal static partial class SummaryLine
             writer is null ? "no open transaction holds log" : string.Create(CultureInfo.InvariantCulture, $"{writer.Application} holds the most log: {LogSize(writer.LogBytesUsed)} in {writer.Transactions} open transaction(s)"));
     }
 
+    /// <summary>
+    /// Logs which statements wait and which write the log on <paramref name="db"/>, when either is known: the statement
+    /// (query hash) that spent the most time waiting on WRITELOG since the last summary (the wait events' query_hash), and
+    /// the one that wrote the most log since the last summary (Query Store), each with the first 200 characters of its text
+    /// when Query Store gave them and <paramref name="text"/> allows (Sources:SqlServer:StatementText). Measured like
+    /// <see cref="LogWho"/>: a statement without a baseline is not compared.
+    /// </summary>
+    public static void LogStatements(ILogger logger, DatabaseSnapshot db, WhoBaselines baselines, bool text)
+    {
+        var texts = db.LogStatements.Where(s => s.Text is not null).ToDictionary(s => s.QueryHash, s => s.Text!, StringComparer.Ordinal);
+        string Named(string hash, string? own) => (own ?? texts.GetValueOrDefault(hash)) is { } t && text ? $"{hash} ({t})" : hash;
+
+        var waiting = Most(db.WriteLogStatements.Where(s => s.QueryHash != Core.Metrics.MetricAttributes.OtherApplication).Select(s => (s.QueryHash, s.Seconds, s.Text)), "wait", db, baselines);
+        var writing = Most(db.LogStatements.Where(s => s.QueryHash != Core.Metrics.MetricAttributes.OtherApplication).Select(s => (s.QueryHash, s.LogBytes, s.Text)), "log", db, baselines);
+        if (waiting is null && writing is null)
+        {
+            return;
+        }
+
+        LogStatementsLine(logger, db.Instance, db.Database,
+            waiting is { } w ? string.Create(CultureInfo.InvariantCulture, $"{Named(w.Hash, w.Text)} waited most on WRITELOG ({w.Since:0.###} s) since the last summary") : "no statement measured on WRITELOG",
+            writing is { } l ? $"{Named(l.Hash, l.Text)} wrote the most log (Query Store): {LogSize((long)l.Since)} since the last summary" : "no statement measured in Query Store");
+    }
+
+    /// <summary>The statement whose figure grew most since the last summary (a measured one, growing), or null.</summary>
+    private static (string Hash, double Since, string? Text)? Most(IEnumerable<(string Hash, double Value, string? Text)> statements, string kind, DatabaseSnapshot db, WhoBaselines baselines)
+    {
+        (string, double, string?)? most = null;
+        foreach (var (hash, value, text) in statements)
+        {
+            if (baselines.TrySince((db.Instance, db.Database, kind + " " + hash), value, out var since) && since > 0 && since > (most?.Item2 ?? 0))
+            {
+                most = (hash, since, text);
+            }
+        }
+
+        return most;
+    }
+
+    [LoggerMessage(EventId = 210, Level = LogLevel.Information, Message = "{Instance}/{Database}: statements: {Waiting}; {Writing}")]
+    private static partial void LogStatementsLine(ILogger logger, string instance, string database, string waiting, string writing);
+
     private static string Format(double? v) => v is { } x ? x.ToString("0", CultureInfo.InvariantCulture) : "-";
 
     [LoggerMessage(EventId = 200, Level = LogLevel.Information,

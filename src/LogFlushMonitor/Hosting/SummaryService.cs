@@ -33,6 +33,7 @@ internal sealed class SummaryService(
                 {
                     SummaryLine.Log(logger, db);
                     SummaryLine.LogWho(logger, db, baselines);
+                    SummaryLine.LogStatements(logger, db, baselines, options.Value.Sources.SqlServer.StatementText);
                 }
 
                 if (all.Count > SummaryLine.MaxDatabases)

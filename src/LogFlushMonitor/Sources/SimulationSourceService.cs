@@ -11,10 +11,11 @@ internal sealed partial class SimulationSourceService(IOptions<MonitorOptions> o
     : OptionalSourceService(ReadinessComponents.SimulateSource, !string.IsNullOrWhiteSpace(options.Value.Sources.Simulate.Scenario), pipeline, health, readiness, time, shutdown)
 {
     private readonly SimulateSourceOptions _options = options.Value.Sources.Simulate;
+    private readonly bool _statementText = options.Value.Sources.SqlServer.StatementText;
 
     protected override async Task RunAsync(CancellationToken stoppingToken)
     {
-        var simulation = SimulationScenarios.Create(_options.Scenario!, new SimulationOptions { Seed = _options.Seed });
+        var simulation = SimulationScenarios.Create(_options.Scenario!, new SimulationOptions { Seed = _options.Seed, StatementText = _statementText });
         LogStarted(logger, _options.Scenario!, string.Join(", ", simulation.Instances), _options.Speed);
         await SimulationRunner.RunAsync(simulation, Sink, Time, _options.Speed, _options.Duration, stoppingToken).ConfigureAwait(false);
         if (!stoppingToken.IsCancellationRequested)

@@ -557,6 +557,8 @@ public sealed class CountersSignal : Signal<CounterRow>
             }
 
             Context.Deliver(_signal.Batch(Context.Instance, now, [.. batch], endsPoll: true));
+            Context.LogBytesFlushed = values.Where(v => v.Key.Counter == DatabasesCounters.LogBytesFlushed && v.Key.Instance != DatabasesCounters.TotalInstance)
+                .ToDictionary(v => v.Key.Instance, v => v.Value.Value, StringComparer.OrdinalIgnoreCase);
             ObjectRows = objectRows;
             var missing = objectRows == 0 ? new HashSet<string>(StringComparer.OrdinalIgnoreCase) : Expected(identity).Where(e => !seen.Contains(e.Name)).Select(e => e.Label).ToHashSet(StringComparer.OrdinalIgnoreCase);
             MissingDatabases = [.. missing.Where(m => !Context.Settings.ConfirmMissingCounters || _missingBefore.Contains(m)).Order(StringComparer.OrdinalIgnoreCase)];

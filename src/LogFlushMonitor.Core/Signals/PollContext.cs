@@ -54,6 +54,12 @@ public sealed class PollContext(string instance, IPollSink sink, TimeProvider ti
     /// </summary>
     public IReadOnlyList<DatabaseInfo>? Databases { get; set; }
 
+    /// <summary>
+    /// Log Bytes Flushed/sec (cumulative) of each watched database as the counters' last poll read it, by database name
+    /// (ignoring case): what the Query Store poll ranks the databases by. Null before the first read.
+    /// </summary>
+    public IReadOnlyDictionary<string, long>? LogBytesFlushed { get; set; }
+
     /// <summary>Hands a batch to the sink.</summary>
     public void Deliver(SignalBatch batch) => Sink.OnBatch(batch);
 

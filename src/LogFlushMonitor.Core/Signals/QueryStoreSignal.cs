@@ -106,7 +106,7 @@ public sealed class QueryStoreSignal : Signal<QueryStoreRow>
     /// <summary>The attribute of <see cref="Databases"/>: a <see cref="QueryStoreStates"/> value.</summary>
     public const string StateAttribute = "sqlserver.query_store.state";
 
-    private const string CandidatesView = "sys.databases, sys.dm_os_performance_counters (the Query Store poll's databases)";
+    private const string CandidatesView = "sys.databases (the Query Store poll's databases)";
     private const string OptionsView = "sys.database_query_store_options";
     private const string StatsView = "sys.query_store_runtime_stats";
 
@@ -156,23 +156,21 @@ public sealed class QueryStoreSignal : Signal<QueryStoreRow>
     public override SignalRecording Recording { get; }
 
     /// <summary>
-    /// The databases a poll may read, with what the login may do there and their Log Bytes Flushed/sec (cumulative) to
-    /// rank them: user databases (Query Store cannot be on in master, model, msdb or tempdb) that are online. HAS_DBACCESS
-    /// and HAS_PERMS_BY_NAME answer for any database without entering it; whether this server's runtime stats have
-    /// avg_log_bytes_used (SQL Server 2017 and later) is read from the catalog, never assumed from the version.
-    /// <paramref name="permission"/> is the version's permission name (a literal of this class, never input).
+    /// The databases a poll may read, with what the login may do there: user databases (Query Store cannot be on in master,
+    /// model, msdb or tempdb) that are online. HAS_DBACCESS and HAS_PERMS_BY_NAME answer for any database without entering
+    /// it; whether this server's runtime stats have avg_log_bytes_used (SQL Server 2017 and later) is read from the
+    /// catalog, never assumed from the version. They are ranked by the Log Bytes Flushed/sec the counters' poll read
+    /// (<see cref="PollContext.LogBytesFlushed"/>). <paramref name="permission"/> is the version's permission name (a
+    /// literal of this class, never input).
     /// </summary>
     private static SignalStatement CandidatesStatement(string permission) => new("query_store_databases", $"""
         SELECT d.database_id AS DatabaseId, d.name AS Name,
                CAST(ISNULL(HAS_DBACCESS(d.name), 0) AS int) AS HasAccess,
                CAST(ISNULL(HAS_PERMS_BY_NAME(d.name, N'DATABASE', N'{permission}'), 0) AS int) AS CanView,
-               pc.cntr_value AS LogBytesFlushed,
                CAST(CASE WHEN EXISTS (SELECT 1 FROM sys.all_columns AS c
                                       WHERE c.object_id = OBJECT_ID(N'sys.query_store_runtime_stats') AND c.name = N'avg_log_bytes_used')
                          THEN 1 ELSE 0 END AS int) AS HasLogBytes
         FROM sys.databases AS d
-        LEFT JOIN sys.dm_os_performance_counters AS pc
-               ON pc.object_name LIKE N'%:Databases%' AND pc.counter_name = N'Log Bytes Flushed/sec' AND pc.instance_name = d.name
         WHERE d.database_id > 4 AND d.state = 0
         """, CandidatesView);
 
@@ -187,7 +185,7 @@ public sealed class QueryStoreSignal : Signal<QueryStoreRow>
     /// login's VIEW DATABASE STATE is the rest of the monitor's grant (deploy/sql/setup-azure-sql-database.sql).
     /// </summary>
     public static readonly SignalStatement AzureCandidate = new("query_store_databases", """
-        SELECT CAST(DB_ID() AS int) AS DatabaseId, DB_NAME() AS Name, 1 AS HasAccess, 1 AS CanView, CAST(NULL AS bigint) AS LogBytesFlushed,
+        SELECT CAST(DB_ID() AS int) AS DatabaseId, DB_NAME() AS Name, 1 AS HasAccess, 1 AS CanView,
                CAST(CASE WHEN EXISTS (SELECT 1 FROM sys.all_columns AS c
                                       WHERE c.object_id = OBJECT_ID(N'sys.query_store_runtime_stats') AND c.name = N'avg_log_bytes_used')
                          THEN 1 ELSE 0 END AS int) AS HasLogBytes
@@ -430,13 +428,17 @@ public sealed class QueryStoreSignal : Signal<QueryStoreRow>
             Context.Deliver(signal.Batch(Context.Instance, now, [.. rows], endsPoll: true));
         }
 
-        /// <summary>The busiest watched databases by log bytes flushed since this poller's previous poll (its first: since the instance started).</summary>
+        /// <summary>
+        /// The busiest watched databases by log bytes flushed since this poller's previous poll (its first: since the instance
+        /// started), as the counters' poll of this round read them; ties (no counters) in name order.
+        /// </summary>
         private async Task<List<Candidate>> ChooseAsync(DbConnection connection, QueryStoreSettings settings, CancellationToken ct)
         {
             var statement = server.AzureSqlDatabase ? AzureCandidate : server.MajorVersion is > 0 and < 16 ? CandidatesBefore2022 : Candidates;
             var rows = await SqlRows.ReadAsync(connection, Context, statement, c => (
                 Id: c.Int32("DatabaseId"), Name: c.String("Name"), Access: c.Int32("HasAccess"), View: c.Int32("CanView"),
-                Flushed: c.Int64OrNull("LogBytesFlushed"), LogBytes: c.Int32("HasLogBytes")), ct).ConfigureAwait(false);
+                LogBytes: c.Int32("HasLogBytes")), ct).ConfigureAwait(false);
+            var counters = Context.LogBytesFlushed;
             var seen = new HashSet<int>();
             var ranked = new List<(Candidate Candidate, long Increase)>();
             foreach (var r in rows)
@@ -451,7 +453,7 @@ public sealed class QueryStoreSignal : Signal<QueryStoreRow>
                     continue;
                 }
 
-                var flushed = Math.Max(0, r.Flushed ?? 0);
+                var flushed = counters is not null && counters.TryGetValue(r.Name, out var f) ? Math.Max(0, f) : 0;
                 var increase = _flushed.TryGetValue(r.Id, out var before) && flushed >= before ? flushed - before : flushed;
                 _flushed[r.Id] = flushed;
                 var condition = r.LogBytes == 0 ? QueryStoreStates.Unsupported

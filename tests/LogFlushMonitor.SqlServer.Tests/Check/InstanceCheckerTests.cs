@@ -38,9 +38,9 @@ public class InstanceCheckerTests
         Assert.Contains(result.Permissions, p => p is { Permission: "VIEW SERVER PERFORMANCE STATE", Held: true });
         Assert.Contains(result.WillCollect, c => c.StartsWith("log file I/O", StringComparison.Ordinal));
         Assert.Contains(result.WillCollect, c => c.Contains("log_flush_start yes (write_size yes", StringComparison.Ordinal) && c.Contains("WRITELOG per database yes via sqlos.wait_completed", StringComparison.Ordinal));
-        var asked = server.RequestsFor("HAS_PERMS_BY_NAME").Select(r => (string)r.Parameter("permission")!).ToList();
+        var asked = server.RequestsFor("HAS_PERMS_BY_NAME").Where(r => !r.Text.Contains("HAS_DBACCESS", StringComparison.Ordinal)).Select(r => (string)r.Parameter("permission")!).ToList();
         Assert.Contains("VIEW SERVER STATE", asked);
-        Assert.All(server.RequestsFor("HAS_PERMS_BY_NAME"), r => Assert.Equal(CheckSql.HasServerPermission, r.Text));
+        Assert.All(server.RequestsFor("HAS_PERMS_BY_NAME").Where(r => !r.Text.Contains("HAS_DBACCESS", StringComparison.Ordinal)), r => Assert.Equal(CheckSql.HasServerPermission, r.Text));
     }
 
     [Fact]
@@ -121,7 +121,7 @@ public class InstanceCheckerTests
         var result = await CheckAsync(Instance(server));
 
         Assert.Contains(result.Problems, p => p.StartsWith("ALTER ANY DATABASE EVENT SESSION is missing", StringComparison.Ordinal));
-        Assert.All(server.RequestsFor("HAS_PERMS_BY_NAME"), r => Assert.Equal(CheckSql.HasDatabasePermission, r.Text));
+        Assert.All(server.RequestsFor("HAS_PERMS_BY_NAME").Where(r => !r.Text.Contains("HAS_DBACCESS", StringComparison.Ordinal)), r => Assert.Equal(CheckSql.HasDatabasePermission, r.Text));
     }
 
     [Fact]

@@ -45,9 +45,12 @@ public class SqlIdentifierTests
         await using var h = new PollerHarness(server, o => o.IncludeDatabases = [.. hostile]);
         await h.PollAsync();
 
-        // The lists are applied by the monitor to the rows: no name in any text, and none needed as a parameter.
+        // The lists are applied by the monitor to the rows: no name in any text, and none needed as a parameter. The one
+        // place a name enters T-SQL, Query Store's three-part names (its views are per database), it is bracket-quoted
+        // with ']' doubled, and nothing of it stands outside the brackets.
         Assert.Empty(server.RequestsFor("sys.dm_os_performance_counters").Single().Parameters);
-        Assert.All(server.Server.Requests, r => Assert.DoesNotContain("DROP TABLE", r.Text, StringComparison.Ordinal));
+        Assert.All(server.Server.Requests, r => Assert.DoesNotContain("DROP TABLE", hostile.Aggregate(r.Text, (text, name) => text.Replace(SqlIdentifier.Quote(name), "[db]", StringComparison.Ordinal)), StringComparison.Ordinal));
+        Assert.Contains(server.Server.Requests, r => r.Text.Contains("FROM [x]]; DROP TABLE t;--].sys.database_query_store_options", StringComparison.Ordinal));
         Assert.Equal(hostile.Order(StringComparer.Ordinal), h.Sink.Values<CounterRow>().Select(c => c.CounterInstance).Where(i => i != "_Total").Distinct().Order(StringComparer.Ordinal));
         Assert.Equal(hostile.Order(StringComparer.Ordinal), h.Sink.Values<FileStatsRow>().Select(f => f.DatabaseName).Order(StringComparer.Ordinal));
     }

@@ -84,6 +84,21 @@ public sealed class ScriptedDatabase
     /// <summary>io_stall_write_ms of the log file.</summary>
     public long FileStallMs { get; internal set; }
 
+    /// <summary>sys.database_query_store_options.actual_state_desc: READ_WRITE, READ_ONLY, OFF or ERROR.</summary>
+    public string QueryStoreState { get; set; } = "READ_WRITE";
+
+    /// <summary>HAS_DBACCESS for the monitor's login (false: no user there and no CONNECT ANY DATABASE).</summary>
+    public bool QueryStoreAccess { get; set; } = true;
+
+    /// <summary>Whether the login's VIEW DATABASE STATE reaches this database (with the server permissions held).</summary>
+    public bool QueryStoreCanView { get; set; } = true;
+
+    /// <summary>The current runtime_stats_interval_id: statements grow in it; move it on to start a new interval.</summary>
+    public long QueryStoreInterval { get; set; } = 1;
+
+    /// <summary>The statements Query Store holds.</summary>
+    public List<ScriptedStatement> QueryStoreStatements { get; } = [];
+
     /// <summary>Whether the database shows in the DMVs now.</summary>
     public bool IsOnline => State == "ONLINE";
 

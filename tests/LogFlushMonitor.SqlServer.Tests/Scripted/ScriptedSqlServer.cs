@@ -50,6 +50,7 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
         _waits["HADR_SYNC_COMMIT"] = new WaitRow(0, 0); // every wait type has a row, at zero on an instance without a synchronous replica
         Server.Handle(Faults);
         AddWorkloadRules();
+        AddQueryStoreRules(); // before the event sessions' rule, which answers any "FROM sys.databases" with DatabaseId
         AddEventSessionRules();
         AddDmvRules();
         AddCheckRules();
@@ -115,7 +116,7 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
     /// <summary>Permission names this version knows; HAS_PERMS_BY_NAME answers NULL for others.</summary>
     public HashSet<string> KnownPermissions { get; } = new(StringComparer.OrdinalIgnoreCase)
     {
-        "VIEW SERVER STATE", "VIEW SERVER PERFORMANCE STATE", "ALTER ANY EVENT SESSION", "VIEW DATABASE STATE", "ALTER ANY DATABASE EVENT SESSION",
+        "VIEW SERVER STATE", "VIEW SERVER PERFORMANCE STATE", "ALTER ANY EVENT SESSION", "VIEW DATABASE STATE", "VIEW DATABASE PERFORMANCE STATE", "ALTER ANY DATABASE EVENT SESSION",
         "VIEW ANY DEFINITION", "ALTER ANY DATABASE", "CREATE DATABASE", "CREATE ANY EVENT SESSION", "ALTER ANY EVENT SESSION ENABLE",
         "ALTER ANY EVENT SESSION DISABLE", "ALTER ANY EVENT SESSION ADD TARGET", "ALTER ANY EVENT SESSION DROP TARGET", "DROP ANY EVENT SESSION",
     };

@@ -132,7 +132,7 @@ public sealed class QueryStoreSignal : Signal<QueryStoreRow>
     {
         Name = "sqlserver.monitor.query_store.databases", Unit = "{database}", Kind = MetricKind.Gauge, IsInteger = true, Attributes = [Instance, StateAttribute], Section = MetricSection.Monitor,
         Description = "Databases the last Query Store poll looked at, by what it found (sqlserver.query_store.state: read_write, read_only, off, error, unsupported, no_access, no_permission, failed).",
-        Meaning = "the databases the last Query Store poll looked at (the `QueryStoreDatabases` busiest), by `sqlserver_query_store_state`: `read_write` (read), `read_only`, `off`, `error` (Query Store's own states), `unsupported` (before SQL Server 2017: no `avg_log_bytes_used`), `no_access` (no CONNECT ANY DATABASE or user there), `no_permission` (no VIEW DATABASE STATE there), `failed` (a statement failed: logged). Only states found are exported",
+        Meaning = "the databases the last Query Store poll looked at (the `QueryStoreDatabases` busiest), by `sqlserver_query_store_state`: `read_write` (read), `read_only`, `off`, `error` (Query Store's own states), `unsupported` (before SQL Server 2017: no `avg_log_bytes_used`), `no_access` (no CONNECT ANY DATABASE or user there), `no_permission` (no VIEW DATABASE STATE there), `failed` (a statement failed: logged). A state is exported once found, then at 0 while no database is in it",
         PromQL = "databases whose log bytes by statement are unknown: `sum by (sqlserver_instance_name) (sqlserver_monitor_query_store_databases{sqlserver_query_store_state!=\"read_write\"})`",
     };
 
@@ -675,8 +675,12 @@ public sealed class QueryStoreSignal : Signal<QueryStoreRow>
     /// <summary>One database's statements as Query Store gives them.</summary>
     internal sealed class DatabaseStatements(InstanceState instance, int id, string name)
     {
-        private const int MaxTexts = 256;
+        /// <summary>Texts kept per database (the statements still writing log give theirs again at the next poll).</summary>
+        internal const int MaxTexts = 256;
         private readonly Dictionary<ulong, string> _texts = [];
+
+        /// <summary>Texts kept now (at most <see cref="MaxTexts"/>).</summary>
+        public int TextCount => _texts.Count;
 
         public int Id { get; } = id;
 

@@ -17,6 +17,7 @@ public partial class RunAgainstScriptedServerTests
     public async Task Run_with_a_sql_server_instance_exports_its_counters_waits_and_streamed_flushes()
     {
         await using var server = new ScriptedSqlServer();
+        server.Database("sales").QueryStoreStatements.Add(new ScriptedStatement(0xA1, "INSERT INTO dbo.SecretTable VALUES (N'card 4111')", 10, 500));
         foreach (var (type, data) in StreamRows.Flushes(1, 300))
         {
             await server.EventStream.Writer.WriteAsync([type, data]);
@@ -44,7 +45,7 @@ public partial class RunAgainstScriptedServerTests
                     async () =>
                     {
                         text = await http.GetStringAsync("/metrics");
-                        return FlushCount().IsMatch(text) && RateCounter().IsMatch(text);
+                        return FlushCount().IsMatch(text) && RateCounter().IsMatch(text) && text.Contains("sqlserver_query_hash=\"0x00000000000000A1\"", StringComparison.Ordinal);
                     },
                     "the streamed flushes and a polled rate on /metrics");
             }
@@ -61,6 +62,7 @@ public partial class RunAgainstScriptedServerTests
             Assert.Contains("sqlserver_monitor_collection_mode{mode=\"stream\",sqlserver_instance_name=\"prod1\"", text, StringComparison.Ordinal);
             Assert.Equal((true, true), server.EventSession("lfm_e2e"));
             Assert.DoesNotContain(ScriptedSqlServer.Password, text, StringComparison.Ordinal);
+            Assert.DoesNotContain("SecretTable", text, StringComparison.Ordinal); // a statement is its query hash on /metrics, never its text
         }
         finally
         {

@@ -75,7 +75,7 @@ public static class QueryStoreStates
         Off => "Query Store is OFF: no log bytes by statement (ALTER DATABASE ... SET QUERY_STORE = ON turns it on; WRITELOG time by statement still comes from the events)",
         Error => "Query Store is in ERROR: run sp_query_store_consistency_check in the database (SQL Server 2017 and later) or clear it",
         Unsupported => "this server's sys.query_store_runtime_stats has no avg_log_bytes_used (SQL Server 2016 and earlier): no log bytes by statement",
-        NoAccess => "the monitor's login cannot enter the database: GRANT CONNECT ANY DATABASE (the setup scripts' Query Store grant), or create a user for it there",
+        NoAccess => "the monitor's login cannot enter the database: GRANT CONNECT ANY DATABASE TO the login (SQL Server 2014 and later; it reads no data), or create a user for it there (docs/sqlserver.md, \"The statements that write the log\")",
         NoPermission => "the monitor's login cannot read Query Store there: it needs VIEW DATABASE STATE (SQL Server 2022 and later: VIEW DATABASE PERFORMANCE STATE), which VIEW SERVER STATE (VIEW SERVER PERFORMANCE STATE) grants in every database",
         Failed => "reading Query Store failed (the log says why); the next poll tries again",
         _ => state,

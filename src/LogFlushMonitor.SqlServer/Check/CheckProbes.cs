@@ -39,11 +39,15 @@ internal static class CheckProbes
     /// <summary>How long the live stream is held open (a working stream blocks; an unusable one fails at once).</summary>
     internal static TimeSpan StreamProbe { get; set; } = TimeSpan.FromSeconds(2);
 
-    /// <summary>Runs every signal's poll once on <paramref name="connection"/> as <c>run</c> would.</summary>
+    /// <summary>
+    /// Runs every signal's poll once on <paramref name="connection"/> as <c>run</c> would; what Query Store showed (each
+    /// database's state, the statements that wrote most log recently with their text unless StatementText is off) goes to
+    /// <paramref name="queryStore"/>.
+    /// </summary>
     public static async Task PollsAsync(SqlServerDataSource source, SqlServerSourceOptions fleet, SqlConnection connection,
-        bool filesExpected, List<string> problems, List<string> warnings, CancellationToken ct)
+        bool filesExpected, List<string> problems, List<string> warnings, List<string> queryStore, CancellationToken ct)
     {
-        var sink = DiscardingSink.Instance;
+        var sink = new QueryStoreRows();
         var poller = new InstancePoller(source, fleet, sink, new SourceHealth(), NullLogger.Instance, TimeProvider.System);
         await using (poller.ConfigureAwait(false))
         {
@@ -59,6 +63,29 @@ internal static class CheckProbes
                 // Log file latency is the one part the monitor does without (the permission check warned already).
                 (signal == SignalRegistry.FileStats && !filesExpected ? warnings : problems).Add(line);
             }
+        }
+
+        queryStore.AddRange(QueryStoreSignal.Describe(sink.Rows));
+    }
+
+    /// <summary>Keeps the Query Store rows of the probe's poll; the rest is discarded.</summary>
+    private sealed class QueryStoreRows : Core.Samples.IPollSink
+    {
+        public List<QueryStoreRow> Rows { get; } = [];
+
+        public void OnBatch(SignalBatch batch)
+        {
+            if (batch is SignalBatch<QueryStoreRow> rows)
+            {
+                foreach (var row in rows.Rows)
+                {
+                    Rows.Add(row);
+                }
+            }
+        }
+
+        public void OnSourceLoss(string instance, Core.Samples.LossKind kind, long count)
+        {
         }
     }
 

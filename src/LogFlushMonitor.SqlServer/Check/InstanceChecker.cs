@@ -220,10 +220,11 @@ public static class InstanceChecker
             }
         }
 
+        var queryStore = new List<string>();
         if (stateOk)
         {
             // The statements themselves, not HAS_PERMS_BY_NAME's opinion of them (issue 19 item 6).
-            await CheckProbes.PollsAsync(source, fleet, connection, filesOk, problems, warnings, ct).ConfigureAwait(false);
+            await CheckProbes.PollsAsync(source, fleet, connection, filesOk, problems, warnings, queryStore, ct).ConfigureAwait(false);
         }
 
         var collect = new List<string>();
@@ -235,6 +236,8 @@ public static class InstanceChecker
             {
                 collect.Add("log file I/O: writes, bytes, write stall (average log write latency)");
             }
+
+            collect.AddRange(queryStore); // each database's Query Store state and the statements that wrote most log recently
         }
 
         if (stateOk && sessionOk)

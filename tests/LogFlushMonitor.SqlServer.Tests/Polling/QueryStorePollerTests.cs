@@ -215,6 +215,26 @@ public class QueryStorePollerTests
         AssertNoTextInLabels(aggregator);
     }
 
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task Check_says_what_query_store_holds_and_shows_text_only_when_allowed(bool text)
+    {
+        await using var server = new ScriptedSqlServer();
+        Statements(server.Database("sales"));
+        server.AddDatabase("offdb").QueryStoreState = "OFF";
+        var result = await LogFlushMonitor.SqlServer.Check.InstanceChecker.CheckAsync(new SqlServerInstanceOptions { Name = "prod-1", ConnectionString = server.ConnectionString() },
+            new SqlServerSourceOptions { CommandTimeout = TimeSpan.FromSeconds(5), StatementText = text }, null, CancellationToken.None);
+
+        Assert.Contains("Query Store of offdb: off: " + QueryStoreStates.Explain(QueryStoreStates.Off), result.WillCollect);
+        var sales = Assert.Single(result.WillCollect, l => l.StartsWith("Query Store of sales: read_write; most log recently: ", StringComparison.Ordinal));
+        Assert.Equal(text
+            ? "Query Store of sales: read_write; most log recently: 0xFFFFFFFFFFFFFFF0 7.8 KiB " + TextB + "; 0x00000000000000A1 4.9 KiB INSERT INTO dbo.Orders (Id, Note) VALUES (@p0, @p1); 0x0000000000000C03 100 B " + TextC[..200]
+            : "Query Store of sales: read_write; most log recently: 0xFFFFFFFFFFFFFFF0 7.8 KiB; 0x00000000000000A1 4.9 KiB; 0x0000000000000C03 100 B",
+            sales);
+        Assert.DoesNotContain(result.Problems, p => p.Contains("Query Store", StringComparison.Ordinal));
+    }
+
     private static List<string> ReadDatabases(ScriptedSqlServer server, int skip = 0) =>
         [.. server.RequestsFor("sys.database_query_store_options").Skip(skip).Select(r => System.Text.RegularExpressions.Regex.Match(r.Text, @"FROM \[([^\]]*)\]").Groups[1].Value).Order(StringComparer.Ordinal)];
 

@@ -242,11 +242,15 @@ public sealed class QueryStoreSignal : Signal<QueryStoreRow>
         """, StatsView);
 
     /// <inheritdoc />
+    /// <remarks>
+    /// The connection's database, without text: what <c>check --capture</c> sends, so a capture never holds a statement's
+    /// text (literals of unparameterized statements); the poll's text variant is the same statement with one more column.
+    /// </remarks>
     public override IReadOnlyList<SignalStatement> Statements(ServerProfile server) =>
     [
         server.AzureSqlDatabase ? AzureCandidate : server.MajorVersion is > 0 and < 16 ? CandidatesBefore2022 : Candidates,
         Options(""),
-        Stats("", text: true).With("top", StatementsPerDatabase).With("lookback", 600),
+        Stats("", text: false).With("top", StatementsPerDatabase).With("lookback", 600),
     ];
 
     /// <inheritdoc />

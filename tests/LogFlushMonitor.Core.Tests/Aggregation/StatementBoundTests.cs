@@ -22,6 +22,10 @@ public class StatementBoundTests(ITestOutputHelper output)
     private const string Executions = "sqlserver.database.statement.executions";
     private static readonly DateTime T0 = new(2026, 11, 25, 12, 0, 0, DateTimeKind.Utc);
 
+    // An instance name of this class's own: the SDK's provider listens to every meter of the monitor's name, including
+    // those of harnesses in test classes running alongside.
+    private const string Instance = "statement-bound";
+
     private static void Feed(MetricsHarness h, Action<XelWriter> write)
     {
         var ms = new MemoryStream();
@@ -31,13 +35,13 @@ public class StatementBoundTests(ITestOutputHelper output)
         }
 
         ms.Position = 0;
-        var mapper = new XEventSampleMapper("sql1", h.Aggregator);
+        var mapper = new XEventSampleMapper(Instance, h.Aggregator);
         using var reader = new XelReader(ms, "statements.xel");
         reader.ReadAll(ref mapper);
     }
 
     private static Dictionary<string, double> ByHash(IReadOnlyList<ExportedPoint> points, string name, string database = "shop") =>
-        points.Where(p => p.Name == name && (string?)p.Tags[MetricAttributes.Database] == database)
+        points.Where(p => p.Name == name && (string?)p.Tags[MetricAttributes.Instance] == Instance && (string?)p.Tags[MetricAttributes.Database] == database)
             .ToDictionary(p => (string)p.Tags[MetricAttributes.QueryHash]!, p => p.Value);
 
     [Fact]
@@ -113,7 +117,7 @@ public class StatementBoundTests(ITestOutputHelper output)
             Assert.InRange(seen.Count(s => s.Key.Db == db), 2, (5 * 5) + 1);
         }
 
-        var inst = h.Aggregator.InstanceOf("sql1")!;
+        var inst = h.Aggregator.InstanceOf(Instance)!;
         var tracked = inst.Databases.Where(d => d.Statements is not null).ToDictionary(d => d.Name!, d => d.Statements!.Tracked);
         Assert.Equal(2, tracked.Count);
         Assert.All(tracked.Values, t => Assert.InRange(t, 0, TopSeries<ulong>.MaxTracked)); // the hashes kept to rank them
@@ -152,7 +156,7 @@ public class StatementBoundTests(ITestOutputHelper output)
         Assert.Equal(40_000, seenExecutions.Values.Sum());
         Assert.InRange(seen.Count, 2, (5 * 4) + 1); // at most 5 new statement series per poll (one window each), and other
 
-        var state = h.Aggregator.InstanceOf("sql1")!.Find<QueryStoreSignal.State>(SignalRegistry.QueryStore)!;
+        var state = h.Aggregator.InstanceOf(Instance)!.Find<QueryStoreSignal.State>(SignalRegistry.QueryStore)!;
         var shop = Assert.Single(state.Statements);
         Assert.InRange(shop.Series.Tracked, 0, TopSeries<ulong>.MaxTracked);
         Assert.InRange(shop.TextCount, 1, QueryStoreSignal.DatabaseStatements.MaxTexts);
@@ -176,7 +180,7 @@ public class StatementBoundTests(ITestOutputHelper output)
 
         var total = rows.Sum(r => r.LogBytes);
         rows.Add(new QueryStoreRow(5, "shop", QueryStoreStates.ReadWrite, null, null, total, rows.Count, total));
-        h.Aggregator.OnBatch(SignalRegistry.QueryStore.Batch("sql1", T0.AddMinutes(5 * poll), [.. rows], endsPoll: true));
+        h.Aggregator.OnBatch(SignalRegistry.QueryStore.Batch(Instance, T0.AddMinutes(5 * poll), [.. rows], endsPoll: true));
         return total;
     }
 }

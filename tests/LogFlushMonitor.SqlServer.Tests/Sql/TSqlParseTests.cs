@@ -75,6 +75,16 @@ public sealed partial class TSqlParseTests
         }
     }
 
+    [Theory]
+    [InlineData("", true)]
+    [InlineData("[sales].", true)]
+    [InlineData("[x]]; DROP TABLE t;--].", false)]
+    public void Query_stores_per_database_statements_parse_with_and_without_text(string prefix, bool text)
+    {
+        AssertParses(Core.Signals.QueryStoreSignal.Options(prefix).Text, "query_store_options " + prefix);
+        AssertParses(Core.Signals.QueryStoreSignal.Stats(prefix, text).Text, "query_store_statements " + prefix);
+    }
+
     private static IEnumerable<(Core.Signals.Signal Signal, Core.Signals.ServerProfile Server)> SignalStatementCases() =>
         from signal in Core.Signals.SignalRegistry.All
         from server in new Core.Signals.ServerProfile[] { new(false, 12), new(false, 16), new(false, 16, 8), new(true, 12, 5) }

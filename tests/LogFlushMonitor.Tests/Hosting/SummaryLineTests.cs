@@ -73,6 +73,47 @@ public class SummaryLineTests
     }
 
     /// <summary>
+    /// Issue 34 item 3: the statements line names the query hash that waited most on WRITELOG and the one that wrote the
+    /// most log (Query Store) since the last summary, with the text Query Store gave unless StatementText is off.
+    /// </summary>
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public void The_statements_line_names_the_statements_that_waited_and_wrote_most_since_the_last_summary(bool text)
+    {
+        var logger = new LineLogger();
+        var baselines = new WhoBaselines();
+        const string Insert = "INSERT INTO dbo.Orders (CustomerId, Amount) VALUES (@p0, @p1)";
+        var first = Shop() with
+        {
+            WriteLogStatements = [new("0x4F7A1C2D3E5B6A79", 10.0, 100), new("0x1B2C3D4E5F607182", 4.0, 50), new("other", 1.0, 10)],
+            LogStatements = [new("0x4F7A1C2D3E5B6A79", 1_048_576, 100, Insert), new("0x1B2C3D4E5F607182", 4_194_304, 50, "UPDATE dbo.Inventory SET Quantity = Quantity - @p0")],
+        };
+        SummaryLine.LogStatements(logger, first, baselines, text);
+        baselines.EndSummary();
+        Assert.Equal(text // the first summary: since monitoring began
+            ? "sql1/shop: statements: 0x4F7A1C2D3E5B6A79 (" + Insert + ") waited most on WRITELOG (10 s) since the last summary; 0x1B2C3D4E5F607182 (UPDATE dbo.Inventory SET Quantity = Quantity - @p0) wrote the most log (Query Store): 4 MiB since the last summary"
+            : "sql1/shop: statements: 0x4F7A1C2D3E5B6A79 waited most on WRITELOG (10 s) since the last summary; 0x1B2C3D4E5F607182 wrote the most log (Query Store): 4 MiB since the last summary",
+            Assert.Single(logger.Lines).Message);
+        logger.Lines.Clear();
+
+        // Since then: 0x…7182 waited 6 s more, 0x…6A79 2 s; 0x…6A79 wrote 3 MiB more, 0x…7182 nothing.
+        var second = first with
+        {
+            WriteLogStatements = [new("0x4F7A1C2D3E5B6A79", 12.0, 120), new("0x1B2C3D4E5F607182", 10.0, 90), new("other", 9.0, 99)],
+            LogStatements = [new("0x4F7A1C2D3E5B6A79", 4_194_304, 400, Insert), new("0x1B2C3D4E5F607182", 4_194_304, 50, "UPDATE dbo.Inventory SET Quantity = Quantity - @p0")],
+        };
+        SummaryLine.LogStatements(logger, second, baselines, text);
+
+        var (level, id, message) = Assert.Single(logger.Lines);
+        Assert.Equal((LogLevel.Information, 210), (level, id));
+        Assert.Equal(text
+            ? "sql1/shop: statements: 0x1B2C3D4E5F607182 (UPDATE dbo.Inventory SET Quantity = Quantity - @p0) waited most on WRITELOG (6 s) since the last summary; 0x4F7A1C2D3E5B6A79 (" + Insert + ") wrote the most log (Query Store): 3 MiB since the last summary"
+            : "sql1/shop: statements: 0x1B2C3D4E5F607182 waited most on WRITELOG (6 s) since the last summary; 0x4F7A1C2D3E5B6A79 wrote the most log (Query Store): 3 MiB since the last summary",
+            message);
+    }
+
+    /// <summary>
     /// After the first summary, a database listed for the first time (or an application new to its top five) has no
     /// baseline: its seconds since the start are not "since the last summary", and naming it on them would blame an
     /// application for waits of an hour ago. Baselines are kept for the databases the last summary listed only.

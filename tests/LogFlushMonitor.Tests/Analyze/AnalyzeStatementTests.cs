@@ -111,6 +111,42 @@ public sealed class AnalyzeStatementTests : IDisposable
         AssertStatements(Database(doc, "shop"), [("0x00000000000000A1", longText[..200], 200, 2.0, 0.8), ("0xFFFFFFFFFFFFFFF0", null, 100, 0.5, 0.2)]);
     }
 
+    [Fact]
+    public void The_report_shows_each_statements_time_and_its_text_escaped_where_the_recording_gave_it()
+    {
+        var path = _files.PathOf("report.ndjson");
+        using (var writer = new NdjsonSampleWriter(path))
+        {
+            ulong block = 0;
+            for (var i = 0; i < 300; i++)
+            {
+                var t = AnalyzeTestFiles.Start.AddMilliseconds(i * 100);
+                writer.OnLogFlush(new LogFlushEvent("sql1", 7, "shop", 512, ++block, t));
+                writer.OnWait(new WaitEvent("sql1", "WRITELOG", TimeSpan.FromMilliseconds(i < 200 ? 10 : 5), 7, "shop", t.AddTicks(5), 0, null, i < 200 ? HashA : HashB));
+            }
+
+            writer.OnBatch(SignalRegistry.QueryStore.Batch("sql1", AnalyzeTestFiles.Start.AddMinutes(1),
+            [
+                new QueryStoreRow(7, "shop", QueryStoreStates.ReadWrite, "0x00000000000000A1", "SELECT 1 WHERE '<b>' = N'x'", 0, 0, 1_000),
+                new QueryStoreRow(7, "shop", QueryStoreStates.ReadWrite, null, null, 0, 0, 1_000),
+            ], endsPoll: true));
+        }
+
+        var html = _files.PathOf("report.html");
+        using var stdout = new StringWriter();
+        using var stderr = new StringWriter();
+        Assert.Equal(0, ReportCommand.Run(new AnalyzeSettings { Inputs = [path], ProgressLabel = "report" }, new FileInfo(html), stdout, stderr, CancellationToken.None));
+        var page = File.ReadAllText(html);
+
+        Assert.Contains("WRITELOG time by statement", page, StringComparison.Ordinal);
+        var rows = System.Text.RegularExpressions.Regex.Matches(page, "<tr><td><code>(0x[0-9A-F]{16})</code></td><td>(.*?)</td><td class=\"n\">(.*?)</td><td class=\"n\">(.*?)</td>")
+            .Select(m => (Hash: m.Groups[1].Value, Text: System.Net.WebUtility.HtmlDecode(m.Groups[2].Value), Time: m.Groups[3].Value, Waits: m.Groups[4].Value)).ToList();
+        Assert.Equal(
+            [("0x00000000000000A1", "<code>SELECT 1 WHERE '<b>' = N'x'</code>", "2.000 s", "200"), ("0xFFFFFFFFFFFFFFF0", "<span class=\"muted\">-</span>", "0.500 s", "100")],
+            rows);
+        Assert.DoesNotContain("<b>' = N", page, StringComparison.Ordinal); // the text is escaped, never markup
+    }
+
     private static void AssertStatements(JsonElement db, (string Hash, string? Text, long Waits, double Seconds, double Share)[] expected)
     {
         var statements = db.GetProperty("writelog_by_statement").EnumerateArray().ToList();

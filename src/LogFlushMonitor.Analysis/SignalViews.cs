@@ -3,25 +3,29 @@ using LogFlushMonitor.Core.Signals;
 namespace LogFlushMonitor.Analysis;
 
 /// <summary>
-/// One analysis's view of every recorded signal (<see cref="Signal.NewView"/>), made when the signal's first rows arrive:
-/// the recordings of one analysis add up in them, and <see cref="Tables"/> gives what each shows, in registry order.
+/// One analysis's view of every recorded signal (<see cref="Signal.NewView"/>), one each from the start (a view that also
+/// reads another signal's rows sees them whatever comes first): the recordings of one analysis add up in them, and
+/// <see cref="Tables"/> gives what each shows, in registry order; a view without rows shows nothing.
 /// </summary>
 internal sealed class SignalViews
 {
-    private readonly SignalView?[] _views = new SignalView?[SignalRegistry.All.Count];
-    private readonly bool[] _made = new bool[SignalRegistry.All.Count];
+    private readonly SignalView?[] _views = [.. SignalRegistry.All.Select(s => s.NewView())];
 
-    /// <summary>Hands <paramref name="batch"/> to its signal's view (a signal without one shows nothing).</summary>
+    /// <summary>
+    /// Hands <paramref name="batch"/> to its signal's view (a signal without one shows nothing) and to every view that also
+    /// reads that signal.
+    /// </summary>
     public void Observe(SignalBatch batch)
     {
         var index = batch.Signal.Index;
-        if (!_made[index])
-        {
-            _made[index] = true;
-            _views[index] = batch.Signal.NewView();
-        }
-
         _views[index]?.Observe(batch);
+        foreach (var view in _views)
+        {
+            if (view is not null && view.AlsoReads(batch.Signal))
+            {
+                view.ObserveOther(batch);
+            }
+        }
     }
 
     /// <summary>Each view's table, in registry order; none for a signal without rows.</summary>

@@ -67,6 +67,13 @@ public static class MetricAttributes
     /// <summary>That replica's commit mode: SYNCHRONOUS_COMMIT or ASYNCHRONOUS_COMMIT (availability_mode_desc).</summary>
     public const string AvailabilityMode = "sqlserver.replica.availability_mode";
 
+    /// <summary>
+    /// Why the log cannot be reused (truncated), one of the values SQL Server documents for
+    /// <c>sys.dm_db_log_stats.log_truncation_holdup_reason</c> and <c>sys.databases.log_reuse_wait_desc</c>
+    /// (<see cref="Signals.LogReuseWaits"/>): a bounded set, never the server's free text.
+    /// </summary>
+    public const string LogReuseWait = "log.reuse_wait";
+
     /// <summary>A metric exporter: otlp.</summary>
     public const string Exporter = "exporter";
 

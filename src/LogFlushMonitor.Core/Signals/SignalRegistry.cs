@@ -35,6 +35,12 @@ public static class SignalRegistry
     /// <summary>sys.dm_hadr_database_replica_states: availability-group replicas.</summary>
     public static HadrReplicasSignal HadrReplicas { get; } = new();
 
+    /// <summary>sys.master_files and sys.dm_os_volume_stats: the log files' size, max size, growth and the room under them.</summary>
+    public static LogFilesSignal LogFiles { get; } = new();
+
+    /// <summary>sys.dm_db_log_stats: why the log cannot be reused, its active size, and when it will be full.</summary>
+    public static LogSpaceSignal LogSpace { get; } = new();
+
     /// <summary>The histogram target: flushes counted by write size (histogram mode).</summary>
     public static FlushBucketsSignal FlushBuckets { get; } = new();
 
@@ -43,7 +49,7 @@ public static class SignalRegistry
 
     /// <summary>Every signal, in poll order.</summary>
     public static IReadOnlyList<Signal> All { get; } = Number(
-        [ServerStart, Databases, Counters, WaitStats, FileStats, XeDrops, WriteLogWaiters, LogWriters, HadrReplicas, FlushBuckets, OutstandingFlushes]);
+        [ServerStart, Databases, Counters, WaitStats, FileStats, XeDrops, WriteLogWaiters, LogWriters, HadrReplicas, LogFiles, LogSpace, FlushBuckets, OutstandingFlushes]);
 
     /// <summary>The signal whose recorded lines are of <paramref name="lineType"/>, or null.</summary>
     public static SignalRecording? RecordingOf(string lineType) => All.Select(s => s.Recording).FirstOrDefault(r => r?.LineType == lineType);

@@ -41,11 +41,13 @@ internal static class SnapshotBuilder
                     LogWriters = Writers(inst, db.Name),
 
                     SyncCommitDelayMsPerTransaction = SyncDelay(inst, db.Name),
+                    LogSpace = LogSpace(inst, db.Name),
                 });
             }
 
             // Databases known only from polls (no events yet) still get a row.
-            var polled = (Counters(inst)?.DatabaseNames ?? []).Concat(FileStats(inst)?.DatabaseNames ?? []);
+            var polled = (Counters(inst)?.DatabaseNames ?? []).Concat(FileStats(inst)?.DatabaseNames ?? [])
+                .Concat(inst.Find<LogSpaceSignal.State>(SignalRegistry.LogSpace)?.DatabaseNames ?? []);
             foreach (var name in polled.Distinct(StringComparer.Ordinal).ToList())
             {
                 if (!seen.Add(name))
@@ -71,12 +73,16 @@ internal static class SnapshotBuilder
                     LogWriters = Writers(inst, name),
 
                     SyncCommitDelayMsPerTransaction = SyncDelay(inst, name),
+                    LogSpace = LogSpace(inst, name),
                 });
             }
         }
 
         return list;
     }
+
+    private static LogSpaceSnapshot? LogSpace(InstanceState inst, string database) =>
+        inst.Find<LogSpaceSignal.State>(SignalRegistry.LogSpace)?.Snapshot(database);
 
     private static CountersSignal.State? Counters(InstanceState inst) => inst.Find<CountersSignal.State>(SignalRegistry.Counters);
 

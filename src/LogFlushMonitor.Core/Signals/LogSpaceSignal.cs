@@ -383,15 +383,15 @@ public sealed class LogSpaceSignal : Signal<LogSpaceRow>
     internal sealed class State(InstanceState instance) : PolledState<LogSpaceRow>
     {
         private readonly Dictionary<int, LogSpaceSeries> _series = [];
+        private readonly Dictionary<string, LogSpaceSeries> _byName = new(StringComparer.Ordinal);
 
         /// <summary>The databases the last poll listed.</summary>
-        public IEnumerable<string> DatabaseNames => _series.Values.Select(s => s.DatabaseName);
+        public IEnumerable<string> DatabaseNames => _byName.Keys;
 
         /// <summary>What is known of <paramref name="database"/>'s log now, with its room from the log files' state; null when not polled.</summary>
         public LogSpaceSnapshot? Snapshot(string database)
         {
-            var s = _series.Values.FirstOrDefault(x => x.DatabaseName == database);
-            if (s is null)
+            if (!_byName.TryGetValue(database, out var s))
             {
                 return null;
             }
@@ -412,6 +412,7 @@ public sealed class LogSpaceSignal : Signal<LogSpaceRow>
                 Remove(row.DatabaseId);
                 s = new LogSpaceSeries(instance.Name, row.DatabaseName, instance.AcquireDatabaseTags(row.DatabaseName));
                 _series[row.DatabaseId] = s;
+                _byName[row.DatabaseName] = s;
             }
 
             s.Stamp = Stamp;
@@ -479,6 +480,10 @@ public sealed class LogSpaceSignal : Signal<LogSpaceRow>
             if (_series.Remove(databaseId, out var old))
             {
                 instance.ReleaseDatabaseTags(old.DatabaseName);
+                if (_byName.TryGetValue(old.DatabaseName, out var named) && ReferenceEquals(named, old))
+                {
+                    _byName.Remove(old.DatabaseName);
+                }
             }
         }
     }

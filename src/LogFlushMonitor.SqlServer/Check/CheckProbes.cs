@@ -39,11 +39,14 @@ internal static class CheckProbes
     /// <summary>How long the live stream is held open (a working stream blocks; an unusable one fails at once).</summary>
     internal static TimeSpan StreamProbe { get; set; } = TimeSpan.FromSeconds(2);
 
-    /// <summary>Runs every signal's poll once on <paramref name="connection"/> as <c>run</c> would.</summary>
+    /// <summary>
+    /// Runs every signal's poll once on <paramref name="connection"/> as <c>run</c> would, and adds what each signal advises
+    /// from the rows it read (<see cref="Signal.CheckAdvice"/>) to <paramref name="advice"/>.
+    /// </summary>
     public static async Task PollsAsync(SqlServerDataSource source, SqlServerSourceOptions fleet, SqlConnection connection,
-        bool filesExpected, List<string> problems, List<string> warnings, CancellationToken ct)
+        bool filesExpected, List<string> problems, List<string> warnings, List<string> advice, CancellationToken ct)
     {
-        var sink = DiscardingSink.Instance;
+        var sink = new KeepingSink();
         var poller = new InstancePoller(source, fleet, sink, new SourceHealth(), NullLogger.Instance, TimeProvider.System);
         await using (poller.ConfigureAwait(false))
         {
@@ -52,13 +55,36 @@ internal static class CheckProbes
             {
                 if (failure is null)
                 {
+                    advice.AddRange(signal.CheckAdvice(sink.Of(signal)));
                     continue;
                 }
 
                 var line = Failed(signal.Describe(server), failure, connection);
-                // Log file latency is the one part the monitor does without (the permission check warned already).
-                (signal == SignalRegistry.FileStats && !filesExpected ? warnings : problems).Add(line);
+                // Log file latency and the log's room are the parts the monitor does without (the permission check warned already).
+                ((signal == SignalRegistry.FileStats || signal == SignalRegistry.LogFiles) && !filesExpected ? warnings : problems).Add(line);
             }
+        }
+    }
+
+    /// <summary>Keeps each signal's batches of the one poll check runs (the numbers are run's business; the advice reads the rows).</summary>
+    private sealed class KeepingSink : Core.Samples.IPollSink
+    {
+        private readonly Dictionary<Signal, List<SignalBatch>> _batches = [];
+
+        public List<SignalBatch> Of(Signal signal) => _batches.GetValueOrDefault(signal) ?? [];
+
+        public void OnBatch(SignalBatch batch)
+        {
+            if (!_batches.TryGetValue(batch.Signal, out var list))
+            {
+                _batches[batch.Signal] = list = [];
+            }
+
+            list.Add(batch);
+        }
+
+        public void OnSourceLoss(string instance, Core.Samples.LossKind kind, long count)
+        {
         }
     }
 

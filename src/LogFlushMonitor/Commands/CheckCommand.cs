@@ -221,5 +221,6 @@ internal static class CheckCommand
         WillCollect = [.. r.WillCollect.Select(LogEscaping.Escape)],
         Problems = [.. r.Problems.Select(LogEscaping.Escape)],
         Warnings = [.. r.Warnings.Select(LogEscaping.Escape)],
+        Advice = [.. r.Advice.Select(LogEscaping.Escape)],
     };
 }

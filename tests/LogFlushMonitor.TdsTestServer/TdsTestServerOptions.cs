@@ -27,6 +27,12 @@ public sealed class TdsTestServerOptions
     /// </summary>
     public Func<TdsLogin, TdsErrorException?>? RejectLogin { get; init; }
 
+    /// <summary>
+    /// The program version LOGINACK reports (what SqlClient's <c>ServerVersion</c> says), asked at each login so a test can
+    /// change it between connections; SQL Server 2019 RTM (15.0.2000) by default.
+    /// </summary>
+    public Func<Version> ProgramVersion { get; init; } = () => new Version(15, 0, 2000);
+
     /// <summary>Encryption setting ([MS-TDS] PRELOGIN ENCRYPTION and TDS 8); anything but NotSupported needs <see cref="Certificate"/>.</summary>
     public TdsEncryption Encryption { get; init; }
 

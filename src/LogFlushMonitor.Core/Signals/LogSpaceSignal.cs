@@ -166,8 +166,8 @@ public sealed class LogSpaceSignal : Signal<LogSpaceRow>
     internal static readonly MetricDefinition GrowthRate = new()
     {
         Name = "sqlserver.log.growth.rate", Unit = "By/s", Kind = MetricKind.Gauge, IsInteger = false, Attributes = InstDb, Section = MetricSection.LogSpace,
-        Description = "How fast the active log grows: the least-squares slope of its size over the last 10 minutes since it last shrank, bytes per second.",
-        Meaning = "how fast the active log grows: the least-squares slope of `sqlserver.log.active.size` over the last 10 minutes of polls, counting only the polls since it last fell (a truncation starts the window again); no series until the window spans a minute with three readings. Negative while it shrinks",
+        Description = "How fast the active log grows: the least-squares slope of its size over the last 10 minutes since it last fell, bytes per second.",
+        Meaning = "how fast the active log grows: the least-squares slope of `sqlserver.log.active.size` over the last 10 minutes of polls, counting only the polls since it last fell (a truncation starts the window again); no series until the readings span a minute",
         PromQL = "`sqlserver_log_growth_rate_bytes_per_second > 0`",
     };
 
@@ -583,7 +583,7 @@ public static class LogReuseWaits
 /// <summary>
 /// The growth of a log's active size over a window: readings of the last <see cref="Window"/>, kept at most one per
 /// <see cref="Window"/>/10 (and the latest), and only since the size last fell (a truncation, after which the old slope means
-/// nothing). The rate is their least-squares slope, once they span <see cref="MinimumSpan"/> with three readings.
+/// nothing). The rate is their least-squares slope, once they span <see cref="MinimumSpan"/>.
 /// </summary>
 public sealed class LogGrowthWindow
 {
@@ -630,7 +630,7 @@ public sealed class LogGrowthWindow
         _hasLast = true;
     }
 
-    /// <summary>Bytes per second over the window (the least-squares slope), or null before three readings span a minute.</summary>
+    /// <summary>Bytes per second over the window (the least-squares slope), or null before the readings span a minute.</summary>
     public double? BytesPerSecond
     {
         get
@@ -643,7 +643,7 @@ public sealed class LogGrowthWindow
             var extra = _lastTicks > _ticks[_count - 1] ? 1 : 0;
             var n = _count + extra;
             var first = _ticks[0];
-            if (n < 3 || _lastTicks - first < MinimumSpan.Ticks)
+            if (n < 2 || _lastTicks - first < MinimumSpan.Ticks)
             {
                 return null;
             }

@@ -61,6 +61,7 @@ public sealed partial class ScriptedSqlServer
 
     private void AddDmvRules()
     {
+        AddLogSpaceRules();
         AddHadrRules();
         Server.When("sys.dm_os_waiting_tasks", WaitingTasks);
         Server.When("sys.dm_tran_database_transactions", LogWriters);

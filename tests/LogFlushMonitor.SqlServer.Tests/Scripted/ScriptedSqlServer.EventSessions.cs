@@ -109,7 +109,7 @@ public sealed partial class ScriptedSqlServer
             return Begin(r).ResultSet([TdsColumn.BigInt("MapKey")], [t.Contains("N'HADR_SYNC_COMMIT'", StringComparison.Ordinal) ? HadrSyncCommitMapKey : WriteLogMapKey]);
         }
 
-        if (t.Contains("FROM sys.databases", StringComparison.Ordinal) && t.Contains("database_id AS DatabaseId", StringComparison.Ordinal))
+        if (t.Contains("FROM sys.databases", StringComparison.Ordinal) && t.Contains("SELECT database_id AS DatabaseId, name AS Name", StringComparison.Ordinal))
         {
             lock (_gate)
             {

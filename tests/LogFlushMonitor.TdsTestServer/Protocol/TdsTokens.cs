@@ -71,7 +71,7 @@ internal static class TdsTokens
         b.PatchLength16(lengthAt);
     }
 
-    public static void WriteLoginAck(TdsBuffer b, uint tdsVersion, string programName)
+    public static void WriteLoginAck(TdsBuffer b, uint tdsVersion, string programName, Version programVersion)
     {
         b.Byte(0xAD);
         var lengthAt = b.Length;
@@ -83,7 +83,8 @@ internal static class TdsTokens
         b.Byte((byte)(tdsVersion >> 8));
         b.Byte((byte)tdsVersion);
         b.BVarChar(programName);
-        b.Bytes([15, 0, 0x07, 0xD0]); // 15.0.2000, SQL Server 2019 RTM
+        // ProgVersion: major, minor, then the build in two bytes (big-endian), e.g. 15.0.2000 (SQL Server 2019 RTM).
+        b.Bytes([(byte)programVersion.Major, (byte)programVersion.Minor, (byte)(programVersion.Build >> 8), (byte)programVersion.Build]);
         b.PatchLength16(lengthAt);
     }
 

@@ -90,6 +90,8 @@ internal sealed class SimulatedInstance
         {
             db.DropAtTicks = db.DropAfter is { } d ? startTicks + d.Ticks : long.MaxValue;
             db.Workload.StartAt(startTicks);
+            db.Log.LastBackupTicks = startTicks - (db.Log.Plan.LastBackupBefore ?? TimeSpan.FromMinutes(5)).Ticks;
+            db.Log.LastCheckpointTicks = startTicks;
         }
     }
 
@@ -181,6 +183,13 @@ internal sealed class SimulatedInstance
     /// </summary>
     public void Flush(SimulatedDatabase db, long ticks, uint size, long latencyUs, long waitUs, ISampleSink sink)
     {
+        if (!db.Log.Fits(db.LogBytesInUse + size))
+        {
+            return; // the log is full (error 9002): the write fails, nothing is flushed
+        }
+
+        db.Log.SinceBackupBytes += size;
+        db.Log.SinceCheckpointBytes += size;
         var block = db.NextBlock;
         db.NextBlock += (size + 511) / 512;
         db.Flushes++;
@@ -310,11 +319,13 @@ internal sealed class SimulatedInstance
 
         var counters = new List<CounterRow>(DatabasesCounterSet.Counters.Count * (_databases.Count + 1));
         long flushes = 0, bytes = 0, waits = 0, waitMs = 0, usedKb = 0, sizeKb = 0, hits = 0, lookups = 0;
+        long growths = 0;
         foreach (var db in _databases)
         {
-            db.TruncateIfFull();
+            db.TruncateIfFull(ticks);
             var dbWaitMs = db.FlushWaitTicks / TimeSpan.TicksPerMillisecond;
-            Counters(counters, db.Name, db.Flushes, db.BytesFlushed, db.FlushWaits, dbWaitMs, db.LogUsedKb, db.LogSizeKb, db.CacheHits, db.CacheLookups);
+            Counters(counters, db.Name, db.Flushes, db.BytesFlushed, db.FlushWaits, dbWaitMs, db.LogUsedKb, db.LogSizeKb, db.CacheHits, db.CacheLookups, db.Log.Growths);
+            growths += db.Log.Growths;
             flushes += db.Flushes;
             bytes += db.BytesFlushed;
             waits += db.FlushWaits;
@@ -325,7 +336,7 @@ internal sealed class SimulatedInstance
             lookups += db.CacheLookups;
         }
 
-        Counters(counters, Total, flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups);
+        Counters(counters, Total, flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups, growths);
         const long Ms = TimeSpan.TicksPerMillisecond;
         foreach (var db in _databases.Where(d => d.Replica is not null))
         {
@@ -385,6 +396,7 @@ internal sealed class SimulatedInstance
 
         sink.OnBatch(SignalRegistry.LogWriters.Batch(Name, t, [.. writers], endsPoll: true));
         PollReplicas(t, sink);
+        PollLogSpace(ticks, t, sink);
     }
 
     /// <summary>
@@ -419,8 +431,39 @@ internal sealed class SimulatedInstance
         sink.OnBatch(SignalRegistry.HadrReplicas.Batch(Name, t, [.. rows], endsPoll: true));
     }
 
-    private static void Counters(List<CounterRow> into, string db, long flushes, long bytes, long waits, long waitMs, long usedKb, long sizeKb, long hits, long lookups) =>
-        DatabasesCounterSet.Read(into, db, new DatabasesCounterSet.LogCounters(flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups));
+    private static void Counters(List<CounterRow> into, string db, long flushes, long bytes, long waits, long waitMs, long usedKb, long sizeKb, long hits, long lookups, long growths) =>
+        DatabasesCounterSet.Read(into, db, new DatabasesCounterSet.LogCounters(flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups, growths));
+
+    /// <summary>
+    /// The log files (sys.master_files with sys.dm_os_volume_stats) and the log's space (sys.dm_db_log_stats) as a SQL
+    /// Server 2016 SP2 or later answers them: one log file (file_id 2) per database in 8 KB pages with its volume in bytes,
+    /// and the log's sizes in bytes (the statement's conversion of the DMV's MB). The reason is LOG_BACKUP once log was
+    /// written since the last log backup (the full recovery model), NOTHING right after one; a checkpoint runs each minute.
+    /// </summary>
+    private void PollLogSpace(long ticks, DateTime t, ISampleSink sink)
+    {
+        var files = new List<LogFileRow>(_databases.Count);
+        var space = new List<LogSpaceRow>(_databases.Count);
+        foreach (var db in _databases)
+        {
+            var log = db.Log;
+            if (ticks - log.LastCheckpointTicks >= TimeSpan.TicksPerMinute)
+            {
+                log.LastCheckpointTicks = ticks;
+                log.SinceCheckpointBytes = 0;
+            }
+
+            var plan = log.Plan;
+            var total = db.LogSizeKb * 1024;
+            files.Add(new LogFileRow(db.Id, db.Name, 2, log.SizePages, plan.MaxSizePages, plan.GrowthPages, false, LogPlan.VolumeOf(db.Name), plan.VolumeTotalBytes, log.VolumeFreeBytes));
+            var activeVlfs = Math.Max(1, (long)Math.Ceiling(log.Vlfs * (double)db.LogBytesInUse / Math.Max(1, total)));
+            space.Add(new LogSpaceRow(db.Id, db.Name, "FULL", log.SinceBackupBytes > 0 ? "LOG_BACKUP" : "NOTHING", total, db.LogBytesInUse, log.Vlfs,
+                Math.Min(activeVlfs, log.Vlfs), log.SinceBackupBytes, log.SinceCheckpointBytes, (ticks - log.LastBackupTicks) / TimeSpan.TicksPerSecond));
+        }
+
+        sink.OnBatch(SignalRegistry.LogFiles.Batch(Name, t, [.. files], endsPoll: true));
+        sink.OnBatch(SignalRegistry.LogSpace.Batch(Name, t, [.. space], endsPoll: true));
+    }
 
     /// <summary>Takes the next event_sequence; false when this event is lost on its way.</summary>
     private bool Deliver(ISampleSink sink, out long sequence)

@@ -204,3 +204,42 @@ internal sealed class DelayedDurabilityWorkload(SimRandom rng, LatencyModel late
         ? (long)Rng.Between(16384, MaxBlock)
         : 512 + (long)(-2500 * Math.Log(1 - Rng.NextDouble()));
 }
+
+/// <summary>
+/// A steady stream of log (the <c>log-full</c> and <c>log-grows</c> scenarios): one session commits a 32 KB (32,768 B)
+/// transaction at a fixed pace, <paramref name="bytesPerSecond"/> times the rate scale, each commit waiting for its flush.
+/// The pace is exact (no jitter), so the log grows at a known rate and a test can hold the predicted time to full against
+/// the truth.
+/// </summary>
+internal sealed class SteadyLogWorkload(SimRandom rng, LatencyModel latency, double rateScale, long bytesPerSecond)
+    : Workload(rng, latency, 1, rateScale)
+{
+    /// <summary>Each commit's log: 32,768 B.</summary>
+    public const uint Block = 32_768;
+
+    private long _origin;
+    private long _commits;
+
+    public override void StartAt(long ticks)
+    {
+        _origin = ticks;
+        _commits = 0;
+        Next[0] = ticks;
+    }
+
+    public override void Generate(long from, long to, SimulatedInstance instance, SimulatedDatabase db, ISampleSink sink)
+    {
+        var interval = TimeSpan.TicksPerSecond * (double)Block / (bytesPerSecond * RateScale);
+        var t = Next[0];
+        while (t < to)
+        {
+            var latencyUs = LatencyAt(instance, t, Block);
+            instance.Flush(db, t, Block, latencyUs, latencyUs + 5, sink);
+            _commits++;
+            // From the origin, not the last commit: the pace does not drift with rounding.
+            t = Math.Max(t + 1, _origin + (long)Math.Round(_commits * interval));
+        }
+
+        Next[0] = t;
+    }
+}

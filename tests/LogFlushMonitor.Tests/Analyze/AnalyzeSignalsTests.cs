@@ -127,6 +127,48 @@ public sealed class AnalyzeSignalsTests : IDisposable
     }
 
     [Fact]
+    public async Task Analyze_shows_why_a_log_cannot_be_reused_its_room_and_when_it_would_be_full()
+    {
+        // Three polls a minute apart of a log that cannot be reused (LOG_BACKUP): one 4 GiB file (524,288 pages) with a 5 GiB
+        // max size (655,360 pages) and 512 MiB growth (65,536 pages) on L: with 40 GiB free; its active log 1,024, 1,144
+        // and 1,264 MiB.
+        var sb = new StringBuilder();
+        foreach (var (t, activeMib, vlfs, age) in new[] { ("2026-11-22T08:00:00Z", 1_024L, 16, 5_400), ("2026-11-22T08:01:00Z", 1_144L, 16, 5_460), ("2026-11-22T08:02:00Z", 1_264L, 17, 5_520) })
+        {
+            sb.Append(CultureInfo.InvariantCulture, $$"""{"type":"log_file","t":"{{t}}","instance":"sql1","db_id":5,"db":"orders","file_id":2,"size_pages":524288,"max_size_pages":655360,"growth":65536,"percent_growth":false,"volume":"L:\\","volume_total_bytes":107374182400,"volume_available_bytes":42949672960}""").Append('\n');
+            sb.Append(CultureInfo.InvariantCulture, $$"""{"type":"poll_completed","t":"{{t}}","instance":"sql1","kind":"log_files"}""").Append('\n');
+            sb.Append(CultureInfo.InvariantCulture, $$"""{"type":"log_space","t":"{{t}}","instance":"sql1","db_id":5,"db":"orders","recovery_model":"FULL","reason":"LOG_BACKUP","total_bytes":4294967296,"active_bytes":{{activeMib << 20}},"vlfs":{{vlfs}},"active_vlfs":5,"log_backup_age_s":{{age}}}""").Append('\n');
+            sb.Append(CultureInfo.InvariantCulture, $$"""{"type":"poll_completed","t":"{{t}}","instance":"sql1","kind":"log_space"}""").Append('\n');
+        }
+
+        var path = _files.PathOf("log.ndjson");
+        await File.WriteAllTextAsync(path, sb.ToString());
+        var (_, stdout, stderr) = await InProcessCli.RunAsync("analyze", path, "--format", "json");
+
+        using var doc = JsonDocument.Parse(stdout);
+        var signals = doc.RootElement.GetProperty("signals").EnumerateArray().ToDictionary(s => s.GetProperty("signal").GetString()!);
+        var log = Row(signals["log_space"], "database", "orders");
+        // Growth: 240 MiB in 120 s = 2 MiB/s = 2,097,152 B/s. Headroom: the 5 GiB max (under 4 GiB + 40 GiB free) =
+        // 5,368,709,120 B. Time to full: (5,120 - 1,264) MiB / 2 MiB/s = 1,928 s. LOG_BACKUP held over the 120 s polled.
+        Assert.Equal(("FULL", "LOG_BACKUP"), (log["recovery model"].GetString(), log["reason"].GetString()));
+        Assert.Equal(120, log["held"].GetDouble(), 6);
+        Assert.Equal(0, log["reason changes"].GetInt64());
+        Assert.Equal((1_073_741_824L, 1_325_400_064L), (log["active log first"].GetInt64(), log["active log last"].GetInt64()));
+        Assert.Equal(2_097_152, log["growth"].GetDouble(), 6);
+        Assert.Equal(5_368_709_120, log["headroom"].GetInt64());
+        Assert.Equal(1_928, log["time to full"].GetDouble(), 6);
+        Assert.Equal((17L, 5_520L), (log["most VLFs"].GetInt64(), log["log backup age"].GetInt64()));
+
+        var file = Row(signals["log_files"], "database", "orders");
+        Assert.Equal((4_294_967_296L, 0L, "5 GB", "512 MB"), (file["size"].GetInt64(), file["grew"].GetInt64(), file["max size"].GetString(), file["growth"].GetString()));
+        Assert.Equal((42_949_672_960L, 5_368_709_120L), (file["volume free"].GetInt64(), file["database headroom"].GetInt64()));
+        Assert.DoesNotContain("malformed", stderr, StringComparison.OrdinalIgnoreCase);
+
+        var (_, text, _) = await InProcessCli.RunAsync("analyze", path);
+        Assert.Contains("The log's space: why it cannot be reused, when it will be full (sys.dm_db_log_stats)", text, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task The_text_report_shows_each_table_and_at_most_fifty_rows_of_one()
     {
         // 60 databases in one poll of sys.databases: 50 shown, the rest said.

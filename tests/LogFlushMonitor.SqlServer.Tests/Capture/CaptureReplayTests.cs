@@ -85,12 +85,13 @@ public sealed partial class CaptureReplayTests(ITestOutputHelper output)
             output.WriteLine($"unanswered by the capture: {string.Join(" | ", server.Unanswered)}");
 
             // The same bytes before and after a refactor (tests/testdata/golden). Masked: what moves with the wall clock
-            // (last success, the outstanding age, errors and polls counted per poll of a statement the capture cannot
-            // answer), the two figures that hold streamed events against a counter poll, whose windows are timing, and the
-            // count of attribute values cut, which is the process's (other tests in it cut names).
+            // (last success, the outstanding age, how long the polls have seen a log's reuse wait, errors and polls counted
+            // per poll of a statement the capture cannot answer), the two figures that hold streamed events against a
+            // counter poll, whose windows are timing, and the count of attribute values cut, which is the process's (other
+            // tests in it cut names).
             GoldenFile.AssertSame(Path.GetFileNameWithoutExtension(capture) + ".replay.metrics.txt", GoldenFile.Exposition(text,
                 ["sqlserver_monitor_last_success", "sqlserver_monitor_agreement", "sqlserver_monitor_events_loss", "sqlserver_monitor_errors",
-                 "sqlserver_log_flush_outstanding_age", "sqlserver_monitor_attributes_truncated"],
+                 "sqlserver_log_flush_outstanding_age", "sqlserver_log_reuse_wait_duration", "sqlserver_monitor_attributes_truncated"],
                 ["sqlserver_monitor_up", "sqlserver_monitor_last_success", "sqlserver_monitor_errors", "sqlserver_monitor_collection_mode"]));
         }
         finally

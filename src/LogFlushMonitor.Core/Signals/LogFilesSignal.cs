@@ -367,12 +367,30 @@ public sealed class LogFilesSignal : Signal<LogFileRow>
         private readonly Dictionary<(int DatabaseId, int FileId), LogFileSeries> _files = [];
         private readonly Dictionary<string, List<LogFileSeries>> _byDatabase = new(StringComparer.Ordinal);
 
+        /// <summary>Each database's room, worked out once per poll (a collect reads it for every database, and so does the log's space).</summary>
+        private readonly Dictionary<string, LogRoom> _rooms = new(StringComparer.Ordinal);
+
         /// <summary>The databases with log files.</summary>
         public IEnumerable<string> DatabaseNames => _byDatabase.Keys;
 
         /// <summary>The room of <paramref name="database"/>'s log as the last poll saw its files, or null when none was listed.</summary>
-        public LogRoom? Room(string database) =>
-            _byDatabase.TryGetValue(database, out var files) && files.Count > 0 ? LogFilesSignal.Room(files.Select(f => f.Row)) : null;
+        public LogRoom? Room(string database)
+        {
+            if (_rooms.TryGetValue(database, out var room))
+            {
+                return room;
+            }
+
+            // Rows applied since the last end of a poll (a replay's lines): worked out now and kept until the poll ends.
+            if (!_byDatabase.TryGetValue(database, out var files) || files.Count == 0)
+            {
+                return null;
+            }
+
+            room = LogFilesSignal.Room(files.Select(f => f.Row));
+            _rooms[database] = room;
+            return room;
+        }
 
         /// <summary>The log files of <paramref name="database"/> as the last poll saw them.</summary>
         public IEnumerable<LogFileRow> Files(string database) => _byDatabase.TryGetValue(database, out var files) ? files.Select(f => f.Row) : [];
@@ -396,6 +414,7 @@ public sealed class LogFilesSignal : Signal<LogFileRow>
 
             s.Row = row;
             s.Stamp = Stamp;
+            _rooms.Remove(row.DatabaseName);
         }
 
         protected override void EndPoll(int keep, SignalBatch<LogFileRow> batch, SignalOutcome outcome)
@@ -411,9 +430,13 @@ public sealed class LogFilesSignal : Signal<LogFileRow>
 
         public override void Read(MeasurementBuffers into)
         {
-            foreach (var files in _byDatabase.Values)
+            foreach (var (database, files) in _byDatabase)
             {
-                var room = LogFilesSignal.Room(files.Select(f => f.Row));
+                if (Room(database) is not { } room)
+                {
+                    continue;
+                }
+
                 var tags = files[0].Tags;
                 into.Add(Headroom, room.HeadroomBytes, tags);
                 into.Add(MaxSize, room.MaxBytes, tags);
@@ -432,6 +455,7 @@ public sealed class LogFilesSignal : Signal<LogFileRow>
             }
 
             instance.ReleaseDatabaseTags(old.Row.DatabaseName);
+            _rooms.Remove(old.Row.DatabaseName);
             if (_byDatabase.TryGetValue(old.Row.DatabaseName, out var files))
             {
                 files.Remove(old);

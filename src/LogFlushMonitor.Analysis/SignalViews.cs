@@ -28,6 +28,10 @@ internal sealed class SignalViews
         }
     }
 
+    /// <summary>The log's space of a database at the recording's last poll, from the view that reads it (null when not recorded).</summary>
+    public LogSpaceSnapshot? LogSpace(string instance, string database) =>
+        _views.OfType<ILogSpaceView>().FirstOrDefault()?.Snapshot(instance, database);
+
     /// <summary>Each view's table, in registry order; none for a signal without rows.</summary>
     public IReadOnlyList<SignalTable> Tables() => [.. _views.Select(v => v?.Table()).OfType<SignalTable>()];
 }

@@ -43,6 +43,8 @@ internal sealed class SimulatedLog
         SizePages = sizeKb / 8;
         VolumeFreeBytes = plan.VolumeFreeBytes;
         Vlfs = VlfsFor(SizePages * PageBytes, 0);
+        // The active log at the start was written since the last log backup (nothing truncated it since).
+        SinceBackupBytes = plan.InitialActiveBytes;
     }
 
     public LogPlan Plan { get; }

@@ -261,7 +261,7 @@ public sealed class LogSpaceSignal : Signal<LogSpaceRow>
     private static long? NonNegative(long? value) => value is { } v ? Math.Max(0, v) : null;
 
     /// <summary>Each database's log over the recording: its reason, how its active log grew and, with the log files' rows, when it would be full.</summary>
-    private sealed class View(string signal) : SignalView<LogSpaceRow>
+    private sealed class View(string signal) : SignalView<LogSpaceRow>, ILogSpaceView
     {
         private readonly Dictionary<(string Instance, string Database), Tracked> _databases = [];
         private readonly Dictionary<(string Instance, string Database, int File), LogFileRow> _files = [];
@@ -309,6 +309,24 @@ public sealed class LogSpaceSignal : Signal<LogSpaceRow>
             }
         }
 
+        public LogSpaceSnapshot? Snapshot(string instance, string database)
+        {
+            if (!_databases.TryGetValue((instance, database), out var t))
+            {
+                return null;
+            }
+
+            var files = Files(instance, database);
+            LogRoom? room = files.Count > 0 ? LogFilesSignal.Room(files) : null;
+            var rate = t.Window.BytesPerSecond;
+            return new LogSpaceSnapshot(t.Last.RecoveryModel, t.Reason, t.Reason is null ? null : (t.LastUtc - t.Since).TotalSeconds, t.Last.ActiveBytes,
+                t.Last.TotalBytes, t.Last.Vlfs, t.Last.LogBackupAgeSeconds, rate, room,
+                room is { } r && t.Last.ActiveBytes is { } used ? SecondsToFull(used, r.HeadroomBytes, rate) : null, files);
+        }
+
+        private List<LogFileRow> Files(string instance, string database) =>
+            [.. _files.Where(f => f.Key.Instance == instance && f.Key.Database == database).OrderBy(f => f.Key.File).Select(f => f.Value)];
+
         public override SignalTable? Table()
         {
             if (_databases.Count == 0)
@@ -323,7 +341,7 @@ public sealed class LogSpaceSignal : Signal<LogSpaceRow>
             };
             foreach (var ((instance, database), t) in _databases.OrderBy(d => d.Key.Instance, StringComparer.Ordinal).ThenBy(d => d.Key.Database, StringComparer.Ordinal))
             {
-                var files = _files.Where(f => f.Key.Instance == instance && f.Key.Database == database).Select(f => f.Value).ToList();
+                var files = Files(instance, database);
                 LogRoom? room = files.Count > 0 ? LogFilesSignal.Room(files) : null;
                 var rate = t.Window.BytesPerSecond;
                 var toFull = room is { } r && t.Last.ActiveBytes is { } used ? SecondsToFull(used, r.HeadroomBytes, rate) : null;
@@ -675,6 +693,13 @@ public sealed class LogGrowthWindow
         Array.Copy(_bytes, by, _bytes, 0, _count - by);
         _count -= by;
     }
+}
+
+/// <summary>A view of the log's space that says, per database, what the recording showed of it at its last poll (for the advice of <c>analyze</c>).</summary>
+public interface ILogSpaceView
+{
+    /// <summary>The log's space of <paramref name="database"/> on <paramref name="instance"/> at the last poll, or null when none was recorded.</summary>
+    LogSpaceSnapshot? Snapshot(string instance, string database);
 }
 
 /// <summary>What is known of one database's log at a moment (a copy, safe on any thread).</summary>

@@ -41,9 +41,12 @@ public static class SignalRegistry
     /// <summary>The pair table of the event reader: flushes started and not completed.</summary>
     public static OutstandingFlushesSignal OutstandingFlushes { get; } = new();
 
+    /// <summary>The live stream's rows, counted by type.</summary>
+    public static StreamRowsSignal StreamRows { get; } = new();
+
     /// <summary>Every signal, in poll order.</summary>
     public static IReadOnlyList<Signal> All { get; } = Number(
-        [ServerStart, Databases, Counters, WaitStats, FileStats, XeDrops, WriteLogWaiters, LogWriters, HadrReplicas, FlushBuckets, OutstandingFlushes]);
+        [ServerStart, Databases, Counters, WaitStats, FileStats, XeDrops, WriteLogWaiters, LogWriters, HadrReplicas, FlushBuckets, OutstandingFlushes, StreamRows]);
 
     /// <summary>The signal whose recorded lines are of <paramref name="lineType"/>, or null.</summary>
     public static SignalRecording? RecordingOf(string lineType) => All.Select(s => s.Recording).FirstOrDefault(r => r?.LineType == lineType);

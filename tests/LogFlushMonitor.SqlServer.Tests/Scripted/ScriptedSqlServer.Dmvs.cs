@@ -67,6 +67,11 @@ public sealed partial class ScriptedSqlServer
         Server.When("sys.dm_os_performance_counters", Counters);
         Server.When("sys.dm_os_wait_stats", Waits);
         Server.When("sys.dm_db_wait_stats", Waits);
+        // check --capture's hidden databases (before the file stats rule: the same view). The resource database's id is
+        // always 32767 (Microsoft, "Resource database"); its two files, as a server lists them, write nothing.
+        Server.When("NOT EXISTS (SELECT 1 FROM sys.databases", r => Begin(r).ResultSet(
+            [TdsColumn.Int("DatabaseId"), TdsColumn.NVarChar("Name"), TdsColumn.Int("FileId"), TdsColumn.BigInt("NumWrites"), TdsColumn.BigInt("BytesWritten")],
+            [[32767, "mssqlsystemresource", 1, 0L, 0L], [32767, "mssqlsystemresource", 2, 0L, 0L]]));
         Server.When("sys.dm_io_virtual_file_stats", Files);
         Server.When("sys.dm_os_sys_info", r => Begin(r).ResultSet(
             [TdsColumn.DateTime2("StartTimeLocal"), TdsColumn.DateTime2("StartTimeUtc")], [[_startLocal, StartTimeUtc]]));

@@ -323,7 +323,7 @@ internal sealed class SimulatedInstance
         var t = new DateTime(ticks, DateTimeKind.Utc);
         sink.OnBatch(SignalRegistry.ServerStart.Batch(Name, t, [new ServerStartRow(_startTime)], endsPoll: false));
 
-        var counters = new List<CounterRow>(DatabasesCounterSet.Counters.Count * (_databases.Count + 1));
+        var counters = new List<CounterRow>(DatabasesCounterSet.Counters.Count * (_databases.Count + SystemDatabases.Count + 1));
         long flushes = 0, bytes = 0, waits = 0, waitMs = 0, usedKb = 0, sizeKb = 0, hits = 0, lookups = 0;
         foreach (var db in _databases)
         {

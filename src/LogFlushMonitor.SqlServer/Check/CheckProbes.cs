@@ -95,10 +95,18 @@ internal static class CheckProbes
                     warnings.Add($"the live stream sent {rows.Rows(LiveStreamRowTally.Other):N0} row(s) of a type no public source describes: they are counted and skipped (sqlserver.monitor.events.lost{{loss.kind=\"malformed\"}}); a capture (check --capture) keeps their bytes for the project to read");
                 }
             }
+
+            // What the temporary session cost the server while it ran, as the server measured it.
+            step = "what the temporary session cost (sys.dm_xe_sessions, sys.dm_xe_session_events)";
+            var server = ServerProfile.Of(instance.Azure, connection.ServerVersion);
+            var context = new PollContext(instance.Name, DiscardingSink.Instance, TimeProvider.System, timeout, NullLogger.Instance, SignalSettings.Default);
+            var cost = await XeSessionCostSignal.ReadAsync(connection, context, server, name, ct).ConfigureAwait(false);
+            collect.Add("event session cost (the temporary session, as the server measured it): " + XeSessionCostSignal.Describe(cost, server));
         }
-        catch (Exception e) when (e is SqlException or InvalidOperationException or IOException && !ct.IsCancellationRequested)
+        catch (Exception e) when (e is SqlException or InvalidOperationException or IOException or StatementAnswerException && !ct.IsCancellationRequested)
         {
-            problems.Add(Failed(step, e, connection));
+            // The session's cost is information: a server that will not say it is no problem of the monitor's.
+            (step.StartsWith("what the temporary session cost", StringComparison.Ordinal) ? warnings : problems).Add(Failed(step, e, connection));
         }
         finally
         {

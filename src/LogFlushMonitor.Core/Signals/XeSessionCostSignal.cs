@@ -303,7 +303,7 @@ public sealed class XeSessionCostSignal : Signal<XeSessionCostRow>
                 .Concat(_sessions.Where(s => !_events.Keys.Any(e => e.Instance == s.Key.Instance && e.Session == s.Key.Session))
                     .Select(s => (IReadOnlyList<object?>)[s.Key.Instance, s.Key.Session, null, null, null, null, null, s.Value.Bytes]));
             return new SignalTable(signal, "What the event session costs the server (sys.dm_xe_session_events, sys.dm_xe_sessions)",
-                [new("instance"), new("session"), new("event"), new("fires"), new("fires", "/s"), new("average cost", "µs"), new("longest (last poll)", "µs"), new("session buffers", "B")],
+                [new("instance"), new("session"), new("event"), new("fires over the recording"), new("fires", "/s"), new("average cost", "µs"), new("longest (last poll)", "µs"), new("session buffers", "B")],
                 [.. rows],
                 ["Fires and the average are the increase of event_fire_count and of event_fire_count x event_fire_average_time between the first and the last poll: SQL Server 2022 and later keep them with trace flag 9708 only (\"-\" without it). The longest is event_fire_max_time, kept without the flag."]);
         }

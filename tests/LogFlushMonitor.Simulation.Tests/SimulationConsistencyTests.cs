@@ -138,7 +138,7 @@ public class SimulationConsistencyTests
     {
         var recording = Record("autocommit", TimeSpan.FromSeconds(10));
         var polls = recording.All.OfType<PollEnded>().ToList();
-        Assert.Equal(3 * 5, polls.Count); // at 0, 5 and 10 s: counters, wait stats, file stats, WRITELOG waiters, log writers
+        Assert.Equal(3 * 6, polls.Count); // at 0, 5 and 10 s: counters, wait stats, file stats, WRITELOG waiters, log writers, the session's cost
         Assert.Equal(3, polls.Count(p => p.Signal == SignalRegistry.WriteLogWaiters));
         Assert.Equal([T0, T0.AddSeconds(5), T0.AddSeconds(10)], polls.Select(p => p.TimestampUtc).Distinct());
         var names = recording.Counters.Where(c => c.TimestampUtc == T0.AddSeconds(5)).Select(c => (c.Row.CounterInstance, c.Row.CounterName, c.Row.CounterType)).ToList();

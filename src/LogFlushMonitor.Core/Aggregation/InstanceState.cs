@@ -70,6 +70,16 @@ internal sealed class InstanceState
 
     public long EventsReceived { get; set; }
 
+    /// <summary>
+    /// Whether an event source of the instance runs: events arrived, or a live stream connected (it hands over its row
+    /// tally then). From then on the server's figures are held against the events (the agreement), an idle stream too: a
+    /// server that flushes its watched databases while no event comes is a disagreement, not silence.
+    /// </summary>
+    public bool HasEventSource => EventsReceived > 0 || StreamConnected;
+
+    /// <summary>A live stream of the instance connected (<see cref="Signals.StreamRowsSignal"/>).</summary>
+    public bool StreamConnected { get; set; }
+
     public long[] Lost { get; } = new long[4];
 
     /// <summary>

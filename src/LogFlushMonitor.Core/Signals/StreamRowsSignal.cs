@@ -47,6 +47,7 @@ public sealed class StreamRowsSignal : Signal<LiveStreamRowTally>
             foreach (var tally in batch.Rows)
             {
                 _tally = tally;
+                instance.StreamConnected = true;
             }
         }
 

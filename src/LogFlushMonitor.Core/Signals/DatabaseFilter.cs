@@ -12,7 +12,7 @@ public sealed class DatabaseFilter
     public const string Total = "_Total";
 
     // Counter instances of the engine's hidden databases, never user data: mssqlsystemresource everywhere, model_msdb and
-    // model_replicatedmaster in a Linux container (the OpenTelemetry Collector's perfCounterQueryData.txt capture),
+    // model_replicatedmaster on SQL Server 2022 (the OpenTelemetry Collector's perfCounterQueryData.txt capture; docs/sqlserver.md),
     // model_masterdb and model_userdb on Azure (Telegraf's and DBA Dash's Azure queries filter them).
     private static readonly HashSet<string> Internal = new(StringComparer.OrdinalIgnoreCase)
     {

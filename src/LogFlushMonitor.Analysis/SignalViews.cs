@@ -6,7 +6,7 @@ namespace LogFlushMonitor.Analysis;
 /// One analysis's view of every recorded signal (<see cref="Signal.NewView"/>), made when the signal's first rows arrive:
 /// the recordings of one analysis add up in them, and <see cref="Tables"/> gives what each shows, in registry order.
 /// </summary>
-internal sealed class SignalViews
+internal sealed class SignalViews(TimeWindow window, Action<SignalBatch>? onSignal = null)
 {
     private readonly SignalView?[] _views = new SignalView?[SignalRegistry.All.Count];
     private readonly bool[] _made = new bool[SignalRegistry.All.Count];
@@ -14,6 +14,13 @@ internal sealed class SignalViews
     /// <summary>Hands <paramref name="batch"/> to its signal's view (a signal without one shows nothing).</summary>
     public void Observe(SignalBatch batch)
     {
+        // A batch is one poll at one time: in the window or not.
+        if (!window.Contains(batch.TimestampUtc.Ticks))
+        {
+            return;
+        }
+
+        onSignal?.Invoke(batch);
         var index = batch.Signal.Index;
         if (!_made[index])
         {

@@ -334,12 +334,14 @@ internal sealed class SimulatedInstance
         sink.OnBatch(SignalRegistry.ServerStart.Batch(Name, t, [new ServerStartRow(_startTime)], endsPoll: false));
 
         var counters = new List<CounterRow>(DatabasesCounterSet.Counters.Count * (_databases.Count + SystemDatabases.Count + 1));
-        long flushes = 0, bytes = 0, waits = 0, waitMs = 0, usedKb = 0, sizeKb = 0, hits = 0, lookups = 0;
+        long flushes = 0, bytes = 0, waits = 0, waitMs = 0, usedKb = 0, sizeKb = 0, hits = 0, lookups = 0, writeTransactions = 0;
         foreach (var db in _databases)
         {
             db.TruncateIfFull();
             var dbWaitMs = db.FlushWaitTicks / TimeSpan.TicksPerMillisecond;
             Counters(counters, db.Name, db.Flushes, db.BytesFlushed, db.FlushWaits, dbWaitMs, db.LogUsedKb, db.LogSizeKb, db.CacheHits, db.CacheLookups);
+            DatabasesCounterSet.SetWriteTransactions(counters, db.Name, db.WriteTransactions);
+            writeTransactions += db.WriteTransactions;
             flushes += db.Flushes;
             bytes += db.BytesFlushed;
             waits += db.FlushWaits;
@@ -355,7 +357,8 @@ internal sealed class SimulatedInstance
         foreach (var (name, perFlushes, perBytes, perWaitMs, dbUsedKb, dbSizeKb) in SystemDatabases)
         {
             var (f, b, w) = (perFlushes * up / 100, perBytes * up / 100, perWaitMs * up / 100);
-            Counters(counters, name, f, b, f, w, dbUsedKb, dbSizeKb, 0, 0); // a commit waits for each of them
+            Counters(counters, name, f, b, f, w, dbUsedKb, dbSizeKb, 0, 0); // a commit waits for each of them (and is one)
+            writeTransactions += f;
             flushes += f;
             waits += f;
             bytes += b;
@@ -365,6 +368,7 @@ internal sealed class SimulatedInstance
         }
 
         Counters(counters, Total, flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups);
+        DatabasesCounterSet.SetWriteTransactions(counters, Total, writeTransactions);
         const long Ms = TimeSpan.TicksPerMillisecond;
         foreach (var db in _databases.Where(d => d.Replica is not null))
         {

@@ -43,6 +43,12 @@ public sealed record ScenarioResult(
     SessionPhase Phase = SessionPhase.None,
     string? SessionCost = null)
 {
+    /// <summary>When the scenario's sessions started (UTC, the machine's clock): the start of its window for <c>compare</c>.</summary>
+    public DateTime StartedUtc { get; init; }
+
+    /// <summary>When its last session stopped (UTC): the end of its window.</summary>
+    public DateTime EndedUtc { get; init; }
+
     /// <summary>Commits per second over <see cref="Elapsed"/>.</summary>
     public double CommitsPerSecond => Elapsed > TimeSpan.Zero ? Commits / Elapsed.TotalSeconds : 0;
 

@@ -211,6 +211,7 @@ public sealed class WorkloadRunner
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, duration.Token);
         using var abort = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var started = _options.Time.GetTimestamp();
+        var startedUtc = _options.Time.GetUtcNow().UtcDateTime;
         _live = new Live(scenario, counters, started);
         string? failure = null;
         var sessions = Enumerable.Range(1, _options.Sessions).Select(async n =>
@@ -233,7 +234,11 @@ public sealed class WorkloadRunner
             : cancellationToken.IsCancellationRequested ? WorkloadOutcome.Cancelled
             : WorkloadOutcome.Completed;
         var result = new ScenarioResult(scenario, _options.Sessions, rowsPerTransaction, _options.Time.GetElapsedTime(started),
-            counters.Commits, counters.Rows, counters.Errors, counters.Reconnects, outcome, counters.Latency.Summary(), phase);
+            counters.Commits, counters.Rows, counters.Errors, counters.Reconnects, outcome, counters.Latency.Summary(), phase)
+        {
+            StartedUtc = startedUtc,
+            EndedUtc = _options.Time.GetUtcNow().UtcDateTime,
+        };
         return (result, failure);
     }
 

@@ -401,7 +401,7 @@ public sealed class EventStreamReader : IDisposable
     {
         if (buffer.Length >= MaxBufferBytes)
         {
-            throw new InvalidDataException($"A live-stream buffer is larger than MaxBufferBytes ({MaxBufferBytes} bytes).");
+            throw new InvalidDataException($"a live-stream buffer is larger than Sources:SqlServer:MaxStreamBufferBytes ({MaxBufferBytes:N0} bytes): raise that setting if the session's buffers are really this large (MAX_MEMORY / MAX_EVENT_SIZE), else the server sent a damaged row");
         }
 
         var bigger = ArrayPool<byte>.Shared.Rent((int)Math.Min((long)buffer.Length * 2, MaxBufferBytes));

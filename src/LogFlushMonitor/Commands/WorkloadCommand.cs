@@ -141,6 +141,7 @@ internal static class WorkloadCommand
         if (result.Scenarios.Count > 0)
         {
             WorkloadOutput.WriteTable(output, result);
+            WorkloadOutput.WriteWindows(output, result);
         }
 
         if (result.Outcome == WorkloadOutcome.Cancelled)
@@ -216,9 +217,10 @@ internal static class WorkloadCommand
 
         // The configuration check reads, loaded and validated the same way (every instance's settings and connection).
         SqlServerSourceOptions options;
+        LoadedConfiguration loaded;
         try
         {
-            var loaded = ConfigurationLoader.Load(configArgs, null, ConfigurationScope.SqlServer);
+            loaded = ConfigurationLoader.Load(configArgs, null, ConfigurationScope.SqlServer);
             options = loaded.Options.Sources.SqlServer;
             foreach (var warning in loaded.Warnings)
             {
@@ -250,7 +252,7 @@ internal static class WorkloadCommand
         }
         catch (InvalidOperationException e)
         {
-            problems.Add($"{SqlServerOptionsValidator.Section}:Instances:{index}: {e.Message}");
+            problems.Add(ConfigurationLoader.WithWrittenIndexes($"{SqlServerOptionsValidator.Section}:Instances:{index}: {e.Message}", loaded.Configuration));
             return null;
         }
     }

@@ -82,6 +82,48 @@ internal static class WorkloadOutput
         ? string.Create(Ci, $"{d:+0.000;-0.000;0.000} ms") + (baseMs is > 0 ? " (" + Percent(d / baseMs) + ")" : "")
         : "-";
 
+    /// <summary>
+    /// Each scenario's window (UTC, as <c>compare</c> takes it), and with two or more that ran, the <c>compare</c> line
+    /// that judges the change between the first two: the monitor's recording (or the event session's .xel files) of the
+    /// run holds both, one after the other (docs/compare.md).
+    /// </summary>
+    public static void WriteWindows(TextWriter output, WorkloadResult result)
+    {
+        var ran = result.Scenarios.Where(s => s.Commits > 0 && s.EndedUtc > s.StartedUtc).ToList();
+        if (ran.Count == 0)
+        {
+            return;
+        }
+
+        output.WriteLine();
+        output.WriteLine("windows (UTC):");
+        foreach (var s in ran)
+        {
+            output.WriteLine(string.Create(Ci, $"  {WorkloadScenarios.NameOf(s.Scenario) + Phase(s.Phase),-28} {Window(s)}"));
+        }
+
+        if (ran.Count >= 2)
+        {
+            output.WriteLine(string.Create(Ci,
+                $"what the change from {WorkloadScenarios.NameOf(ran[0].Scenario)}{Phase(ran[0].Phase)} to {WorkloadScenarios.NameOf(ran[1].Scenario)}{Phase(ran[1].Phase)} did, from the monitor's recording of this run (Recording:Path) or the session's .xel files:"));
+            output.WriteLine($"  logflushmonitor compare RECORDING RECORDING --before-window {Window(ran[0])} --after-window {Window(ran[1])}");
+        }
+    }
+
+    /// <summary>The scenario's run as a FROM/TO range, to the second (the first and last second, which hold a part of the ramp, left out).</summary>
+    private static string Window(ScenarioResult s)
+    {
+        var from = new DateTime((s.StartedUtc.Ticks / TimeSpan.TicksPerSecond + 1) * TimeSpan.TicksPerSecond, DateTimeKind.Utc);
+        var to = new DateTime(s.EndedUtc.Ticks / TimeSpan.TicksPerSecond * TimeSpan.TicksPerSecond, DateTimeKind.Utc);
+        if (to <= from)
+        {
+            // A run shorter than two seconds: its exact times.
+            return string.Create(Ci, $"{s.StartedUtc:yyyy-MM-ddTHH:mm:ss.fffffffZ}/{s.EndedUtc:yyyy-MM-ddTHH:mm:ss.fffffffZ}");
+        }
+
+        return string.Create(Ci, $"{from:yyyy-MM-ddTHH:mm:ssZ}/{to:yyyy-MM-ddTHH:mm:ssZ}");
+    }
+
     /// <summary>"95.0 s", "2m 05s", "1h 02m".</summary>
     public static string Duration(TimeSpan t) => t.TotalSeconds switch
     {

@@ -30,6 +30,16 @@ public sealed class WorkloadCommandTests
         Assert.Matches(@"^autocommit\s+2\s+1\s+[\d.]+ s\s+40\s+[\d,.]+\s+40\s+[\d,.]+\s+[\d,.]+\s+[\d,.]+\s+0\s+done$", lines[1]);
         Assert.Matches(@"^batched\s+2\s+10\s+[\d.]+ s\s+4\s+[\d,.]+\s+40\s+[\d,.]+\s+[\d,.]+\s+[\d,.]+\s+0\s+done$", lines[2]);
         Assert.Matches(@"^total\s+[\d.]+ s\s+44\s+[\d,.]+\s+80\s+", lines[3]);
+
+        // Each scenario's window, and the compare line that judges the change from the first to the second (issue 34):
+        // two ranges, the second after the first, each within the run.
+        var compare = Assert.Single(lines, l => l.StartsWith("logflushmonitor compare RECORDING RECORDING", StringComparison.Ordinal));
+        var windows = System.Text.RegularExpressions.Regex.Matches(compare, @"--(before|after)-window (\S+)/(\S+)")
+            .Select(m => (From: DateTime.Parse(m.Groups[2].Value, System.Globalization.CultureInfo.InvariantCulture, System.Globalization.DateTimeStyles.AdjustToUniversal),
+                To: DateTime.Parse(m.Groups[3].Value, System.Globalization.CultureInfo.InvariantCulture, System.Globalization.DateTimeStyles.AdjustToUniversal))).ToList();
+        Assert.Equal(2, windows.Count);
+        Assert.True(windows[0].From < windows[0].To && windows[0].To <= windows[1].From && windows[1].From < windows[1].To, compare);
+        Assert.InRange(windows[0].From, DateTime.UtcNow.AddMinutes(-2), DateTime.UtcNow);
         Assert.Equal(80, server.RowsInserted);
         Assert.DoesNotContain(server.Databases, d => d.Name == "LogFlushMonitorWorkload");
         Assert.Contains("dropped the database LogFlushMonitorWorkload", run.StdErr, StringComparison.Ordinal);

@@ -7,7 +7,7 @@ namespace LogFlushMonitor.Analysis;
 /// reads another signal's rows sees them whatever comes first): the recordings of one analysis add up in them, and
 /// <see cref="Tables"/> gives what each shows, in registry order; a view without rows shows nothing.
 /// </summary>
-internal sealed class SignalViews
+internal sealed class SignalViews(TimeWindow window, Action<SignalBatch>? onSignal = null)
 {
     private readonly SignalView?[] _views = [.. SignalRegistry.All.Select(s => s.NewView())];
 
@@ -17,6 +17,13 @@ internal sealed class SignalViews
     /// </summary>
     public void Observe(SignalBatch batch)
     {
+        // A batch is one poll at one time: in the window or not.
+        if (!window.Contains(batch.TimestampUtc.Ticks))
+        {
+            return;
+        }
+
+        onSignal?.Invoke(batch);
         var index = batch.Signal.Index;
         _views[index]?.Observe(batch);
         foreach (var view in _views)

@@ -84,6 +84,22 @@ public static class DatabasesCounterSet
         }
     }
 
+    /// <summary>
+    /// Sets the Write Transactions/sec row <see cref="Read"/> added for <paramref name="database"/> to the commits the
+    /// workload counted (a batch of rows is one transaction; a flush may carry many commits, or one commit many flushes).
+    /// </summary>
+    public static void SetWriteTransactions(List<CounterRow> rows, string database, long transactions)
+    {
+        for (var i = rows.Count - 1; i >= 0; i--)
+        {
+            if (rows[i].CounterName == "Write Transactions/sec" && rows[i].CounterInstance == database)
+            {
+                rows[i] = rows[i] with { Value = transactions };
+                return;
+            }
+        }
+    }
+
     private static (long Value, long Base) Reading(string name, in LogCounters log) => name switch
     {
         "Log Flushes/sec" => (log.Flushes, 0),

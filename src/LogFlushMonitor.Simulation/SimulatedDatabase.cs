@@ -52,6 +52,9 @@ internal sealed class SimulatedDatabase
 
     public long FlushWaits { get; set; }
 
+    /// <summary>Transactions that wrote and committed (Write Transactions/sec), counted by the workload.</summary>
+    public long WriteTransactions { get; set; }
+
     public long FlushWaitTicks { get; set; }
 
     public long StallTicks { get; set; }
@@ -83,6 +86,7 @@ internal sealed class SimulatedDatabase
         Flushes = 0;
         BytesFlushed = 0;
         FlushWaits = 0;
+        WriteTransactions = 0;
         FlushWaitTicks = 0;
         StallTicks = 0;
         MirroredTransactions = 0;

@@ -58,7 +58,7 @@ internal sealed partial class TdsConnection
             sender, parsed.Kind == TdsRequestKind.Rpc, server.Options.ServerName, server.Options.TimeProvider, attention.Token, token);
         try
         {
-            foreach (var step in server.Resolve(request).Steps)
+            foreach (var step in server.StepsFor(request))
             {
                 await step.RunAsync(context);
             }

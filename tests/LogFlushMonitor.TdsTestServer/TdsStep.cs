@@ -11,10 +11,16 @@ public abstract class TdsStep
     }
 
     internal abstract Task RunAsync(ResponseContext context);
+
+    /// <summary>The same step with its rows rewritten (a result set's); other steps stay as they are.</summary>
+    internal virtual TdsStep Rewritten(Func<IReadOnlyList<TdsColumn>, IEnumerable<object?[]>, IEnumerable<object?[]>> rewrite) => this;
 }
 
 internal sealed class ResultSetStep(IReadOnlyList<TdsColumn> columns, IEnumerable<object?[]> rows) : TdsStep
 {
+    internal override TdsStep Rewritten(Func<IReadOnlyList<TdsColumn>, IEnumerable<object?[]>, IEnumerable<object?[]>> rewrite) =>
+        new ResultSetStep(columns, rewrite(columns, rows));
+
     internal override async Task RunAsync(ResponseContext context)
     {
         TdsRowWriter.WriteColMetadata(context.Tokens, columns);

@@ -32,6 +32,20 @@ public sealed partial class TdsTestServer
     public TdsTestServer When(string textFragment, Func<TdsRequest, TdsResponse> respond) =>
         Handle(request => request.Text.Contains(textFragment, StringComparison.OrdinalIgnoreCase) ? respond(request) : null);
 
+    /// <summary>
+    /// Rewrites the rows of every (non-streaming) result set the rules answer with, after the rules chose them: a broken
+    /// or hostile server (NULL cells, negative or huge numbers, rows twice) in front of any scripted answer. Null: the
+    /// rules' rows as they are.
+    /// </summary>
+    public Func<TdsRequest, IReadOnlyList<TdsColumn>, IEnumerable<object?[]>, IEnumerable<object?[]>>? RowRewriter { get; set; }
+
+    /// <summary>The steps of <paramref name="request"/>'s answer, with <see cref="RowRewriter"/> applied.</summary>
+    internal IEnumerable<TdsStep> StepsFor(TdsRequest request)
+    {
+        var steps = Resolve(request).Steps;
+        return RowRewriter is { } rewrite ? steps.Select(s => s.Rewritten((columns, rows) => rewrite(request, columns, rows))) : steps;
+    }
+
     internal TdsResponse Resolve(TdsRequest request)
     {
         foreach (var rule in Volatile.Read(ref _rules))

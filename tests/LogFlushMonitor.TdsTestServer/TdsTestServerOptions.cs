@@ -27,17 +27,17 @@ public sealed class TdsTestServerOptions
     /// </summary>
     public Func<TdsLogin, TdsErrorException?>? RejectLogin { get; init; }
 
-    /// <summary>
-    /// The program version LOGINACK reports (what SqlClient's <c>ServerVersion</c> says), asked at each login so a test can
-    /// change it between connections; SQL Server 2019 RTM (15.0.2000) by default.
-    /// </summary>
-    public Func<Version> ProgramVersion { get; init; } = () => new Version(15, 0, 2000);
-
     /// <summary>Encryption setting ([MS-TDS] PRELOGIN ENCRYPTION and TDS 8); anything but NotSupported needs <see cref="Certificate"/>.</summary>
     public TdsEncryption Encryption { get; init; }
 
     /// <summary>The server's TLS certificate with its private key (e.g. <see cref="Tls.TdsTestCertificates.CreateSelfSigned"/>).</summary>
     public System.Security.Cryptography.X509Certificates.X509Certificate2? Certificate { get; init; }
+
+    /// <summary>
+    /// The program version LOGINACK reports (what SqlClient's ServerVersion says: 15.00.2000, SQL Server 2019 RTM, by
+    /// default). Settable after start: the next login reports it (a test of what differs from SQL Server 2022 on).
+    /// </summary>
+    public Version ProgramVersion { get; set; } = new(15, 0, 2000);
 
     /// <summary>Wait before answering LOGIN7 (on <see cref="TimeProvider"/>), to exercise connect timeouts.</summary>
     public TimeSpan LoginDelay { get; init; }

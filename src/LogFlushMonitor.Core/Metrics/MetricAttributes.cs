@@ -43,6 +43,12 @@ public static class MetricAttributes
     /// <summary>What an agreement ratio compares: flushes, flushed_bytes, writelog_time, flush_wait_time.</summary>
     public const string Quantity = "quantity";
 
+    /// <summary>An event of the monitor's event session, e.g. log_flush_start.</summary>
+    public const string EventName = "event.name";
+
+    /// <summary>The type column of a live-stream row: 0, 1, 2, 3 or other.</summary>
+    public const string RowType = "row_type";
+
     /// <summary>A part of a source: poller, stream, session, histogram.</summary>
     public const string Component = "component";
 

@@ -110,10 +110,18 @@ public sealed class ServerStartSignal : Signal<ServerStartRow>
             }
 
             var row = rows[0];
+            var utc = DateTime.SpecifyKind(row.Utc, DateTimeKind.Utc);
+            // A start before 2000 or more than a day ahead of our clock is no time the server started (a damaged or
+            // hostile answer): a named failure of this statement, not a restart and not a start time on /metrics.
+            if (utc < RecordedTimes.Earliest || utc > Context.UtcNow.AddDays(1))
+            {
+                throw new StatementAnswerException($"{Statement.View}: sqlserver_start_time {row.Local:yyyy-MM-dd HH:mm:ss} ({utc:yyyy-MM-dd HH:mm:ss} UTC) is not a time this server started (before {RecordedTimes.Earliest:yyyy} or more than a day after the monitor's clock, {Context.UtcNow:yyyy-MM-dd HH:mm:ss} UTC)");
+            }
+
             if (row.Local != _lastLocal)
             {
                 _lastLocal = row.Local;
-                _lastUtc = DateTime.SpecifyKind(row.Utc, DateTimeKind.Utc);
+                _lastUtc = utc;
             }
 
             Context.Deliver(signal.Batch(Context.Instance, Context.UtcNow, [new ServerStartRow(_lastUtc)], endsPoll: false));

@@ -9,8 +9,9 @@ internal static partial class SqlServerLog
 {
     /// <summary>
     /// What may be logged about a failure: the exception type, the SQL error number and the server's message (with the
-    /// socket error behind a network failure). A SqlException's message never holds the password; other exceptions are
-    /// reduced to their type.
+    /// socket error behind a network failure). A SqlException's message never holds the password. Our own protocol
+    /// failures (an answer no server gives, a stream buffer over its limit, an unreadable buffer) say what and where, with
+    /// any name from the server made printable; other exceptions are reduced to their type.
     /// </summary>
     public static string Safe(Exception e) => e switch
     {
@@ -19,6 +20,8 @@ internal static partial class SqlServerLog
         System.Net.Sockets.SocketException so => $"socket error: {so.SocketErrorCode}",
         TimeoutException => "timeout",
         ProtocolException p => p.Message,
+        Core.Signals.StatementAnswerException or InvalidDataException or XEvent.XelFormatException or XEvent.XelUnsupportedVersionException
+            => $"{e.GetType().Name}: {Core.Text.PrintableText.Of(e.Message)}",
         _ => e.GetType().Name,
     };
 

@@ -66,6 +66,8 @@ public static class FailureClassifier
             SessionMissingException => new(SqlErrorKinds.SessionMissing, FailureClass.Transient, 0),
             StreamStalledException => new(SqlErrorKinds.Stalled, FailureClass.Transient, 0),
             ProtocolException => new(SqlErrorKinds.Protocol, FailureClass.Persistent, 0),
+            // An answer no server gives (a database id twice, a NULL where the view has none): the statement is named.
+            Core.Signals.StatementAnswerException => new(SqlErrorKinds.Protocol, FailureClass.Persistent, 0),
             TimeoutException => new(SqlErrorKinds.Timeout, FailureClass.Transient, 0),
             SocketException so => new(IsUnreachable(so) ? SqlErrorKinds.Unreachable : SqlErrorKinds.Disconnected, FailureClass.Transient, 0),
             IOException => new(SqlErrorKinds.Disconnected, FailureClass.Transient, 0),

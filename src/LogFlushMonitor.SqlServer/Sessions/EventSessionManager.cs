@@ -108,21 +108,47 @@ public sealed class EventSessionManager
                 XeLog.NoIncludedDatabase(_logger, _instance.Name, _instance.IncludeDatabases.Count);
             }
 
-            return new DatabaseSelection(DatabaseFilterKind.Include, [.. rows.Select(r => r.DatabaseId).Order()], rows.ToDictionary(r => r.DatabaseId, r => r.Name));
+            return new DatabaseSelection(DatabaseFilterKind.Include, [.. rows.Select(r => r.DatabaseId).Order()], Names(rows, XeSql.AllDatabases));
         }
 
         var all = (await connection.QueryAsync<XeCatalogRows.Database>(XeSql.UserDatabases, cancellationToken, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false))
             .Select(d => (d.DatabaseId, d.Name)).ToList();
         if (_instance.ExcludeDatabases.Count == 0)
         {
-            return new DatabaseSelection(DatabaseFilterKind.AllUser, [], all.ToDictionary(r => r.DatabaseId, r => r.Name));
+            return new DatabaseSelection(DatabaseFilterKind.AllUser, [], Names(all, XeSql.UserDatabases));
         }
 
         var excluded = await ByName(connection, _instance.ExcludeDatabases, cancellationToken).ConfigureAwait(false);
-        var excludedIds = excluded.Select(r => r.DatabaseId).ToHashSet();
+        var excludedIds = Names(excluded, XeSql.AllDatabases).Keys.ToHashSet();
         return new DatabaseSelection(DatabaseFilterKind.Exclude, [.. excludedIds.Order()],
-            all.Where(r => !excludedIds.Contains(r.DatabaseId)).ToDictionary(r => r.DatabaseId, r => r.Name));
+            Names(all.Where(r => !excludedIds.Contains(r.DatabaseId)), XeSql.UserDatabases));
     }
+
+    /// <summary>
+    /// The databases a catalog read listed, by id. An id listed twice, or one SQL Server never assigns (outside 0 to
+    /// 32767), is an answer no server gives: a named protocol failure of the statement (retried at the backoff cap), never
+    /// a crash, and the session is not built from it.
+    /// </summary>
+    private static Dictionary<int, string> Names(IEnumerable<(int DatabaseId, string Name)> rows, string statement)
+    {
+        var names = new Dictionary<int, string>();
+        foreach (var (id, name) in rows)
+        {
+            if (!Core.Samples.DatabaseIds.IsValid(id))
+            {
+                throw new Core.Signals.StatementAnswerException($"sys.databases (the event session's database list): database_id {id} ({name}) is not one SQL Server assigns (0 to {Core.Samples.DatabaseIds.Max}); statement: {FirstLine(statement)}");
+            }
+
+            if (!names.TryAdd(id, name))
+            {
+                throw new Core.Signals.StatementAnswerException($"sys.databases (the event session's database list): database_id {id} is listed twice ({names[id]}, {name}); statement: {FirstLine(statement)}");
+            }
+        }
+
+        return names;
+    }
+
+    private static string FirstLine(string statement) => statement.Trim().Split('\n')[0].Trim();
 
     /// <summary>
     /// The CREATE EVENT SESSION statement of the live-stream session for this server's capabilities; with
@@ -255,6 +281,10 @@ public sealed class EventSessionManager
             XeLog.SessionStopped(_logger, _instance.Name, sessionName);
         }
     }
+
+    /// <summary>Whether <paramref name="sessionName"/> is running now (another tool's measurement must know the monitor's is).</summary>
+    public async Task<bool> IsRunningAsync(SqlConnection connection, string sessionName, CancellationToken cancellationToken) =>
+        (await SessionStateAsync(connection, sessionName, cancellationToken).ConfigureAwait(false)).Running == 1;
 
     private async Task<(int Defined, int Running)> SessionStateAsync(SqlConnection connection, string sessionName, CancellationToken cancellationToken)
     {

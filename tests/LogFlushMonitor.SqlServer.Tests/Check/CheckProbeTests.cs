@@ -102,6 +102,25 @@ public class CheckProbeTests
     }
 
     [Fact]
+    public async Task Check_says_what_the_temporary_session_cost_the_server()
+    {
+        // Issue 30 item 5: the session's own cost as the server measures it, read from the temporary session while it runs.
+        await using var server = new ScriptedSqlServer { Encrypted = true, TraceFlag9708 = true };
+        server.Server.Options.ProgramVersion = new Version(16, 0, 4135);
+        server.HeldPermissions.Add("VIEW ANY DEFINITION");
+
+        var result = await CheckAsync(server);
+
+        Assert.True(result.Ok, string.Join("; ", result.Problems));
+        Assert.Contains(server.RequestsFor("sys.dm_xe_session_events"), r => (string?)r.Parameter("name") == "lfm_probe_check");
+        // The scripted server's answer: 100 fires of 3 µs per event and read (run's statements are probed first), min 1
+        // and max 40 µs, 4 MB of buffers.
+        var line = Assert.Single(result.WillCollect, c => c.StartsWith("event session cost", StringComparison.Ordinal));
+        Assert.Matches(@"log_flush_start fired [1-9]00 time\(s\), 3\.0 µs on average \(min 1, max 40 µs\), 0\.00[0-9] s in all", line);
+        Assert.Contains("4.0 MB of event buffers, 0 full buffer(s) waiting for dispatch", line, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task A_refused_live_stream_is_a_problem_and_histogram_mode_does_not_open_it()
     {
         await using var server = new ScriptedSqlServer { Encrypted = true };

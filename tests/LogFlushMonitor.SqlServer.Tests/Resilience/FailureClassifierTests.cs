@@ -69,6 +69,7 @@ public sealed class FailureClassifierTests : IAsyncLifetime
         Assert.Equal((SqlErrorKinds.Disconnected, FailureClass.Transient), Of(new SocketException((int)SocketError.ConnectionReset)));
         Assert.Equal((SqlErrorKinds.SessionMissing, FailureClass.Transient), Of(new SessionMissingException()));
         Assert.Equal((SqlErrorKinds.Protocol, FailureClass.Persistent), Of(new XelFormatException("bad buffer", null, 0, null)));
+        Assert.Equal((SqlErrorKinds.Protocol, FailureClass.Persistent), Of(new Core.Signals.StatementAnswerException("sys.databases: database_id 5 is listed twice")));
         Assert.Equal((SqlErrorKinds.Unsupported, FailureClass.Persistent), Of(new NotSupportedException()));
         Assert.Equal((SqlErrorKinds.Unexpected, FailureClass.Unexpected), Of(new NullReferenceException()));
         Assert.Equal((SqlErrorKinds.Unexpected, FailureClass.Unexpected), Of(Thrown(() => throw new InvalidOperationException("connection closed"))));
@@ -76,6 +77,20 @@ public sealed class FailureClassifierTests : IAsyncLifetime
         Assert.Equal(SqlErrorKinds.Disconnected, FailureClassifier.Classify(new InvalidOperationException(), connectionLost: true).Kind);
 
         static (string, FailureClass) Of(Exception e) => FailureClassifier.Classify(e) is var f ? (f.Kind, f.Class) : default;
+    }
+
+    [Fact]
+    public void A_protocol_failure_is_logged_with_what_and_where_not_only_its_type()
+    {
+        // Issue 31 item 8: "a protocol failure logs only the exception type".
+        var buffer = LogFlushMonitor.SqlServer.Polling.SqlServerLog.Safe(new InvalidDataException("a live-stream buffer is larger than Sources:SqlServer:MaxStreamBufferBytes (67,108,864 bytes)"));
+        Assert.Contains("Sources:SqlServer:MaxStreamBufferBytes", buffer, StringComparison.Ordinal);
+        var answer = LogFlushMonitor.SqlServer.Polling.SqlServerLog.Safe(new Core.Signals.StatementAnswerException("sys.databases: database_id 5 is listed twice (sales, \u001b]0;pwned\u0007sales)"));
+        Assert.Contains("database_id 5 is listed twice", answer, StringComparison.Ordinal);
+        Assert.DoesNotContain('\u001b', answer); // a name from the server reaches the log printable
+        Assert.DoesNotContain('\u0007', answer);
+        // Anything else is still reduced to its type: its message might carry what the log must not.
+        Assert.Equal("InvalidOperationException", LogFlushMonitor.SqlServer.Polling.SqlServerLog.Safe(new InvalidOperationException("Server=x;Password=secret")));
     }
 
     private static Exception Thrown(Action action)

@@ -36,7 +36,6 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
             Authenticate = _ => !_rejectLogins,
             Encryption = encryption,
             Certificate = certificate,
-            ProgramVersion = () => LoginVersion,
         });
         _startLocal = new DateTime(2026, 11, 1, 6, 0, 0, DateTimeKind.Unspecified);
         foreach (var (id, name) in new[] { (1, "master"), (2, "tempdb"), (3, "model"), (4, "msdb"), (5, "sales") })
@@ -99,7 +98,7 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
     /// The version the login acknowledgement reports (SqlClient's <c>ServerVersion</c>, which picks a signal's statements):
     /// SQL Server 2019 RTM by default, whatever <see cref="ProductVersion"/> says.
     /// </summary>
-    public Version LoginVersion { get; set; } = new(15, 0, 2000);
+    public Version LoginVersion { get => Server.Options.ProgramVersion; set => Server.Options.ProgramVersion = value; }
 
     /// <summary>SERVERPROPERTY('ProductVersion').</summary>
     public string ProductVersion { get; set; } = "16.0.4135.4";

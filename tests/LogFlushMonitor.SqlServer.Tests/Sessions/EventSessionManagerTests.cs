@@ -125,6 +125,30 @@ public sealed class EventSessionManagerTests
         Assert.DoesNotContain("wait_", ddl, StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData(5, "sales_copy", "database_id 5 is listed twice (sales, sales_copy)")]
+    [InlineData(-3, "ghost", "database_id -3 (ghost) is not one SQL Server assigns (0 to 32767)")]
+    [InlineData(40000, "ghost", "database_id 40000 (ghost) is not one SQL Server assigns (0 to 32767)")]
+    public async Task A_database_list_no_server_gives_is_a_named_protocol_failure_not_a_crash(int id, string name, string expected)
+    {
+        // Issue 31 item 6: a broken or hostile server listed an id twice or out of range; ToDictionary threw and the
+        // stream reported "a bug, please report it". Every configuration path reads the list: all, include, exclude.
+        foreach (var configure in new Action<SqlServerInstanceOptions>?[] { null, o => o.IncludeDatabases = ["sales", name], o => o.ExcludeDatabases = ["hr"] })
+        {
+            await using var server = new XeScriptedServer();
+            server.HostileDatabases.Add((id, name));
+            var manager = new EventSessionManager(Options(configure));
+            await using var connection = new SqlConnection(server.ConnectionString());
+            await connection.OpenAsync();
+
+            var e = await Assert.ThrowsAsync<Core.Signals.StatementAnswerException>(() => manager.ResolveDatabasesAsync(connection, CancellationToken.None));
+
+            Assert.Contains("sys.databases", e.Message, StringComparison.Ordinal);
+            Assert.Contains(expected, e.Message, StringComparison.Ordinal);
+            Assert.Equal((LogFlushMonitor.SqlServer.Connections.SqlErrorKinds.Protocol, LogFlushMonitor.SqlServer.Resilience.FailureClass.Persistent), (LogFlushMonitor.SqlServer.Resilience.FailureClassifier.Classify(e).Kind, LogFlushMonitor.SqlServer.Resilience.FailureClassifier.Classify(e).Class));
+        }
+    }
+
     [Fact]
     public async Task An_include_list_that_matches_nothing_watches_nothing_and_says_so()
     {

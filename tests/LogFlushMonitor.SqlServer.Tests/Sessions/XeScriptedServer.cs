@@ -26,6 +26,9 @@ public sealed partial class XeScriptedServer : IAsyncDisposable
 
     public TdsTestServer.TdsTestServer Server { get; }
 
+    /// <summary>Rows a broken or hostile server adds to every answer about sys.databases, whatever the statement's WHERE.</summary>
+    public List<(int Id, string Name)> HostileDatabases { get; } = [];
+
     /// <summary>Databases in sys.databases.</summary>
     public List<(int Id, string Name)> Databases { get; } = [(1, "master"), (2, "tempdb"), (3, "model"), (4, "msdb"), (5, "sales"), (6, "hr")];
 
@@ -154,7 +157,7 @@ public sealed partial class XeScriptedServer : IAsyncDisposable
 
         if (t.Contains("FROM sys.databases", StringComparison.Ordinal))
         {
-            var rows = Databases.Where(d => !t.Contains("database_id = 2 OR database_id > 4", StringComparison.Ordinal) || d.Id == 2 || d.Id > 4);
+            var rows = Databases.Where(d => !t.Contains("database_id = 2 OR database_id > 4", StringComparison.Ordinal) || d.Id == 2 || d.Id > 4).Concat(HostileDatabases);
             return TdsResponse.Rows([TdsColumn.Int("DatabaseId"), TdsColumn.NVarChar("Name")], [.. rows.Select(d => new object?[] { d.Id, d.Name })]);
         }
 

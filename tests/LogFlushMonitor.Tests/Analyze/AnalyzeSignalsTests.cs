@@ -99,6 +99,20 @@ public sealed class AnalyzeSignalsTests : IDisposable
         Assert.Equal(512, buckets["commonest write size"].GetInt64());
         Assert.Equal(100 * 40 / 60.0, buckets["its share"].GetDouble(), 4);
 
+        // The session's cost: log_flush_start event_fire_count 1,000 -> 3,000 in 10 s = 2,000 fires, 200/s; count x average
+        // 1,000 x 4 -> 3,000 x 5 = 11,000 µs over 2,000 fires = 5.5 µs each; the last max 60 µs; 4 MB of buffers.
+        var cost = Row(signals["xe_session_cost"], "event", "log_flush_start");
+        Assert.Equal(2_000, cost["fires over the recording"].GetInt64());
+        Assert.Equal(200, cost["fires"].GetDouble(), 6);
+        Assert.Equal(5.5, cost["average cost"].GetDouble(), 6);
+        Assert.Equal(60, cost["longest (last poll)"].GetInt64());
+        Assert.Equal(4_194_304, cost["session buffers"].GetInt64());
+        // Without trace flag 9708 (count 0, max 35): no fires or average are made up.
+        var complete = Row(signals["xe_session_cost"], "event", "log_flush_complete");
+        Assert.Equal(JsonValueKind.Null, complete["fires over the recording"].ValueKind);
+        Assert.Equal(JsonValueKind.Null, complete["average cost"].ValueKind);
+        Assert.Equal(35, complete["longest (last poll)"].GetInt64());
+
         var database = Row(signals["databases"], "database_id", 5);
         Assert.Equal("orders", database["database"].GetString());
 
@@ -235,6 +249,13 @@ public sealed class AnalyzeSignalsTests : IDisposable
         Line("""{"type":"log_writers","t":"2026-11-22T08:00:10Z","instance":"sql1","db_id":5,"db":"orders","app":"Loader","transactions":2,"log_bytes_used":5000,"log_bytes_reserved":6000}""");
         Line("""{"type":"hadr_replica","t":"2026-11-22T08:00:00Z","instance":"sql1","db_id":5,"db":"orders","ag":"ag1","replica":"sql1-b","role":"SECONDARY","availability_mode":"SYNCHRONOUS_COMMIT","synchronization_state":"SYNCHRONIZING","log_send_queue_kb":90,"secondary_lag_s":4}""");
         Line("""{"type":"hadr_replica","t":"2026-11-22T08:00:10Z","instance":"sql1","db_id":5,"db":"orders","ag":"ag1","replica":"sql1-b","role":"SECONDARY","availability_mode":"SYNCHRONOUS_COMMIT","synchronization_state":"SYNCHRONIZED","log_send_queue_kb":10,"secondary_lag_s":0}""");
+        Line("""{"type":"xe_session_cost","t":"2026-11-22T08:00:00Z","instance":"sql1","session":"LogFlushMonitor","buffer_bytes":4194304,"regular_buffers":3,"pending_buffers":0}""");
+        Line("""{"type":"xe_session_cost","t":"2026-11-22T08:00:00Z","instance":"sql1","session":"LogFlushMonitor","event":"log_flush_start","fire_count":1000,"fire_average_us":4,"fire_min_us":1,"fire_max_us":50}""");
+        Line("""{"type":"xe_session_cost","t":"2026-11-22T08:00:00Z","instance":"sql1","session":"LogFlushMonitor","event":"log_flush_complete","fire_count":0,"fire_average_us":0,"fire_min_us":1,"fire_max_us":30}""");
+        Line("""{"type":"poll_completed","t":"2026-11-22T08:00:00Z","instance":"sql1","kind":"xe_session_cost"}""");
+        Line("""{"type":"xe_session_cost","t":"2026-11-22T08:00:10Z","instance":"sql1","session":"LogFlushMonitor","buffer_bytes":4194304,"regular_buffers":3,"pending_buffers":0}""");
+        Line("""{"type":"xe_session_cost","t":"2026-11-22T08:00:10Z","instance":"sql1","session":"LogFlushMonitor","event":"log_flush_start","fire_count":3000,"fire_average_us":5,"fire_min_us":1,"fire_max_us":60}""");
+        Line("""{"type":"xe_session_cost","t":"2026-11-22T08:00:10Z","instance":"sql1","session":"LogFlushMonitor","event":"log_flush_complete","fire_count":0,"fire_average_us":0,"fire_min_us":1,"fire_max_us":35}""");
         Line("""{"type":"flush_bucket","t":"2026-11-22T08:00:00Z","instance":"sql1","db_id":5,"db":"orders","write_size":512,"count":10}""");
         Line("""{"type":"flush_bucket","t":"2026-11-22T08:00:10Z","instance":"sql1","db_id":5,"db":"orders","write_size":512,"count":30}""");
         Line("""{"type":"flush_bucket","t":"2026-11-22T08:00:10Z","instance":"sql1","db_id":5,"db":"orders","write_size":4096,"count":20}""");

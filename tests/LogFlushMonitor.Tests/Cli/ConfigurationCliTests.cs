@@ -43,6 +43,25 @@ public class ConfigurationCliTests
     }
 
     [Fact]
+    public async Task A_problem_of_an_instance_names_the_index_written_not_its_place_in_the_list()
+    {
+        // Issue 31 item 8: Instances:5 given alone was reported as Instances:0 (the binder makes a list of the keys).
+        var (code, _, err) = await InProcessCli.RunAsync("check", "--Sources:SqlServer:Instances:5:Name=a");
+
+        Assert.Equal(2, code);
+        Assert.Contains("Sources:SqlServer:Instances:5: set exactly one of ConnectionString", err, StringComparison.Ordinal);
+        Assert.DoesNotContain("Instances:0", err, StringComparison.Ordinal);
+
+        // With a gap between two: each problem names its own key, and the duplicate names the first by its key too.
+        (code, _, err) = await InProcessCli.RunAsync("check", "--Sources:SqlServer:Instances:2:Name=b", "--Sources:SqlServer:Instances:2:ConnectionString=Server=x",
+            "--Sources:SqlServer:Instances:12:Name=b");
+
+        Assert.Equal(2, code);
+        Assert.Contains("Sources:SqlServer:Instances:12:Name 'b' is already used by Sources:SqlServer:Instances:2", err, StringComparison.Ordinal);
+        Assert.Contains("Sources:SqlServer:Instances:12: set exactly one of ConnectionString", err, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task A_near_miss_key_is_named_with_the_key_it_abbreviates_before_the_error_it_causes()
     {
         // Issue 35 item 7: ConnectionStringEnvVariable is too far from ConnectionStringEnvironmentVariable by edits for a

@@ -104,5 +104,5 @@ public sealed class GoldenOutputTests : IDisposable
         GoldenFile.MaskJson(GoldenFile.Mask(json, System.Text.Json.JsonEncodedText.Encode(path).ToString(), "INPUT"), "elapsed_seconds", "read_mb_per_second", "threads");
 
     private static string MaskedText(string text, string path) =>
-        System.Text.RegularExpressions.Regex.Replace(GoldenFile.Mask(text, path, "INPUT"), @"in [0-9.]+ s|[0-9.]+ MB/s|[0-9]+ threads?", "MASKED");
+        System.Text.RegularExpressions.Regex.Replace(GoldenFile.Mask(text, path, "INPUT"), @"in [0-9.]+ s|[0-9.,]+ (?:B|KB|MB|GB)/s|[0-9]+ threads?", "MASKED");
 }

@@ -29,7 +29,7 @@ internal sealed record LoadedConfiguration(IConfiguration Configuration, Monitor
 /// parsed). A problem of any kind is a <see cref="ConfigurationException"/> listing them all; the command prints it and
 /// exits 2 (<see cref="WriteAsync"/>).
 /// </summary>
-internal static class ConfigurationLoader
+internal static partial class ConfigurationLoader
 {
     /// <summary>The environment name (appsettings.{Environment}.json): DOTNET_ENVIRONMENT, Production by default.</summary>
     public static string EnvironmentName => Environment.GetEnvironmentVariable("DOTNET_ENVIRONMENT") ?? Environments.Production;
@@ -118,11 +118,35 @@ internal static class ConfigurationLoader
         errors.AddRange(sqlServer.Count > 0 ? sqlServer : SqlServerOptionsValidator.ValidateConnections(options.Sources.SqlServer, environment));
         if (errors.Count > 0)
         {
-            throw new ConfigurationException(errors, warnings);
+            throw new ConfigurationException([.. errors.Select(e => WithWrittenIndexes(e, configuration))], warnings);
         }
 
         return new LoadedConfiguration(configuration, options, warnings);
     }
+
+    /// <summary>
+    /// A problem with the instance list named by the keys the user wrote: the binder makes <c>Instances:0</c>,
+    /// <c>Instances:2</c> and <c>Instances:5</c> into items 0, 1 and 2, and the validators count items, so without this
+    /// a lone <c>Instances:5</c> would be reported as <c>Instances:0</c>. The binder takes the children in the order
+    /// <see cref="IConfiguration.GetChildren"/> gives (numbers in numeric order), which is the order mapped here.
+    /// </summary>
+    internal static string WithWrittenIndexes(string problem, IConfiguration configuration)
+    {
+        const string Prefix = SqlServerOptionsValidator.Section + ":Instances:";
+        if (!problem.Contains(Prefix, StringComparison.Ordinal))
+        {
+            return problem;
+        }
+
+        var keys = configuration.GetSection(SqlServerOptionsValidator.Section + ":Instances").GetChildren().Select(c => c.Key).ToList();
+        return WrittenIndex().Replace(problem, m =>
+            int.TryParse(m.Groups[1].ValueSpan, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var item) && item < keys.Count
+                ? Prefix + keys[item]
+                : m.Value);
+    }
+
+    [System.Text.RegularExpressions.GeneratedRegex(@"Sources:SqlServer:Instances:(\d+)")]
+    private static partial System.Text.RegularExpressions.Regex WrittenIndex();
 
     /// <summary>
     /// What was ignored first (a mistyped key is often why a setting is missing: "Unknown configuration key

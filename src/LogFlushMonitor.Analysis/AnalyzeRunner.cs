@@ -1,7 +1,6 @@
 using LogFlushMonitor.Core.Advice;
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Metrics;
-using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.Core.Text;
 using LogFlushMonitor.XEvent.Binary;
 
@@ -159,7 +158,7 @@ internal static class AnalyzeRunner
         }
 
         var pairing = FlushPairing.Finish(mappers, tally);
-        var databases = tally.Instances.SelectMany(i => i.Databases).Select(d => Describe(d, pairing, views.StatementTexts)).OfType<DatabaseReport>()
+        var databases = tally.Instances.SelectMany(i => i.Databases).Select(d => Describe(d, pairing, views)).OfType<DatabaseReport>()
             .OrderByDescending(d => d.Flushes).ThenBy(d => d.Database, StringComparer.Ordinal).ToList();
         var outcome = files.Any(f => f.Status != FileStatus.Ok) ? AnalyzeOutcome.CorruptInput
             : files.Any(f => f.HasRelevantEvents) ? AnalyzeOutcome.Analysed
@@ -258,7 +257,7 @@ internal static class AnalyzeRunner
         return WriteSizeDistribution.MaxBlockBytes + 1;
     }
 
-    private static DatabaseReport? Describe(DatabaseTally db, FlushPairingSummary pairing, IStatementTexts? texts)
+        private static DatabaseReport? Describe(DatabaseTally db, FlushPairingSummary pairing, SignalViews views)
     {
         var n = db.Sizes.Count;
         var d = db.FlushDurations;
@@ -281,6 +280,8 @@ internal static class AnalyzeRunner
             FirstEventUtc = db.FirstTicks == long.MaxValue ? null : new DateTime(db.FirstTicks, DateTimeKind.Utc),
             LastEventUtc = db.LastTicks == long.MinValue ? null : new DateTime(db.LastTicks, DateTimeKind.Utc),
             BusiestWriteLogWindow = db.WriteLogWindows.Busiest(db.FirstTicks, db.LastTicks),
+            // A recording's log space as of its last poll: a log about to fill is the first advice, as in the service.
+            LogSpace = views.LogSpace(db.Instance.Name, name),
         };
         if (db.Instance.Name == InstanceName && pairing.OutstandingAtEnd.TryGetValue(db.DatabaseId, out var inFlight))
         {
@@ -313,7 +314,7 @@ internal static class AnalyzeRunner
             WriteLogBusiestWindow = snapshot.BusiestWriteLogWindow,
             WriteLogByApplication = db.Applications.Top(),
             WriteLogWaitsWithApplication = db.Applications.WaitsWithApplication,
-            WriteLogByStatement = [.. db.Statements.Top().Select(s => s with { Text = texts?.TextOf(snapshot.Instance, name, s.Name) })],
+            WriteLogByStatement = [.. db.Statements.Top().Select(s => s with { Text = views.StatementTexts?.TextOf(snapshot.Instance, name, s.Name) })],
             WriteLogWaitsWithStatement = db.Statements.WaitsWith,
             FirstEventUtc = snapshot.FirstEventUtc,
             LastEventUtc = snapshot.LastEventUtc,

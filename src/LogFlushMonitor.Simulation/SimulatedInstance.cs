@@ -24,6 +24,7 @@ internal sealed class SimulatedInstance
     private const string WriteLog = "WRITELOG";
     private const string LogBuffer = "LOGBUFFER";
     private const string HadrSyncCommit = "HADR_SYNC_COMMIT";
+    private const string SessionName = "LogFlushMonitor";
 
     /// <summary>The applications' shares of 128 (as <see cref="Application"/> picks them), the last two folded into "other".</summary>
     private static readonly (string App, int Share)[] ApplicationShares =
@@ -42,6 +43,21 @@ internal sealed class SimulatedInstance
         new(0x0123456789ABCDEFUL, "(@p0 int,@p1 decimal(18,2))UPDATE dbo.Accounts SET Balance = Balance + @p1 WHERE AccountId = @p0", 12),
         new(0x7E6D5C4B3A291807UL, "(@p0 datetime2(7))DELETE FROM dbo.Sessions WHERE ExpiresAt < @p0", 8),
         new(0x5A5A5A5A12345678UL, "MERGE dbo.DailyTotals AS t USING (SELECT CAST(SYSUTCDATETIME() AS date) AS d) AS s ON t.Day = s.d WHEN MATCHED THEN UPDATE SET Orders = Orders + 1 WHEN NOT MATCHED THEN INSERT (Day, Orders) VALUES (s.d, 1);", 4),
+    ];
+
+    /// <summary>
+    /// master, model and msdb flush on every real server (job history, backups, checkpoints) while the event session, whose
+    /// predicate is <c>database_id = 2 OR database_id &gt; 4</c>, never reports them: counters only, never an event. Their
+    /// figures are a real Linux container's (the OpenTelemetry Collector's
+    /// <c>receiver/sqlserverreceiver/testdata/perfCounterQueryData.txt</c>: Log Flushes/sec, Log Bytes Flushed/sec, Log Flush
+    /// Wait Time, Log File(s) Used Size (KB), Log File(s) Size (KB)), each cumulative count taken as what the database adds
+    /// in 100 s, so they keep the capture's proportions.
+    /// </summary>
+    internal static readonly IReadOnlyList<(string Name, long Flushes, long Bytes, long WaitMs, long UsedKb, long SizeKb)> SystemDatabases =
+    [
+        ("master", 169, 1_794_048, 155, 1_434, 2_040),
+        ("model", 74, 675_840, 48, 961, 8_184),
+        ("msdb", 79, 724_992, 14, 493, 1_272),
     ];
 
     private readonly List<SimulatedDatabase> _databases;
@@ -74,6 +90,11 @@ internal sealed class SimulatedInstance
     private long _hadrTicks;
     private long _hadrMaxTicks;
     private readonly SimRandom _replicaRng;
+
+    // Events the session fired (delivered or lost on the way), for sys.dm_xe_session_events.
+    private long _firedStarts;
+    private long _firedCompletes;
+    private long _firedWaits;
 
     public SimulatedInstance(string name, int index, SimulationOptions options, List<SimulatedDatabase> databases, RestartPlan? restart = null, LogStall? stall = null)
     {
@@ -110,6 +131,8 @@ internal sealed class SimulatedInstance
         {
             db.DropAtTicks = db.DropAfter is { } d ? startTicks + d.Ticks : long.MaxValue;
             db.Workload.StartAt(startTicks);
+            db.Log.LastBackupTicks = startTicks - (db.Log.Plan.LastBackupBefore ?? TimeSpan.FromMinutes(5)).Ticks;
+            db.Log.LastCheckpointTicks = startTicks;
         }
     }
 
@@ -201,6 +224,13 @@ internal sealed class SimulatedInstance
     /// </summary>
     public void Flush(SimulatedDatabase db, long ticks, uint size, long latencyUs, long waitUs, ISampleSink sink)
     {
+        if (!db.Log.Fits(db.LogBytesInUse + size))
+        {
+            return; // the log is full (error 9002): the write fails, nothing is flushed
+        }
+
+        db.Log.SinceBackupBytes += size;
+        db.Log.SinceCheckpointBytes += size;
         var block = db.NextBlock;
         db.NextBlock += (size + 511) / 512;
         db.Flushes++;
@@ -208,6 +238,7 @@ internal sealed class SimulatedInstance
         db.LogBytesInUse += size;
         var latencyTicks = latencyUs * 10;
         var waitTicks = Math.Max(0, waitUs) * 10;
+        _firedStarts++;
         if (Deliver(sink, out var seq))
         {
             sink.OnLogFlush(new LogFlushEvent(Name, db.Id, db.Name, size, block, new DateTime(ticks, DateTimeKind.Utc), null, seq));
@@ -233,6 +264,7 @@ internal sealed class SimulatedInstance
     {
         db.StallTicks += latencyTicks;
         var t = new DateTime(ticks, DateTimeKind.Utc);
+        _firedCompletes += db.EmitComplete ? 1 : 0;
         if (db.EmitComplete && Deliver(sink, out var seq))
         {
             sink.OnLogFlush(new LogFlushEvent(Name, db.Id, db.Name, 0, block, t.AddTicks(latencyTicks), TimeSpan.FromTicks(latencyTicks), seq));
@@ -249,6 +281,7 @@ internal sealed class SimulatedInstance
         _writeLogTicks += waitTicks;
         _writeLogSignalTicks += waitTicks - latencyTicks;
         _writeLogMaxTicks = Math.Max(_writeLogMaxTicks, waitTicks);
+        _firedWaits++;
         if (Deliver(sink, out seq))
         {
             sink.OnWait(new WaitEvent(Name, WriteLog, TimeSpan.FromTicks(waitTicks), db.Id, db.Name, t.AddTicks(waitTicks), seq, Application(block), Statement(block).Hash));
@@ -264,6 +297,7 @@ internal sealed class SimulatedInstance
             _hadrTasks++;
             _hadrTicks += syncTicks;
             _hadrMaxTicks = Math.Max(_hadrMaxTicks, syncTicks);
+            _firedWaits++;
             if (Deliver(sink, out seq))
             {
                 sink.OnWait(new WaitEvent(Name, HadrSyncCommit, TimeSpan.FromTicks(syncTicks), db.Id, db.Name, t.AddTicks(waitTicks + syncTicks), seq));
@@ -348,13 +382,15 @@ internal sealed class SimulatedInstance
         var t = new DateTime(ticks, DateTimeKind.Utc);
         sink.OnBatch(SignalRegistry.ServerStart.Batch(Name, t, [new ServerStartRow(_startTime)], endsPoll: false));
 
-        var counters = new List<CounterRow>(DatabasesCounterSet.Counters.Count * (_databases.Count + 1));
+        var counters = new List<CounterRow>(DatabasesCounterSet.Counters.Count * (_databases.Count + SystemDatabases.Count + 1));
         long flushes = 0, bytes = 0, waits = 0, waitMs = 0, usedKb = 0, sizeKb = 0, hits = 0, lookups = 0, writeTransactions = 0;
+        long growths = 0;
         foreach (var db in _databases)
         {
-            db.TruncateIfFull();
+            db.TruncateIfFull(ticks);
             var dbWaitMs = db.FlushWaitTicks / TimeSpan.TicksPerMillisecond;
-            Counters(counters, db.Name, db.Flushes, db.BytesFlushed, db.FlushWaits, dbWaitMs, db.LogUsedKb, db.LogSizeKb, db.CacheHits, db.CacheLookups);
+            Counters(counters, db.Name, db.Flushes, db.BytesFlushed, db.FlushWaits, dbWaitMs, db.LogUsedKb, db.LogSizeKb, db.CacheHits, db.CacheLookups, db.Log.Growths);
+            growths += db.Log.Growths;
             DatabasesCounterSet.SetWriteTransactions(counters, db.Name, db.WriteTransactions);
             writeTransactions += db.WriteTransactions;
             flushes += db.Flushes;
@@ -367,7 +403,22 @@ internal sealed class SimulatedInstance
             lookups += db.CacheLookups;
         }
 
-        Counters(counters, Total, flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups);
+        // The system databases' counters since the instance started, in the capture's proportions (per 100 s).
+        var up = Math.Max(0, (long)(t - _startTime).TotalSeconds);
+        foreach (var (name, perFlushes, perBytes, perWaitMs, dbUsedKb, dbSizeKb) in SystemDatabases)
+        {
+            var (f, b, w) = (perFlushes * up / 100, perBytes * up / 100, perWaitMs * up / 100);
+            Counters(counters, name, f, b, f, w, dbUsedKb, dbSizeKb, 0, 0, 0); // a commit waits for each of them (and is one)
+            writeTransactions += f;
+            flushes += f;
+            waits += f;
+            bytes += b;
+            waitMs += w;
+            usedKb += dbUsedKb;
+            sizeKb += dbSizeKb;
+        }
+
+        Counters(counters, Total, flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups, growths);
         DatabasesCounterSet.SetWriteTransactions(counters, Total, writeTransactions);
         const long Ms = TimeSpan.TicksPerMillisecond;
         foreach (var db in _databases.Where(d => d.Replica is not null))
@@ -427,7 +478,19 @@ internal sealed class SimulatedInstance
         }
 
         sink.OnBatch(SignalRegistry.LogWriters.Batch(Name, t, [.. writers], endsPoll: true));
+
+        // sys.dm_xe_sessions and sys.dm_xe_session_events as SQL Server 2022 with trace flag 9708 reports the session: every
+        // event it fired (those lost on the way to the monitor included), at a few microseconds each (simulated figures:
+        // docs/operations.md, "What the monitor costs the server", says what real ones mean), its 4 MB of buffers.
+        sink.OnBatch(SignalRegistry.XeSessionCost.Batch(Name, t,
+        [
+            new XeSessionCostRow(SessionName, BufferBytes: 4_194_304, RegularBuffers: 3, PendingBuffers: 0),
+            new XeSessionCostRow(SessionName, "log_flush_start", _firedStarts, 2, 1, 38),
+            new XeSessionCostRow(SessionName, "log_flush_complete", _firedCompletes, 1, 1, 21),
+            new XeSessionCostRow(SessionName, "wait_completed", _firedWaits, 3, 1, 45),
+        ], endsPoll: true));
         PollReplicas(t, sink);
+        PollLogSpace(ticks, t, sink);
         if (ticks >= _nextQueryStore)
         {
             _nextQueryStore = ticks + _queryStoreInterval.Ticks;
@@ -491,8 +554,39 @@ internal sealed class SimulatedInstance
         sink.OnBatch(SignalRegistry.HadrReplicas.Batch(Name, t, [.. rows], endsPoll: true));
     }
 
-    private static void Counters(List<CounterRow> into, string db, long flushes, long bytes, long waits, long waitMs, long usedKb, long sizeKb, long hits, long lookups) =>
-        DatabasesCounterSet.Read(into, db, new DatabasesCounterSet.LogCounters(flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups));
+    private static void Counters(List<CounterRow> into, string db, long flushes, long bytes, long waits, long waitMs, long usedKb, long sizeKb, long hits, long lookups, long growths) =>
+        DatabasesCounterSet.Read(into, db, new DatabasesCounterSet.LogCounters(flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups, growths));
+
+    /// <summary>
+    /// The log files (sys.master_files with sys.dm_os_volume_stats) and the log's space (sys.dm_db_log_stats) as a SQL
+    /// Server 2016 SP2 or later answers them: one log file (file_id 2) per database in 8 KB pages with its volume in bytes,
+    /// and the log's sizes in bytes (the statement's conversion of the DMV's MB). The reason is LOG_BACKUP once log was
+    /// written since the last log backup (the full recovery model), NOTHING right after one; a checkpoint runs each minute.
+    /// </summary>
+    private void PollLogSpace(long ticks, DateTime t, ISampleSink sink)
+    {
+        var files = new List<LogFileRow>(_databases.Count);
+        var space = new List<LogSpaceRow>(_databases.Count);
+        foreach (var db in _databases)
+        {
+            var log = db.Log;
+            if (ticks - log.LastCheckpointTicks >= TimeSpan.TicksPerMinute)
+            {
+                log.LastCheckpointTicks = ticks;
+                log.SinceCheckpointBytes = 0;
+            }
+
+            var plan = log.Plan;
+            var total = db.LogSizeKb * 1024;
+            files.Add(new LogFileRow(db.Id, db.Name, 2, log.SizePages, plan.MaxSizePages, plan.GrowthPages, false, LogPlan.VolumeOf(db.Name), plan.VolumeTotalBytes, log.VolumeFreeBytes));
+            var activeVlfs = Math.Max(1, (long)Math.Ceiling(log.Vlfs * (double)db.LogBytesInUse / Math.Max(1, total)));
+            space.Add(new LogSpaceRow(db.Id, db.Name, "FULL", log.SinceBackupBytes > 0 ? "LOG_BACKUP" : "NOTHING", total, db.LogBytesInUse, log.Vlfs,
+                Math.Min(activeVlfs, log.Vlfs), log.SinceBackupBytes, log.SinceCheckpointBytes, (ticks - log.LastBackupTicks) / TimeSpan.TicksPerSecond));
+        }
+
+        sink.OnBatch(SignalRegistry.LogFiles.Batch(Name, t, [.. files], endsPoll: true));
+        sink.OnBatch(SignalRegistry.LogSpace.Batch(Name, t, [.. space], endsPoll: true));
+    }
 
     /// <summary>Takes the next event_sequence; false when this event is lost on its way.</summary>
     private bool Deliver(ISampleSink sink, out long sequence)
@@ -529,6 +623,7 @@ internal sealed class SimulatedInstance
         _hadrTasks = _hadrTicks = _hadrMaxTicks = 0;
         _logBufferTasks = _logBufferTicks = _logBufferMaxTicks = 0;
         _nextQueryStore = 0;
+        _firedStarts = _firedCompletes = _firedWaits = 0; // the session starts again with the server
         foreach (var db in _databases)
         {
             db.ResetCumulative();

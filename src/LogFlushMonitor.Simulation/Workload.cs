@@ -209,6 +209,46 @@ internal sealed class DelayedDurabilityWorkload(SimRandom rng, LatencyModel late
 }
 
 /// <summary>
+/// A steady stream of log (the <c>log-full</c> and <c>log-grows</c> scenarios): one session commits a 32 KB (32,768 B)
+/// transaction at a fixed pace, <paramref name="bytesPerSecond"/> times the rate scale, each commit waiting for its flush.
+/// The pace is exact (no jitter), so the log grows at a known rate and a test can hold the predicted time to full against
+/// the truth.
+/// </summary>
+internal sealed class SteadyLogWorkload(SimRandom rng, LatencyModel latency, double rateScale, long bytesPerSecond)
+    : Workload(rng, latency, 1, rateScale)
+{
+    /// <summary>Each commit's log: 32,768 B.</summary>
+    public const uint Block = 32_768;
+
+    private long _origin;
+    private long _commits;
+
+    public override void StartAt(long ticks)
+    {
+        _origin = ticks;
+        _commits = 0;
+        Next[0] = ticks;
+    }
+
+    public override void Generate(long from, long to, SimulatedInstance instance, SimulatedDatabase db, ISampleSink sink)
+    {
+        var interval = TimeSpan.TicksPerSecond * (double)Block / (bytesPerSecond * RateScale);
+        var t = Next[0];
+        while (t < to)
+        {
+            var latencyUs = LatencyAt(instance, t, Block);
+            instance.Flush(db, t, Block, latencyUs, latencyUs + 5, sink);
+            db.WriteTransactions++;
+            _commits++;
+            // From the origin, not the last commit: the pace does not drift with rounding.
+            t = Math.Max(t + 1, _origin + (long)Math.Round(_commits * interval));
+        }
+
+        Next[0] = t;
+    }
+}
+
+/// <summary>
 /// The rows of <see cref="AutocommitWorkload"/> committed in batches: the same rows a second (5,000 per session), each
 /// adding 300-449 bytes of log, committed <see cref="RowsPerCommit"/> at a time. The log buffer flushes a full 60 KB block
 /// (61,440 B) when a batch fills it, and the commit flushes the rest (rounded up to 512-byte sectors, ~37 KB on average)

@@ -14,6 +14,7 @@ public sealed partial class LogFlushAggregator
     private static readonly MetricDefinition StatementWaits = MetricCatalog.Get("sqlserver.database.writelog.statement.waits");
     private static readonly MetricDefinition EventsReceived = MetricCatalog.Get("sqlserver.monitor.events");
     private static readonly MetricDefinition EventsLost = MetricCatalog.Get("sqlserver.monitor.events.lost");
+    private static readonly MetricDefinition EventsUnlisted = MetricCatalog.Get("sqlserver.monitor.events.unlisted");
     private static readonly MetricDefinition Agreement = MetricCatalog.Get("sqlserver.monitor.agreement");
 
     /// <summary>Reads of the aggregation for collects since it was created (tests: one per collect).</summary>
@@ -68,6 +69,8 @@ public sealed partial class LogFlushAggregator
         {
             into.Add(EventsLost, inst.Lost[k], inst.LossTags[k]);
         }
+
+        into.Add(EventsUnlisted, inst.UnlistedEvents, inst.Tags);
 
         for (var q = 0; q < inst.Agreement.Checks.Length; q++)
         {

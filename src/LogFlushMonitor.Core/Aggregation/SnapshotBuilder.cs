@@ -46,11 +46,13 @@ internal static class SnapshotBuilder
                     LogWriters = Writers(inst, db.Name),
 
                     SyncCommitDelayMsPerTransaction = SyncDelay(inst, db.Name),
+                    LogSpace = LogSpace(inst, db.Name),
                 });
             }
 
             // Databases known only from polls (no events yet) still get a row.
-            var polled = (Counters(inst)?.DatabaseNames ?? []).Concat(FileStats(inst)?.DatabaseNames ?? []);
+            var polled = (Counters(inst)?.DatabaseNames ?? []).Concat(FileStats(inst)?.DatabaseNames ?? [])
+                .Concat(inst.Find<LogSpaceSignal.State>(SignalRegistry.LogSpace)?.DatabaseNames ?? []);
             foreach (var name in polled.Distinct(StringComparer.Ordinal).ToList())
             {
                 if (!seen.Add(name))
@@ -78,6 +80,7 @@ internal static class SnapshotBuilder
                     QueryStoreState = QueryStore(inst, name)?.State,
 
                     SyncCommitDelayMsPerTransaction = SyncDelay(inst, name),
+                    LogSpace = LogSpace(inst, name),
                 });
             }
         }
@@ -95,6 +98,9 @@ internal static class SnapshotBuilder
         ? [.. qs.Series.Exported.Select(t => new StatementLog(t.ExportName, t.Amount, t.Count, t.Label is null ? null : qs.TextOf(t.Key)))
             .OrderByDescending(s => s.LogBytes).ThenBy(s => s.QueryHash, StringComparer.Ordinal)]
         : [];
+
+    private static LogSpaceSnapshot? LogSpace(InstanceState inst, string database) =>
+        inst.Find<LogSpaceSignal.State>(SignalRegistry.LogSpace)?.Snapshot(database);
 
     private static CountersSignal.State? Counters(InstanceState inst) => inst.Find<CountersSignal.State>(SignalRegistry.Counters);
 

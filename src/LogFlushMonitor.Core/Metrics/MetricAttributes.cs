@@ -49,6 +49,12 @@ public static class MetricAttributes
     /// <summary>What an agreement ratio compares: flushes, flushed_bytes, writelog_time, flush_wait_time.</summary>
     public const string Quantity = "quantity";
 
+    /// <summary>An event of the monitor's event session, e.g. log_flush_start.</summary>
+    public const string EventName = "event.name";
+
+    /// <summary>The type column of a live-stream row: 0, 1, 2, 3 or other.</summary>
+    public const string RowType = "row_type";
+
     /// <summary>A part of a source: poller, stream, session, histogram.</summary>
     public const string Component = "component";
 
@@ -72,6 +78,13 @@ public static class MetricAttributes
 
     /// <summary>That replica's commit mode: SYNCHRONOUS_COMMIT or ASYNCHRONOUS_COMMIT (availability_mode_desc).</summary>
     public const string AvailabilityMode = "sqlserver.replica.availability_mode";
+
+    /// <summary>
+    /// Why the log cannot be reused (truncated), one of the values SQL Server documents for
+    /// <c>sys.dm_db_log_stats.log_truncation_holdup_reason</c> and <c>sys.databases.log_reuse_wait_desc</c>
+    /// (<see cref="Signals.LogReuseWaits"/>): a bounded set, never the server's free text.
+    /// </summary>
+    public const string LogReuseWait = "log.reuse_wait";
 
     /// <summary>A metric exporter: otlp.</summary>
     public const string Exporter = "exporter";

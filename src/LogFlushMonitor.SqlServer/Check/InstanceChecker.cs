@@ -1,5 +1,6 @@
 using System.Globalization;
 using Dapper;
+using LogFlushMonitor.Core.Signals;
 using LogFlushMonitor.SqlServer.Connections;
 using LogFlushMonitor.SqlServer.Polling;
 using LogFlushMonitor.SqlServer.Resilience;
@@ -15,7 +16,7 @@ namespace LogFlushMonitor.SqlServer.Check;
 /// </summary>
 public static class InstanceChecker
 {
-    /// <summary>Permission names whose rows sys.master_files shows (for log file latency); any one suffices.</summary>
+    /// <summary>Permission names whose rows sys.master_files shows (for log file latency and the log's room); any one suffices.</summary>
     private static readonly string[] MasterFilesPermissions = ["VIEW ANY DEFINITION", "ALTER ANY DATABASE", "CREATE DATABASE"];
 
     /// <summary>
@@ -132,6 +133,7 @@ public static class InstanceChecker
         var permissions = new List<PermissionStatus>();
         var problems = new List<string>();
         var warnings = new List<string>();
+        var advice = new List<string>();
         bool stateOk, sessionOk, filesOk;
         if (azureDb)
         {
@@ -167,7 +169,7 @@ public static class InstanceChecker
             var files = new List<PermissionStatus>();
             foreach (var p in MasterFilesPermissions)
             {
-                files.Add(await Has(p, "log file latency (rows of sys.master_files)").ConfigureAwait(false));
+                files.Add(await Has(p, "log file latency and the log's room: max size, growth, headroom, time to full (rows of sys.master_files)").ConfigureAwait(false));
                 if (files[^1].Held == true)
                 {
                     break;
@@ -201,7 +203,7 @@ public static class InstanceChecker
 
         if (!filesOk)
         {
-            warnings.Add("log file latency needs VIEW ANY DEFINITION (sys.master_files rows); everything else works without it.");
+            warnings.Add("log file latency and the log's room (max size, growth, headroom, so the time to full and the SqlServerLogFullSoon page) need VIEW ANY DEFINITION (sys.master_files rows); everything else works without it, and SqlServerLogAlmostFull falls back to the percentage.");
         }
 
         warnings.AddRange(ConnectionSecurity.Warnings(source.ConnectionString, encrypted));
@@ -224,7 +226,7 @@ public static class InstanceChecker
         if (stateOk)
         {
             // The statements themselves, not HAS_PERMS_BY_NAME's opinion of them (issue 19 item 6).
-            await CheckProbes.PollsAsync(source, fleet, connection, filesOk, problems, warnings, queryStore, ct).ConfigureAwait(false);
+            await CheckProbes.PollsAsync(source, fleet, connection, filesOk, problems, warnings, advice, queryStore, ct).ConfigureAwait(false);
         }
 
         var collect = new List<string>();
@@ -235,6 +237,14 @@ public static class InstanceChecker
             if (filesOk)
             {
                 collect.Add("log file I/O: writes, bytes, write stall (average log write latency)");
+            }
+
+            // Which statement tells why the log cannot be reused on this version (issue 32): the DMV, or before 2016 SP2 the catalog.
+            var profile = ServerProfile.Of(azureDb, connection.ServerVersion, props.EngineEdition ?? 0);
+            collect.Add("log space: " + SignalRegistry.LogSpace.Describe(profile));
+            if (filesOk || azureDb)
+            {
+                collect.Add("log room: " + SignalRegistry.LogFiles.Describe(profile));
             }
 
             collect.AddRange(queryStore); // each database's Query Store state and the statements that wrote most log recently
@@ -258,6 +268,7 @@ public static class InstanceChecker
             WillCollect = collect,
             Problems = problems,
             Warnings = warnings,
+            Advice = advice,
         };
     }
 

@@ -98,6 +98,9 @@ internal static class MetricsDocumentation
                 case MetricAttributes.AvailabilityMode:
                     names.Add("availability mode");
                     break;
+                case MetricAttributes.LogReuseWait:
+                    names.Add("log reuse wait");
+                    break;
                 case MetricAttributes.CounterName:
                     names.Add("counter object and name");
                     break;
@@ -119,6 +122,7 @@ internal static class MetricsDocumentation
         MetricSection.FileStats => "file-stats",
         MetricSection.InFlight => "in-flight",
         MetricSection.Replicas => "replicas",
+        MetricSection.LogSpace => "log-space",
         _ => "monitor",
     };
 }

@@ -71,8 +71,9 @@ internal static class TdsTokens
         b.PatchLength16(lengthAt);
     }
 
-    public static void WriteLoginAck(TdsBuffer b, uint tdsVersion, string programName)
+    public static void WriteLoginAck(TdsBuffer b, uint tdsVersion, string programName, Version? programVersion = null)
     {
+        var v = programVersion ?? new Version(15, 0, 2000);
         b.Byte(0xAD);
         var lengthAt = b.Length;
         b.UInt16(0);
@@ -83,7 +84,7 @@ internal static class TdsTokens
         b.Byte((byte)(tdsVersion >> 8));
         b.Byte((byte)tdsVersion);
         b.BVarChar(programName);
-        b.Bytes([15, 0, 0x07, 0xD0]); // 15.0.2000, SQL Server 2019 RTM
+        b.Bytes([(byte)v.Major, (byte)v.Minor, (byte)(Math.Max(0, v.Build) >> 8), (byte)Math.Max(0, v.Build)]); // 15.0.2000 (SQL Server 2019 RTM) unless set
         b.PatchLength16(lengthAt);
     }
 

@@ -138,7 +138,8 @@ public class SimulationConsistencyTests
     {
         var recording = Record("autocommit", TimeSpan.FromSeconds(10));
         var polls = recording.All.OfType<PollEnded>().ToList();
-        Assert.Equal(3 * 8, polls.Count); // at 0, 5 and 10 s: counters, wait stats, file stats, the session's cost, WRITELOG waiters, log writers, log files, log space
+        Assert.Equal((3 * 8) + 1, polls.Count); // at 0, 5 and 10 s: counters, wait stats, file stats, the session's cost, WRITELOG waiters, log writers, log files, log space; Query Store once a minute (at 0 s)
+        Assert.Equal([T0], polls.Where(p => p.Signal == SignalRegistry.QueryStore).Select(p => p.TimestampUtc));
         Assert.Equal(3, polls.Count(p => p.Signal == SignalRegistry.WriteLogWaiters));
         Assert.Equal([T0, T0.AddSeconds(5), T0.AddSeconds(10)], polls.Select(p => p.TimestampUtc).Distinct());
         var names = recording.Counters.Where(c => c.TimestampUtc == T0.AddSeconds(5)).Select(c => (c.Row.CounterInstance, c.Row.CounterName, c.Row.CounterType)).ToList();

@@ -1,7 +1,6 @@
 using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Signals;
-using LogFlushMonitor.Core.Tests.Metrics;
 using LogFlushMonitor.Core.XEvents;
 using LogFlushMonitor.XEvent.Binary;
 using LogFlushMonitor.XEvent.TestSupport;
@@ -22,11 +21,9 @@ public class StatementBoundTests(ITestOutputHelper output)
     private const string Executions = "sqlserver.database.statement.executions";
     private static readonly DateTime T0 = new(2026, 11, 25, 12, 0, 0, DateTimeKind.Utc);
 
-    // An instance name of this class's own: the SDK's provider listens to every meter of the monitor's name, including
-    // those of harnesses in test classes running alongside.
     private const string Instance = "statement-bound";
 
-    private static void Feed(MetricsHarness h, Action<XelWriter> write)
+    private static void Feed(LogFlushAggregator h, Action<XelWriter> write)
     {
         var ms = new MemoryStream();
         using (var w = new XelWriter(ms, T0))
@@ -35,19 +32,42 @@ public class StatementBoundTests(ITestOutputHelper output)
         }
 
         ms.Position = 0;
-        var mapper = new XEventSampleMapper(Instance, h.Aggregator);
+        var mapper = new XEventSampleMapper(Instance, h);
         using var reader = new XelReader(ms, "statements.xel");
         reader.ReadAll(ref mapper);
     }
 
-    private static Dictionary<string, double> ByHash(IReadOnlyList<ExportedPoint> points, string name, string database = "shop") =>
+    /// <summary>
+    /// What a collection exports of the four statement families (the aggregation's readings, as the SDK's observable
+    /// instruments read them; read here directly, so no other test's meter of the same name can mix in).
+    /// </summary>
+    private static List<(string Name, Dictionary<string, object?> Tags, double Value)> Collect(LogFlushAggregator aggregator) =>
+    [
+        .. aggregator.ReadDouble(Time).Select(m => (Time, Tags(m.Tags), m.Value)),
+        .. aggregator.ReadLong(Waits).Select(m => (Waits, Tags(m.Tags), (double)m.Value)),
+        .. aggregator.ReadDouble(Written).Select(m => (Written, Tags(m.Tags), m.Value)),
+        .. aggregator.ReadLong(Executions).Select(m => (Executions, Tags(m.Tags), (double)m.Value)),
+    ];
+
+    private static Dictionary<string, object?> Tags(ReadOnlySpan<KeyValuePair<string, object?>> tags)
+    {
+        var d = new Dictionary<string, object?>(StringComparer.Ordinal);
+        foreach (var t in tags)
+        {
+            d[t.Key] = t.Value;
+        }
+
+        return d;
+    }
+
+    private static Dictionary<string, double> ByHash(List<(string Name, Dictionary<string, object?> Tags, double Value)> points, string name, string database = "shop") =>
         points.Where(p => p.Name == name && (string?)p.Tags[MetricAttributes.Instance] == Instance && (string?)p.Tags[MetricAttributes.Database] == database)
             .ToDictionary(p => (string)p.Tags[MetricAttributes.QueryHash]!, p => p.Value);
 
     [Fact]
     public void Six_statements_show_as_the_five_that_waited_first_and_other_with_the_waits_without_a_statement()
     {
-        using var h = new MetricsHarness();
+        var h = new LogFlushAggregator();
         Feed(h, w =>
         {
             for (var k = 1; k <= 6; k++)
@@ -65,7 +85,7 @@ public class StatementBoundTests(ITestOutputHelper output)
             }
         });
 
-        var points = h.Collect();
+        var points = Collect(h);
         var time = ByHash(points, Time);
         Assert.Equal(["0xA000000000000001", "0xA000000000000002", "0xA000000000000003", "0xA000000000000004", "0xA000000000000005", "other"], time.Keys.Order(StringComparer.Ordinal));
         Assert.Equal(0.050, time["0xA000000000000005"], 9);
@@ -77,7 +97,7 @@ public class StatementBoundTests(ITestOutputHelper output)
     [Fact]
     public void Ten_thousand_statements_in_the_wait_events_keep_six_series_and_64_hashes_per_database()
     {
-        using var h = new MetricsHarness();
+        var h = new LogFlushAggregator();
         var before = GC.GetTotalMemory(forceFullCollection: true);
         var seen = new Dictionary<(string Db, string Hash), double>();
         var most = 0;
@@ -95,7 +115,7 @@ public class StatementBoundTests(ITestOutputHelper output)
                 }
             });
 
-            var points = h.Collect();
+            var points = Collect(h);
             foreach (var db in new[] { "shop", "hr" })
             {
                 var time = ByHash(points, Time, db);
@@ -117,7 +137,7 @@ public class StatementBoundTests(ITestOutputHelper output)
             Assert.InRange(seen.Count(s => s.Key.Db == db), 2, (5 * 5) + 1);
         }
 
-        var inst = h.Aggregator.InstanceOf(Instance)!;
+        var inst = h.InstanceOf(Instance)!;
         var tracked = inst.Databases.Where(d => d.Statements is not null).ToDictionary(d => d.Name!, d => d.Statements!.Tracked);
         Assert.Equal(2, tracked.Count);
         Assert.All(tracked.Values, t => Assert.InRange(t, 0, TopSeries<ulong>.MaxTracked)); // the hashes kept to rank them
@@ -128,7 +148,7 @@ public class StatementBoundTests(ITestOutputHelper output)
     [Fact]
     public void Ten_thousand_statements_from_query_store_export_the_top_five_and_other_and_keep_at_most_256_texts()
     {
-        using var h = new MetricsHarness();
+        var h = new LogFlushAggregator();
         var before = GC.GetTotalMemory(forceFullCollection: true);
         var sent = 0L;
         var seen = new Dictionary<string, double>(StringComparer.Ordinal);
@@ -136,7 +156,7 @@ public class StatementBoundTests(ITestOutputHelper output)
         for (var poll = 0; poll < 4; poll++)
         {
             sent += Poll(h, poll);
-            var points = h.Collect();
+            var points = Collect(h);
             var written = ByHash(points, Written);
             Assert.InRange(written.Count, 2, 6); // the top 5 and other, at every read
             Assert.Contains("other", written.Keys);
@@ -156,7 +176,7 @@ public class StatementBoundTests(ITestOutputHelper output)
         Assert.Equal(40_000, seenExecutions.Values.Sum());
         Assert.InRange(seen.Count, 2, (5 * 4) + 1); // at most 5 new statement series per poll (one window each), and other
 
-        var state = h.Aggregator.InstanceOf(Instance)!.Find<QueryStoreSignal.State>(SignalRegistry.QueryStore)!;
+        var state = h.InstanceOf(Instance)!.Find<QueryStoreSignal.State>(SignalRegistry.QueryStore)!;
         var shop = Assert.Single(state.Statements);
         Assert.InRange(shop.Series.Tracked, 0, TopSeries<ulong>.MaxTracked);
         Assert.InRange(shop.TextCount, 1, QueryStoreSignal.DatabaseStatements.MaxTexts);
@@ -168,7 +188,7 @@ public class StatementBoundTests(ITestOutputHelper output)
     /// One Query Store poll naming 10,000 statements (past what a real poll reads, 64 per database: the bound holds whatever
     /// a row stream says); returns the log bytes it carried. Built here so none of it stays reachable from the test.
     /// </summary>
-    private static long Poll(MetricsHarness h, int poll)
+    private static long Poll(LogFlushAggregator h, int poll)
     {
         var rows = new List<QueryStoreRow>();
         for (var i = 0; i < 10_000; i++)
@@ -180,7 +200,7 @@ public class StatementBoundTests(ITestOutputHelper output)
 
         var total = rows.Sum(r => r.LogBytes);
         rows.Add(new QueryStoreRow(5, "shop", QueryStoreStates.ReadWrite, null, null, total, rows.Count, total));
-        h.Aggregator.OnBatch(SignalRegistry.QueryStore.Batch(Instance, T0.AddMinutes(5 * poll), [.. rows], endsPoll: true));
+        h.OnBatch(SignalRegistry.QueryStore.Batch(Instance, T0.AddMinutes(5 * poll), [.. rows], endsPoll: true));
         return total;
     }
 }

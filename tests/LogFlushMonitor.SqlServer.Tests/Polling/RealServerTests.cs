@@ -200,6 +200,57 @@ public class RealServerTests(RealSqlServerFixture server)
     }
 
     /// <summary>
+    /// Query Store on a real server (issue 34): a database with Query Store READ_WRITE capturing every statement and one
+    /// with it OFF. The statements bind their real types (query_hash binary(8) read as bigint, avg_log_bytes_used float ×
+    /// count_executions bigint), the parameterized INSERT comes back under its hash with log bytes and its text without
+    /// the parameter declarations, and the other database is counted as off. What docs/sqlserver.md ("The statements that
+    /// write the log") rests on.
+    /// </summary>
+    [SkippableFact]
+    public async Task The_query_store_poll_reads_a_real_servers_statements_and_states()
+    {
+        var cs = ConnectionString();
+        var on = "lfm_qs_on_" + Guid.NewGuid().ToString("N")[..8];
+        var off = "lfm_qs_off_" + Guid.NewGuid().ToString("N")[..8];
+        await using var admin = new Microsoft.Data.SqlClient.SqlConnection(cs);
+        await admin.OpenAsync();
+        await Dapper.SqlMapper.ExecuteAsync(admin, $"CREATE DATABASE [{on}]; CREATE DATABASE [{off}]; ALTER DATABASE [{off}] SET QUERY_STORE = OFF;");
+        await Dapper.SqlMapper.ExecuteAsync(admin, $"ALTER DATABASE [{on}] SET QUERY_STORE = ON (OPERATION_MODE = READ_WRITE, QUERY_CAPTURE_MODE = ALL, INTERVAL_LENGTH_MINUTES = 1);");
+        try
+        {
+            await using (var work = new Microsoft.Data.SqlClient.SqlConnection(new Microsoft.Data.SqlClient.SqlConnectionStringBuilder(cs) { InitialCatalog = on }.ConnectionString))
+            {
+                await work.OpenAsync();
+                await Dapper.SqlMapper.ExecuteAsync(work, "CREATE TABLE dbo.qs_orders (id int IDENTITY PRIMARY KEY, v char(200) NOT NULL);");
+                for (var i = 0; i < 200; i++)
+                {
+                    await Dapper.SqlMapper.ExecuteAsync(work, "INSERT dbo.qs_orders (v) VALUES (@v);", new { v = "order " + i });
+                }
+            }
+
+            var sink = new RecordingSink();
+            var logger = new CapturingLogger();
+            var options = new SqlServerInstanceOptions { Name = "real", ConnectionString = cs, IncludeDatabases = [on, off] };
+            await using var poller = new InstancePoller(SqlServerDataSource.Create(options, new SqlServerSourceOptions()), new SqlServerSourceOptions(), sink, new SourceHealth(), logger, TimeProvider.System);
+            await poller.PollOnceAsync(CancellationToken.None);
+
+            Assert.DoesNotContain(logger.Lines, l => l.EventId is 501 or 541);
+            var rows = sink.Values<QueryStoreRow>();
+            Assert.Equal(QueryStoreStates.Off, Assert.Single(rows, r => r.Database == off).State);
+            Assert.Equal(QueryStoreStates.ReadWrite, Assert.Single(rows, r => r.Database == on && r.QueryHash is null).State);
+            var insert = Assert.Single(rows, r => r.Database == on && r.Text is { } t && t.StartsWith("INSERT dbo.qs_orders", StringComparison.Ordinal));
+            Assert.Matches("^0x[0-9A-F]{16}$", insert.QueryHash);
+            Assert.True(insert.RecentLogBytes >= 200 * 200, $"{insert}"); // 200 rows of 200 bytes at least
+            Assert.Equal(0, insert.LogBytes); // the first poll is the baseline
+        }
+        finally
+        {
+            Microsoft.Data.SqlClient.SqlConnection.ClearAllPools();
+            await Dapper.SqlMapper.ExecuteAsync(admin, $"DROP DATABASE [{on}]; DROP DATABASE [{off}];");
+        }
+    }
+
+    /// <summary>
     /// The log's space on a real server (issue 32): both statements bind their real types, a database in the full recovery
     /// model that never had a full backup (so it truncates at checkpoints) shows ACTIVE_TRANSACTION while an open
     /// transaction holds its log across a CHECKPOINT, its log file's size, max size and volume come back in the documented

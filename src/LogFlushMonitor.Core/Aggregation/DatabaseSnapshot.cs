@@ -91,6 +91,12 @@ public sealed record DatabaseSnapshot
     /// </summary>
     public double? SyncCommitDelayMsPerTransaction { get; init; }
 
+    /// <summary>
+    /// Where commit time went over the last minute or so (the commit budget: local flush, synchronous replica, log-rate
+    /// governor, I/O-governance queue, log buffer), or null when no part has a source.
+    /// </summary>
+    public CommitBudgetSnapshot? CommitBudget { get; init; }
+
     /// <summary>Seconds between the first and last event.</summary>
     public double EventSpanSeconds => FirstEventUtc is { } f && LastEventUtc is { } l ? (l - f).TotalSeconds : 0;
 }

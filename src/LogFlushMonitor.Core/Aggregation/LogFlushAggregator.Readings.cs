@@ -13,6 +13,7 @@ public sealed partial class LogFlushAggregator
     private static readonly MetricDefinition EventsReceived = MetricCatalog.Get("sqlserver.monitor.events");
     private static readonly MetricDefinition EventsLost = MetricCatalog.Get("sqlserver.monitor.events.lost");
     private static readonly MetricDefinition Agreement = MetricCatalog.Get("sqlserver.monitor.agreement");
+    private static readonly MetricDefinition CommitWaitTime = MetricCatalog.Get("sqlserver.commit.wait.time");
 
     /// <summary>Reads of the aggregation for collects since it was created (tests: one per collect).</summary>
     internal long Reads { get; private set; }
@@ -33,6 +34,8 @@ public sealed partial class LogFlushAggregator
                 }
 
                 CountEventSeries(inst, into);
+                inst.Budgets.Advance();
+                inst.Budgets.Read(into, CommitWaitTime);
             }
         }
     }

@@ -15,7 +15,9 @@ public sealed partial class LogFlushAggregator
         var outcome = new SignalOutcome();
         lock (_gate)
         {
-            Instance(batch.Instance).StateOf(batch.Signal).Apply(batch, outcome);
+            var inst = Instance(batch.Instance);
+            inst.LastBatchTicks = Math.Max(inst.LastBatchTicks, batch.TimestampUtc.Ticks);
+            inst.StateOf(batch.Signal).Apply(batch, outcome);
         }
 
         // Outside the lock: logging, the host's /readyz and the SDK's records never hold up a collect or another source.

@@ -11,6 +11,7 @@ internal static class SnapshotBuilder
         var list = new List<DatabaseSnapshot>();
         foreach (var inst in instances)
         {
+            inst.Budgets.Advance();
             var seen = new HashSet<string>(StringComparer.Ordinal);
             foreach (var db in inst.Databases)
             {
@@ -41,6 +42,7 @@ internal static class SnapshotBuilder
                     LogWriters = Writers(inst, db.Name),
 
                     SyncCommitDelayMsPerTransaction = SyncDelay(inst, db.Name),
+                    CommitBudget = inst.Budgets.Snapshot(db.Name),
                 });
             }
 
@@ -71,6 +73,7 @@ internal static class SnapshotBuilder
                     LogWriters = Writers(inst, name),
 
                     SyncCommitDelayMsPerTransaction = SyncDelay(inst, name),
+                    CommitBudget = inst.Budgets.Snapshot(name),
                 });
             }
         }

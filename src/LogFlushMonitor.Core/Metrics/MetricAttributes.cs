@@ -67,6 +67,12 @@ public static class MetricAttributes
     /// <summary>That replica's commit mode: SYNCHRONOUS_COMMIT or ASYNCHRONOUS_COMMIT (availability_mode_desc).</summary>
     public const string AvailabilityMode = "sqlserver.replica.availability_mode";
 
+    /// <summary>
+    /// A part of the commit budget (what commits waited on): one of <see cref="Aggregation.CommitParts.Names"/>, a fixed
+    /// list (local_flush, io_governance_queue, sync_replica, logbuffer, the log-rate governor's forms).
+    /// </summary>
+    public const string Part = "part";
+
     /// <summary>A metric exporter: otlp.</summary>
     public const string Exporter = "exporter";
 

@@ -97,6 +97,12 @@ public sealed record DatabaseSnapshot
     /// </summary>
     public CommitBudgetSnapshot? CommitBudget { get; init; }
 
+    /// <summary>
+    /// Azure's log-rate governance of the database at the last poll (its tier, cap and the share written; on Managed
+    /// Instance the instance's), or null on SQL Server and before the first poll.
+    /// </summary>
+    public Signals.LogRateSnapshot? LogRate { get; init; }
+
     /// <summary>Seconds between the first and last event.</summary>
     public double EventSpanSeconds => FirstEventUtc is { } f && LastEventUtc is { } l ? (l - f).TotalSeconds : 0;
 }

@@ -43,6 +43,7 @@ internal static class SnapshotBuilder
 
                     SyncCommitDelayMsPerTransaction = SyncDelay(inst, db.Name),
                     CommitBudget = inst.Budgets.Snapshot(db.Name),
+                    LogRate = inst.Find<LogRateSignal.State>(SignalRegistry.LogRate)?.Snapshot(db.Name),
                 });
             }
 
@@ -74,6 +75,7 @@ internal static class SnapshotBuilder
 
                     SyncCommitDelayMsPerTransaction = SyncDelay(inst, name),
                     CommitBudget = inst.Budgets.Snapshot(name),
+                    LogRate = inst.Find<LogRateSignal.State>(SignalRegistry.LogRate)?.Snapshot(name),
                 });
             }
         }

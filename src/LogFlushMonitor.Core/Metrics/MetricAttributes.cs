@@ -73,6 +73,15 @@ public static class MetricAttributes
     /// </summary>
     public const string Part = "part";
 
+    /// <summary>An Azure service tier: DATABASEPROPERTYEX(..., 'Edition') on SQL Database, sys.server_resource_stats.sku on Managed Instance.</summary>
+    public const string ServiceTier = "sqlserver.service.tier";
+
+    /// <summary>An Azure service objective: slo_name of sys.dm_user_db_resource_governance (Managed Instance: sku, hardware and vCores).</summary>
+    public const string ServiceObjective = "sqlserver.service.objective";
+
+    /// <summary>A Hyperscale component that sets the log rate (role_desc of sys.dm_hs_database_log_rate: Primary, Storage, Replica, ...).</summary>
+    public const string LogRateComponent = "sqlserver.log_rate.component";
+
     /// <summary>A metric exporter: otlp.</summary>
     public const string Exporter = "exporter";
 

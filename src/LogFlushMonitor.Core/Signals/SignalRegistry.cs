@@ -35,6 +35,9 @@ public static class SignalRegistry
     /// <summary>sys.dm_hadr_database_replica_states: availability-group replicas.</summary>
     public static HadrReplicasSignal HadrReplicas { get; } = new();
 
+    /// <summary>Azure's log-rate governance: the cap, the share of it written, Hyperscale's limiting component.</summary>
+    public static LogRateSignal LogRate { get; } = new();
+
     /// <summary>The histogram target: flushes counted by write size (histogram mode).</summary>
     public static FlushBucketsSignal FlushBuckets { get; } = new();
 
@@ -43,7 +46,7 @@ public static class SignalRegistry
 
     /// <summary>Every signal, in poll order.</summary>
     public static IReadOnlyList<Signal> All { get; } = Number(
-        [ServerStart, Databases, Counters, WaitStats, FileStats, XeDrops, WriteLogWaiters, LogWriters, HadrReplicas, FlushBuckets, OutstandingFlushes]);
+        [ServerStart, Databases, Counters, WaitStats, FileStats, XeDrops, WriteLogWaiters, LogWriters, HadrReplicas, LogRate, FlushBuckets, OutstandingFlushes]);
 
     /// <summary>The signal whose recorded lines are of <paramref name="lineType"/>, or null.</summary>
     public static SignalRecording? RecordingOf(string lineType) => All.Select(s => s.Recording).FirstOrDefault(r => r?.LineType == lineType);

@@ -275,6 +275,12 @@ public sealed partial class ScriptedSqlServer
             rows.AddRange(ExtraWaits.Select(e => new object?[] { e.WaitType, e.Tasks, e.WaitMs, e.MaxMs, e.SignalMs }));
         }
 
+        // Azure SQL Database's statement names its database (DB_NAME(): the database the view is of) in every row.
+        if (request.Text.Contains("DB_NAME() AS DatabaseName", StringComparison.Ordinal))
+        {
+            return Begin(request).ResultSet([.. WaitColumns, TdsColumn.NVarChar("DatabaseName")], [.. rows.Select(r => (object?[])[.. r, CurrentDatabase])]);
+        }
+
         return Begin(request).ResultSet(WaitColumns, rows);
     }
 

@@ -103,6 +103,12 @@ public sealed record DatabaseSnapshot
     /// </summary>
     public Signals.LogRateSnapshot? LogRate { get; init; }
 
+    /// <summary>
+    /// The database's copies on its availability replicas at the last replica-states poll (on a primary, its own and each
+    /// secondary's), with how far each is behind and its threshold; empty outside a group.
+    /// </summary>
+    public IReadOnlyList<ReplicaSnapshot> Replicas { get; init; } = [];
+
     /// <summary>Seconds between the first and last event.</summary>
     public double EventSpanSeconds => FirstEventUtc is { } f && LastEventUtc is { } l ? (l - f).TotalSeconds : 0;
 }

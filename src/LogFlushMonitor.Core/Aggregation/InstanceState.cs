@@ -50,6 +50,9 @@ internal sealed class InstanceState
 
     private CommitBudgets? _budgets;
 
+    /// <summary>How far behind each availability replica may fall (the aggregation's configuration).</summary>
+    public ReplicaBehindThresholds ReplicaThresholds { get; set; } = ReplicaBehindThresholds.Default;
+
     /// <summary>The newest event's timestamp (ticks, UTC), 0 before any: whether the instance's events still flow.</summary>
     public long LastEventTicks { get; set; }
 

@@ -42,11 +42,7 @@ public sealed partial class LogFlushAggregator
     {
         lock (_gate)
         {
-            return [.. _instances.Values.SelectMany(i => (i.Find<HadrReplicasSignal.State>(SignalRegistry.HadrReplicas)?.Series ?? []).Select(r => new ReplicaSnapshot(
-                i.Name, r.Key.Database, r.Key.Group, r.Key.Replica, r.Key.Role, r.Key.Mode, r.Value.SynchronizationState,
-                r.Value.Values[(int)Metrics.ReplicaColumn.LogSendQueueSize], r.Value.Values[(int)Metrics.ReplicaColumn.LogSendRate],
-                r.Value.Values[(int)Metrics.ReplicaColumn.RedoQueueSize], r.Value.Values[(int)Metrics.ReplicaColumn.RedoRate],
-                r.Value.Values[(int)Metrics.ReplicaColumn.SecondaryLag], r.Value.Values[(int)Metrics.ReplicaColumn.LastHardenedAge])))];
+            return [.. _instances.Values.SelectMany(i => (i.Find<HadrReplicasSignal.State>(SignalRegistry.HadrReplicas)?.Series ?? []).Select(r => SnapshotBuilder.ReplicaOf(i, r.Key, r.Value)))];
         }
     }
 }

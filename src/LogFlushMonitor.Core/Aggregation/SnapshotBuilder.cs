@@ -44,6 +44,7 @@ internal static class SnapshotBuilder
                     SyncCommitDelayMsPerTransaction = SyncDelay(inst, db.Name),
                     CommitBudget = inst.Budgets.Snapshot(db.Name),
                     LogRate = inst.Find<LogRateSignal.State>(SignalRegistry.LogRate)?.Snapshot(db.Name),
+                    Replicas = Replicas(inst, db.Name),
                 });
             }
 
@@ -76,12 +77,25 @@ internal static class SnapshotBuilder
                     SyncCommitDelayMsPerTransaction = SyncDelay(inst, name),
                     CommitBudget = inst.Budgets.Snapshot(name),
                     LogRate = inst.Find<LogRateSignal.State>(SignalRegistry.LogRate)?.Snapshot(name),
+                    Replicas = Replicas(inst, name),
                 });
             }
         }
 
         return list;
     }
+
+    private static List<ReplicaSnapshot> Replicas(InstanceState inst, string database) =>
+        [.. (inst.Find<HadrReplicasSignal.State>(SignalRegistry.HadrReplicas)?.Series ?? []).Where(r => r.Key.Database == database).Select(r => ReplicaOf(inst, r.Key, r.Value))];
+
+    /// <summary>One database on one replica as the last poll saw it, with its time behind and threshold.</summary>
+    internal static ReplicaSnapshot ReplicaOf(InstanceState inst, (string Database, string Group, string Replica, string Role, string Mode) key, ReplicaSeries s) => new(
+        inst.Name, key.Database, key.Group, key.Replica, key.Role, key.Mode, s.SynchronizationState,
+        s.Values[(int)Metrics.ReplicaColumn.LogSendQueueSize], s.Values[(int)Metrics.ReplicaColumn.LogSendRate],
+        s.Values[(int)Metrics.ReplicaColumn.RedoQueueSize], s.Values[(int)Metrics.ReplicaColumn.RedoRate],
+        s.Values[(int)Metrics.ReplicaColumn.SecondaryLag], s.Values[(int)Metrics.ReplicaColumn.LastHardenedAge],
+        s.Values[(int)Metrics.ReplicaColumn.CommitBehind] / 1000.0,
+        s.Values[(int)Metrics.ReplicaColumn.CommitBehind] is null ? null : inst.ReplicaThresholds.For(key.Replica, key.Mode).TotalSeconds);
 
     private static CountersSignal.State? Counters(InstanceState inst) => inst.Find<CountersSignal.State>(SignalRegistry.Counters);
 

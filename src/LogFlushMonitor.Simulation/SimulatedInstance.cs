@@ -18,7 +18,7 @@ internal sealed record RestartPlan(TimeSpan After, TimeSpan Downtime);
 /// WRITELOG wait only when the stall is over, at their own times; the completed-wait figures (counters, wait stats, the
 /// file's write stall) grow then too, as the server's do. A poll meanwhile sees the waiting sessions.
 /// </remarks>
-internal sealed class SimulatedInstance
+internal sealed partial class SimulatedInstance
 {
     private const string Total = "_Total";
     private const string WriteLog = "WRITELOG";
@@ -57,8 +57,10 @@ internal sealed class SimulatedInstance
     private long _hadrMaxTicks;
     private readonly SimRandom _replicaRng;
 
-    public SimulatedInstance(string name, int index, SimulationOptions options, List<SimulatedDatabase> databases, RestartPlan? restart = null, LogStall? stall = null)
+    public SimulatedInstance(string name, int index, SimulationOptions options, List<SimulatedDatabase> databases, RestartPlan? restart = null, LogStall? stall = null,
+        AzureGovernance? azure = null)
     {
+        Azure = azure;
         Name = name;
         _databases = databases;
         _restart = restart;
@@ -212,6 +214,7 @@ internal sealed class SimulatedInstance
     private void Complete(SimulatedDatabase db, ulong block, long ticks, long latencyTicks, long waitTicks, ISampleSink sink)
     {
         db.StallTicks += latencyTicks;
+        db.QueuedTicks += Azure is { } azure ? (long)(latencyTicks * azure.QueuedShare) : 0;
         var t = new DateTime(ticks, DateTimeKind.Utc);
         if (db.EmitComplete && Deliver(sink, out var seq))
         {
@@ -335,14 +338,9 @@ internal sealed class SimulatedInstance
 
         sink.OnBatch(SignalRegistry.Counters.Batch(Name, t, [.. counters], endsPoll: true));
 
-        sink.OnBatch(SignalRegistry.WaitStats.Batch(Name, t,
-        [
-            new WaitStatsRow(WriteLog, _writeLogTasks, _writeLogTicks / Ms, _writeLogMaxTicks / Ms, _writeLogSignalTicks / Ms),
-            new WaitStatsRow(LogBuffer, _logBufferTasks, _logBufferTicks / Ms, _logBufferMaxTicks / Ms, 0),
-            new WaitStatsRow(HadrSyncCommit, _hadrTasks, _hadrTicks / Ms, _hadrMaxTicks / Ms, 0),
-        ], endsPoll: true));
+        sink.OnBatch(SignalRegistry.WaitStats.Batch(Name, t, WaitStatsRows(), endsPoll: true));
 
-        sink.OnBatch(SignalRegistry.FileStats.Batch(Name, t, [.. _databases.Select(db => new FileStatsRow(db.Id, db.Name, 2, db.Flushes, db.BytesFlushed, db.StallTicks / Ms))], endsPoll: true));
+        sink.OnBatch(SignalRegistry.FileStats.Batch(Name, t, [.. _databases.Select(db => new FileStatsRow(db.Id, db.Name, 2, db.Flushes, db.BytesFlushed, db.StallTicks / Ms, db.QueuedTicks / Ms))], endsPoll: true));
 
         // sys.dm_os_waiting_tasks: the sessions whose WRITELOG wait is under way now.
         var waiters = new List<WriteLogWaitersRow>();
@@ -385,6 +383,7 @@ internal sealed class SimulatedInstance
 
         sink.OnBatch(SignalRegistry.LogWriters.Batch(Name, t, [.. writers], endsPoll: true));
         PollReplicas(t, sink);
+        PollGovernance(t, sink);
     }
 
     /// <summary>
@@ -410,10 +409,10 @@ internal sealed class SimulatedInstance
             var roundTripSeconds = db.LastSyncDelayTicks / (double)TimeSpan.TicksPerSecond;
             var sendQueueKb = (long)(roundTripSeconds * 2_000); // ~2 MB/s of log behind the round trip
             rows.Add(new ReplicaRow(db.Id, db.Name, r.Group, r.Primary, "PRIMARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED", null, null, null, null, null, 0));
+            // The synchronous secondary's last commit is one harden round trip behind the primary's.
             rows.Add(new ReplicaRow(db.Id, db.Name, r.Group, r.Synchronous, "SECONDARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED",
-                sendQueueKb, 2_000, 64, 4_000, (long)roundTripSeconds, (long)roundTripSeconds));
-            rows.Add(new ReplicaRow(db.Id, db.Name, r.Group, r.Asynchronous, "SECONDARY", "ASYNCHRONOUS_COMMIT", "SYNCHRONIZING",
-                6_000 + sendQueueKb, 1_800, 2_000, 3_000, 3, 3));
+                sendQueueKb, 2_000, 64, 4_000, (long)roundTripSeconds, (long)roundTripSeconds, db.LastSyncDelayTicks / TimeSpan.TicksPerMillisecond));
+            rows.Add(AsynchronousRow(db, r, t, sendQueueKb));
         }
 
         sink.OnBatch(SignalRegistry.HadrReplicas.Batch(Name, t, [.. rows], endsPoll: true));
@@ -453,6 +452,7 @@ internal sealed class SimulatedInstance
         _writeLogTasks = _writeLogTicks = _writeLogSignalTicks = _writeLogMaxTicks = 0;
         _hadrTasks = _hadrTicks = _hadrMaxTicks = 0;
         _logBufferTasks = _logBufferTicks = _logBufferMaxTicks = 0;
+        ResetGovernance();
         foreach (var db in _databases)
         {
             db.ResetCumulative();

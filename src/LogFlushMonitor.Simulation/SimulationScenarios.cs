@@ -38,6 +38,19 @@ namespace LogFlushMonitor.Simulation;
 /// sessions' pace does not include the sync wait.</item>
 /// <item><c>drop-database</c>: sql1 with shop (autocommit) and scratch (big transaction); scratch is dropped 32.5 s
 /// after start: its events stop and its rows vanish from the following polls.</item>
+/// <item><c>azure-log-cap</c>: an Azure SQL Database at its tier's log-rate cap: azure-gp/ingest, General Purpose
+/// (GeneralPurpose, SQLDB_GP_Gen5_2), whose live cap (primary_max_log_rate) is 9,830,400 B/s (9.375 MB/s, one of the
+/// values Microsoft's pages have given for 2 vCores; the DMV is what governs). Four sessions load 60 KB log blocks in
+/// transactions of ~1 MB, wanting 1 MiB/s each (4 MiB/s, ~43 % of the cap) until 30 s after start and 4 MiB/s each
+/// (16 MiB/s) from then on: the log-rate governor holds the database at the cap (avg_log_write_percent ~100), and the
+/// sessions wait LOG_RATE_GOVERNOR ~1.7 s per second in all (each ~41 % of its time). Log writes take ~6 ms (General
+/// Purpose publishes 5-7 ms), a sixth of it queued by I/O governance (io_stall_queued_write_ms). The commit budget's
+/// largest part is then the log-rate cap.</item>
+/// <item><c>ag-async-lag</c>: sql1/orders in ag_orders as in <c>ag-sync</c>, but its synchronous secondary (sql1-b)
+/// stays fast (~0.5 ms) and the link to the asynchronous one (sql1-dr) carries 200 KiB/s from 30 s after start while the
+/// primary writes ~0.9 MB/s: sql1-dr's send queue grows ~0.7 MB/s and its time behind (the primary's last_commit_time
+/// minus its own) ~0.78 s per second, from 3 s to past the 60 s default threshold about 103 s after start. The
+/// synchronous secondary is ~0.5 ms behind throughout.</item>
 /// </list>
 /// </remarks>
 public static class SimulationScenarios
@@ -59,9 +72,15 @@ public static class SimulationScenarios
     private const int LongSpikeSessions = 20;
     private const double LongSpikeCommitsPerSecond = 250;
 
+    // azure-log-cap: a 2-vCore General Purpose database's cap as the live DMV would give it, ~6 ms log writes (5-7 ms
+    // published), a sixth of each queued by I/O governance; four loaders wanting 1 MiB/s each, then 4 MiB/s each.
+    private const long GeneralPurposeCap = 9_830_400;
+    private static readonly AzureGovernance AzureGeneralPurpose = new("GeneralPurpose", "SQLDB_GP_Gen5_2", GeneralPurposeCap, 1.0 / 6);
+
     /// <summary>Every scenario name.</summary>
     public static IReadOnlyList<string> Names { get; } =
-        [Default, "autocommit", "big-transaction", "delayed-durability", "writelog-spike", "writelog-spike-long", "log-stall", "ag-sync", "restart", "drop-database"];
+        [Default, "autocommit", "big-transaction", "delayed-durability", "writelog-spike", "writelog-spike-long", "log-stall", "ag-sync", "restart", "drop-database",
+            "azure-log-cap", "ag-async-lag"];
 
     /// <summary>Creates a scenario by name (case-insensitive).</summary>
     /// <exception cref="ArgumentException">The name is unknown (the message lists the valid names) or an option is invalid.</exception>
@@ -99,6 +118,14 @@ public static class SimulationScenarios
                 break;
             case "ag-sync":
                 b.Instance("sql1", b.InGroup(b.Autocommit(5, "orders", StallSessions, AutocommitLatencyUs, null, complete: true, commitsPerSecond: ThinkingSessionCommitsPerSecond), "sql1"));
+                break;
+            case "azure-log-cap":
+                b.Instance(new SimulatedInstance("azure-gp", b.Instances.Count, options, [b.GovernedLoad(5, "ingest")], azure: AzureGeneralPurpose));
+                break;
+            case "ag-async-lag":
+                b.Instance("sql1", b.InGroup(
+                    b.Autocommit(5, "orders", StallSessions, AutocommitLatencyUs, null, complete: true, commitsPerSecond: ThinkingSessionCommitsPerSecond),
+                    "sql1", slowdown: null, lag: new AsyncLag(TimeSpan.FromSeconds(30), 200 * 1024, 3)));
                 break;
             case "restart":
                 b.Instance(
@@ -156,6 +183,18 @@ public static class SimulationScenarios
             _db = 0;
         }
 
+        /// <summary>An instance made by the caller (an Azure SQL Database), its databases built before it.</summary>
+        public void Instance(SimulatedInstance instance)
+        {
+            Instances.Add(instance);
+            _db = 0;
+        }
+
+        /// <summary>azure-log-cap's loaders: four sessions of 60 KB blocks under the General Purpose cap.</summary>
+        public SimulatedDatabase GovernedLoad(int id, string name) =>
+            Database(id, name, complete: true, null, rng => new GovernedLoadWorkload(rng, new LatencyModel(6_000, null), Sessions(4), options.RateScale,
+                GeneralPurposeCap, quietBytesPerSecond: 1 << 20, loadBytesPerSecond: 4 << 20, loadAfter: TimeSpan.FromSeconds(30)));
+
         public SimulatedDatabase Autocommit(int id, string name, int sessions, double latencyUs, WritelogSpike? spike, bool complete, double commitsPerSecond = 5000) =>
             Database(id, name, complete, null, rng => new AutocommitWorkload(rng, new LatencyModel(latencyUs, spike), Sessions(sessions), options.RateScale, commitsPerSecond));
 
@@ -166,10 +205,13 @@ public static class SimulationScenarios
             Database(id, name, complete, null, rng => new DelayedDurabilityWorkload(rng, new LatencyModel(DelayedLatencyUs, null), Sessions(sessions), options.RateScale));
 
         /// <summary>The database in availability group ag_NAME with a synchronous secondary that slows down (ag-sync).</summary>
-        public SimulatedDatabase InGroup(SimulatedDatabase db, string primary) => new(db.Id, db.Name, db.Workload, db.EmitComplete, db.LogSizeKb, db.DropAfter)
+        public SimulatedDatabase InGroup(SimulatedDatabase db, string primary) => InGroup(db, primary,
+            new WritelogSpike(TimeSpan.FromSeconds(30), TimeSpan.FromMinutes(10), TimeSpan.FromSeconds(10), TimeSpan.FromMinutes(6), 25_000), null);
+
+        /// <summary>The database in availability group ag_NAME: a synchronous secondary (slowing as <paramref name="slowdown"/> says) and an asynchronous one (lagging as <paramref name="lag"/> says).</summary>
+        public SimulatedDatabase InGroup(SimulatedDatabase db, string primary, WritelogSpike? slowdown, AsyncLag? lag) => new(db.Id, db.Name, db.Workload, db.EmitComplete, db.LogSizeKb, db.DropAfter)
         {
-            Replica = new SyncReplica("ag_" + db.Name, primary, primary + "-b", primary + "-dr", 500,
-                new WritelogSpike(TimeSpan.FromSeconds(30), TimeSpan.FromMinutes(10), TimeSpan.FromSeconds(10), TimeSpan.FromMinutes(6), 25_000)),
+            Replica = new SyncReplica("ag_" + db.Name, primary, primary + "-b", primary + "-dr", 500, slowdown) { AsyncLag = lag },
         };
 
         private int Sessions(int scenarioDefault) => options.SessionsPerDatabase ?? scenarioDefault;

@@ -11,14 +11,16 @@ namespace LogFlushMonitor.Simulation;
 /// <param name="Synchronous">The synchronous-commit secondary.</param>
 /// <param name="Asynchronous">The asynchronous-commit secondary.</param>
 /// <param name="BaseMicroseconds">The synchronous secondary's usual harden round trip.</param>
-/// <param name="Slowdown">When the secondary slows down; its peak is the round trip at the worst.</param>
-internal sealed record SyncReplica(string Group, string Primary, string Synchronous, string Asynchronous, double BaseMicroseconds, WritelogSpike Slowdown)
+/// <param name="Slowdown">When the secondary slows down; its peak is the round trip at the worst; null when it never does.</param>
+internal sealed record SyncReplica(string Group, string Primary, string Synchronous, string Asynchronous, double BaseMicroseconds, WritelogSpike? Slowdown)
 {
+    /// <summary>How the asynchronous secondary falls behind (a slow link), or null when it trails by a few seconds throughout.</summary>
+    public AsyncLag? AsyncLag { get; init; }
+
     /// <summary>The synchronous secondary's harden round trip at <paramref name="sinceStart"/>, with a little jitter.</summary>
     public long DelayMicroseconds(SimRandom rng, TimeSpan sinceStart)
     {
-        var intensity = Slowdown.Intensity(sinceStart);
-        var mean = BaseMicroseconds + (intensity * (Slowdown.PeakMicroseconds - BaseMicroseconds));
+        var mean = Slowdown is { } slowdown ? BaseMicroseconds + (slowdown.Intensity(sinceStart) * (slowdown.PeakMicroseconds - BaseMicroseconds)) : BaseMicroseconds;
         return (long)(mean * rng.Between(0.85, 1.15));
     }
 }

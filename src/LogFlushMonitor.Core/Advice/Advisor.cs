@@ -66,6 +66,7 @@ public static class Advisor
         }
 
         AdviseDevice(db, list);
+        CommitAdvice.Add(db, list);
         AdviseReplica(db, list);
         AdviseWriteSizes(db, list);
         return list;

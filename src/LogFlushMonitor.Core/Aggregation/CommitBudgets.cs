@@ -13,11 +13,12 @@ namespace LogFlushMonitor.Core.Aggregation;
 /// <remarks>
 /// A part's source is chosen at each update: the database's wait events while the instance's events flow (an event in the
 /// last <see cref="EventSilence"/>) and the session collects that wait type (one seen on the instance), else the
-/// database's own server figure (a counter; on Azure SQL Database its wait stats). A source's increase since the last
-/// update is added; when the source changes, the new one's present value becomes its baseline and that interval adds
-/// nothing (nothing is counted twice). The local flush is split: the share of the log file's write stall that I/O
-/// governance queued in the last poll interval (io_stall_queued_write_ms over io_stall_write_ms) goes to
-/// <see cref="CommitPart.IoGovernanceQueue"/>.
+/// database's own server figure (a counter; on Azure SQL Database its wait stats). Every source's figure is followed at
+/// every update, and the chosen one's increase since the last update is added: a change of source takes the new source's
+/// increase over that interval, so nothing is lost or counted twice (waits the events missed while they stopped, which
+/// the counter counted, are added when the counter takes over). The local flush is split: the share of the log file's
+/// write stall that I/O governance queued in the last poll interval (io_stall_queued_write_ms over io_stall_write_ms)
+/// goes to <see cref="CommitPart.IoGovernanceQueue"/>.
 /// </remarks>
 internal sealed class CommitBudgets(InstanceState instance)
 {
@@ -105,18 +106,19 @@ internal sealed class CommitBudgets(InstanceState instance)
             first = b.History.LastOrDefault(h => h.Ticks < now);
         }
 
+        // Before a second sample, everything since monitoring began (the window's length is then not known: 0).
         var window = first.Seconds is null ? 0 : (now - first.Ticks) / (double)TimeSpan.TicksPerSecond;
         var parts = new List<CommitBudgetPart>();
         for (var p = 0; p < CommitParts.Count; p++)
         {
             if (b.Exported[p])
             {
-                parts.Add(new CommitBudgetPart((CommitPart)p, first.Seconds is null ? 0 : Math.Max(0, b.Seconds[p] - first.Seconds[p]), b.Source[p]));
+                parts.Add(new CommitBudgetPart((CommitPart)p, Math.Max(0, b.Seconds[p] - (first.Seconds?[p] ?? 0)), b.Source[p]));
             }
         }
 
         parts.Sort((x, y) => y.Seconds.CompareTo(x.Seconds) is var c && c != 0 ? c : x.Part.CompareTo(y.Part));
-        double? commits = b.CommitSource == CommitPartSource.None || window <= 0 ? null : Math.Max(0, b.Commits - first.Commits);
+        double? commits = b.CommitSource == CommitPartSource.None ? null : Math.Max(0, b.Commits - first.Commits);
         return new CommitBudgetSnapshot(parts, window, commits, InstanceWide(b));
     }
 
@@ -160,65 +162,62 @@ internal sealed class CommitBudgets(InstanceState instance)
 
     private void Update(DatabaseBudget b, DatabaseEvents? db, bool eventsFlow, CountersSignal.State? counters, FileStatsSignal.State? files, WaitStatsSignal.State? waits, long now)
     {
-        // Events read a part of a database with event state, while the instance's events flow and its session collects that wait type.
+        // Events read a part of a database with event state whose session collects that wait type; they are preferred while
+        // the instance's events flow. Every source's figure is followed at each update, so that a change of source takes
+        // the new one's increase since the last update: nothing is lost or counted twice.
         var collected = instance.EventParts;
-        bool FromEvents(CommitPart part) => db is not null && eventsFlow && collected[(int)part];
         var instanceWaits = waits?.Series;
-
-        // The local flush, and the commits that waited for one.
-        double? events = FromEvents(CommitPart.LocalFlush) ? EventSeconds(db!, CommitPart.LocalFlush) : null;
-        var localSource = events is not null ? CommitPartSource.Events
-            : Counter(counters, DatabasesCounters.Object, DatabasesCounters.LogFlushWaitTime, b.Name) is not null ? CommitPartSource.Counters : CommitPartSource.None;
-        var local = localSource switch
-        {
-            CommitPartSource.Events => events!.Value,
-            CommitPartSource.Counters => Counter(counters, DatabasesCounters.Object, DatabasesCounters.LogFlushWaitTime, b.Name)!.Tracker.Total / 1000.0,
-            _ => 0,
-        };
-        var localIncrease = b.Take(CommitPart.LocalFlush, localSource, local);
-        var share = QueuedShare(files, b.Name);
-        if (share is not null)
-        {
-            b.Exported[(int)CommitPart.IoGovernanceQueue] = true;
-            b.Source[(int)CommitPart.IoGovernanceQueue] = CommitPartSource.FileStats;
-        }
-
-        b.Seconds[(int)CommitPart.IoGovernanceQueue] += localIncrease * (share ?? 0);
-        b.Seconds[(int)CommitPart.LocalFlush] += localIncrease * (1 - (share ?? 0));
-
-        var commitSource = localSource == CommitPartSource.Events ? CommitPartSource.Events
-            : Counter(counters, DatabasesCounters.Object, DatabasesCounters.LogFlushWaits, b.Name) is not null ? CommitPartSource.Counters : CommitPartSource.None;
-        b.TakeCommits(commitSource, commitSource switch
-        {
-            CommitPartSource.Events => EventCount(db!, CommitPart.LocalFlush),
-            CommitPartSource.Counters => Counter(counters, DatabasesCounters.Object, DatabasesCounters.LogFlushWaits, b.Name)!.Tracker.Total,
-            _ => 0,
-        });
-
-        // Every other part: events, else the database's own figure (the replica's delay counter; Azure's database wait stats).
-        for (var p = (int)CommitPart.SyncReplica; p < CommitParts.Count; p++)
+        Span<double?> figures = stackalloc double?[DatabaseBudget.Sources];
+        for (var p = 0; p < CommitParts.Count; p++)
         {
             var part = (CommitPart)p;
-            if (FromEvents(part))
+            if (part == CommitPart.IoGovernanceQueue)
             {
-                b.Seconds[p] += b.Take(part, CommitPartSource.Events, EventSeconds(db!, part));
+                continue; // a share of the local flush, below
             }
-            else if (part == CommitPart.SyncReplica && Counter(counters, DatabaseReplicaCounters.Object, DatabaseReplicaCounters.TransactionDelay, b.Name) is { } delay)
+
+            figures.Clear();
+            figures[(int)CommitPartSource.Events] = db is not null && collected[p] ? EventSeconds(db, part) : null;
+            figures[(int)CommitPartSource.Counters] = part switch
             {
-                b.Seconds[p] += b.Take(part, CommitPartSource.Counters, delay.Tracker.Total / 1000.0);
-            }
-            else if (DatabaseWaitMs(instanceWaits, part, b.Name) is { } ms)
+                CommitPart.LocalFlush => Counter(counters, DatabasesCounters.Object, DatabasesCounters.LogFlushWaitTime, b.Name)?.Tracker.Total / 1000.0,
+                CommitPart.SyncReplica => Counter(counters, DatabaseReplicaCounters.Object, DatabaseReplicaCounters.TransactionDelay, b.Name)?.Tracker.Total / 1000.0,
+                _ => null,
+            };
+            figures[(int)CommitPartSource.DatabaseWaitStats] = DatabaseWaitMs(instanceWaits, part, b.Name) / 1000.0;
+            var increase = b.Take(p, Prefer(figures, eventsFlow), figures);
+            if (part != CommitPart.LocalFlush)
             {
-                b.Seconds[p] += b.Take(part, CommitPartSource.DatabaseWaitStats, ms / 1000.0);
+                b.Seconds[p] += increase;
+                continue;
             }
-            else
+
+            var share = QueuedShare(files, b.Name);
+            if (share is not null)
             {
-                b.Take(part, CommitPartSource.None, 0);
+                b.Exported[(int)CommitPart.IoGovernanceQueue] = true;
+                b.Source[(int)CommitPart.IoGovernanceQueue] = CommitPartSource.FileStats;
             }
+
+            b.Seconds[(int)CommitPart.IoGovernanceQueue] += increase * (share ?? 0);
+            b.Seconds[(int)CommitPart.LocalFlush] += increase * (1 - (share ?? 0));
         }
+
+        // The commits that waited for a flush: WRITELOG waits, else Log Flush Waits/sec.
+        figures.Clear();
+        figures[(int)CommitPartSource.Events] = db is not null && collected[(int)CommitPart.LocalFlush] ? EventCount(db, CommitPart.LocalFlush) : null;
+        figures[(int)CommitPartSource.Counters] = Counter(counters, DatabasesCounters.Object, DatabasesCounters.LogFlushWaits, b.Name)?.Tracker.Total;
+        b.Commits += b.Take(DatabaseBudget.CommitsSlot, Prefer(figures, eventsFlow), figures);
 
         b.Sample(now);
     }
+
+    /// <summary>The source to read: the events while they flow, else the database's counter, else its own wait stats.</summary>
+    private static CommitPartSource Prefer(ReadOnlySpan<double?> figures, bool eventsFlow) =>
+        eventsFlow && figures[(int)CommitPartSource.Events] is not null ? CommitPartSource.Events
+        : figures[(int)CommitPartSource.Counters] is not null ? CommitPartSource.Counters
+        : figures[(int)CommitPartSource.DatabaseWaitStats] is not null ? CommitPartSource.DatabaseWaitStats
+        : CommitPartSource.None;
 
     /// <summary>Seconds waited on <paramref name="part"/> by the database's wait events since monitoring began.</summary>
     private static double EventSeconds(DatabaseEvents db, CommitPart part)
@@ -270,7 +269,7 @@ internal sealed class CommitBudgets(InstanceState instance)
 
     /// <summary>
     /// The share of the database's log write stall that I/O governance queued in the last poll interval (0 to 1; 0 when
-    /// the files stalled nothing), or null when its files do not report the queue.
+    /// the files stalled nothing), or null when its files do not report the queue or it never held anything.
     /// </summary>
     private static double? QueuedShare(FileStatsSignal.State? files, string database)
     {
@@ -278,7 +277,8 @@ internal sealed class CommitBudgets(InstanceState instance)
         var any = false;
         foreach (var f in files?.Files(database) ?? [])
         {
-            if (f.HasQueued)
+            // A file whose queue never held anything (SQL Server without I/O governance) has no part to show.
+            if (f.HasQueued && f.QueuedMs.Total > 0)
             {
                 any = true;
                 stall += f.StallMs.LastIncrease;
@@ -293,9 +293,17 @@ internal sealed class CommitBudgets(InstanceState instance)
     /// <summary>One database's budget.</summary>
     private sealed class DatabaseBudget
     {
+        /// <summary>The slot of <see cref="Commits"/> among the parts' (after them).</summary>
+        public const int CommitsSlot = CommitParts.Count;
+
+        /// <summary>The number of <see cref="CommitPartSource"/> values a slot follows (None, Events, Counters, DatabaseWaitStats).</summary>
+        public const int Sources = (int)CommitPartSource.DatabaseWaitStats + 1;
+
         private const int MaxHistory = 12;
-        private readonly double[] _baseline = new double[CommitParts.Count];
-        private double _commitBaseline;
+        private readonly double[,] _baseline = new double[CommitParts.Count + 1, Sources];
+        private readonly bool[,] _seen = new bool[CommitParts.Count + 1, Sources];
+        private readonly CommitPartSource[] _source = new CommitPartSource[CommitParts.Count + 1];
+        private readonly bool[] _had = new bool[CommitParts.Count + 1];
 
         public DatabaseBudget(string instance, string name)
         {
@@ -319,45 +327,47 @@ internal sealed class CommitBudgets(InstanceState instance)
         public bool[] Exported { get; } = new bool[CommitParts.Count];
 
         /// <summary>Commits that waited for a flush, cumulative.</summary>
-        public double Commits { get; private set; }
+        public double Commits { get; set; }
 
-        public CommitPartSource CommitSource { get; private set; }
+        /// <summary>Where the commits are read.</summary>
+        public CommitPartSource CommitSource => _source[CommitsSlot];
 
         /// <summary>The cumulative values at recent updates, oldest first (the snapshot's window).</summary>
         public List<(long Ticks, double[] Seconds, double Commits)> History { get; } = [];
 
-        /// <summary>The increase of <paramref name="part"/>'s source since the last update (0 when the source changed or is none).</summary>
-        public double Take(CommitPart part, CommitPartSource source, double value)
+        /// <summary>
+        /// Follows every source's figure of <paramref name="slot"/> (a part, or <see cref="CommitsSlot"/>) and returns the
+        /// increase to add, read from <paramref name="source"/>: its increase since the last update; when it had no figure
+        /// then, the previous source's increase over the same interval; the whole figure when the slot never had a source
+        /// (its figures are "since monitoring began", as the budget is); 0 otherwise.
+        /// </summary>
+        public double Take(int slot, CommitPartSource source, ReadOnlySpan<double?> figures)
         {
-            var p = (int)part;
-            if (source == CommitPartSource.None)
+            double? chosen = null, previous = null;
+            for (var s = 1; s < Sources; s++)
             {
-                Source[p] = source;
-                return 0;
+                if (figures[s] is not { } value)
+                {
+                    continue;
+                }
+
+                var increase = _seen[slot, s] ? Math.Max(0, value - _baseline[slot, s]) : (double?)null;
+                chosen = s == (int)source ? increase ?? (_had[slot] ? null : Math.Max(0, value)) : chosen;
+                previous = s == (int)_source[slot] ? increase : previous;
+                _baseline[slot, s] = value;
+                _seen[slot, s] = true;
             }
 
-            var increase = Source[p] == source ? Math.Max(0, value - _baseline[p]) : 0;
-            if (Source[p] != source && !Exported[p])
+            var taken = source == CommitPartSource.None ? 0 : chosen ?? previous ?? 0;
+            _source[slot] = source;
+            _had[slot] |= source != CommitPartSource.None;
+            if (slot < CommitParts.Count)
             {
-                // The first source of a part counts from zero: its figure is "since monitoring began", as the budget is.
-                increase = Math.Max(0, value);
+                Source[slot] = source;
+                Exported[slot] |= source != CommitPartSource.None;
             }
 
-            Source[p] = source;
-            Exported[p] = true;
-            _baseline[p] = value;
-            return increase;
-        }
-
-        public void TakeCommits(CommitPartSource source, double value)
-        {
-            if (source != CommitPartSource.None)
-            {
-                Commits += CommitSource == source ? Math.Max(0, value - _commitBaseline) : CommitSource == CommitPartSource.None && Commits == 0 ? Math.Max(0, value) : 0;
-                _commitBaseline = value;
-            }
-
-            CommitSource = source;
+            return taken;
         }
 
         /// <summary>When the values were last brought up to date (the instance's newest batch or event).</summary>

@@ -167,8 +167,9 @@ public sealed record CommitBudgetSnapshot(IReadOnlyList<CommitBudgetPart> Parts,
 
     /// <summary>
     /// The budget as one sentence: "12 ms per commit: 9 ms waiting for the synchronous replica, 2 ms local flush, 1 ms
-    /// log-rate cap", or per second of the window when commits are not known ("0.8 s waited per second: ..."); null when
-    /// nothing waited. Parts under 1 % of the whole are left out.
+    /// log-rate cap", or per second of the window when commits are not known ("0.8 s waited per second: ...", or the time
+    /// waited when the window's length is not known either); null when nothing waited. Parts under 1 % of the whole are
+    /// left out.
     /// </summary>
     public string? Text()
     {
@@ -184,7 +185,12 @@ public sealed record CommitBudgetSnapshot(IReadOnlyList<CommitBudgetPart> Parts,
             return CommitParts.Milliseconds(perCommit) + " per commit: " + string.Join(", ", shown.Select(p => CommitParts.Milliseconds(p.Seconds / commits) + " " + CommitParts.Label(p.Part)));
         }
 
-        var window = Math.Max(WindowSeconds, 1e-9);
+        if (WindowSeconds <= 0)
+        {
+            return CommitParts.Milliseconds(total) + " waited: " + string.Join(", ", shown.Select(p => CommitParts.Milliseconds(p.Seconds) + " " + CommitParts.Label(p.Part)));
+        }
+
+        var window = WindowSeconds;
         return string.Create(CultureInfo.InvariantCulture, $"{total / window:0.###} s waited per second: ")
             + string.Join(", ", shown.Select(p => string.Create(CultureInfo.InvariantCulture, $"{p.Seconds / window:0.###} s/s {CommitParts.Label(p.Part)}")));
     }

@@ -317,7 +317,7 @@ public sealed class LogRateSignal : Signal<LogRateRow>
                 switch (row.Scope)
                 {
                     case DatabaseScope when row.MaxLogRateBytesPerSecond is { } cap:
-                        into.Add(Limit, cap, s.Tags);
+                        into.Add(Limit, (double)cap, s.Tags);
                         if (UsedRate(row) is { } used)
                         {
                             into.Add(Used, used, s.UsedTags);
@@ -325,7 +325,7 @@ public sealed class LogRateSignal : Signal<LogRateRow>
 
                         break;
                     case InstanceScope when row.MaxLogRateBytesPerSecond is { } cap:
-                        into.Add(InstanceLimit, cap, s.Tags);
+                        into.Add(InstanceLimit, (double)cap, s.Tags);
                         if (InstanceUsedRate() is { } rate)
                         {
                             into.Add(InstanceUsed, rate, s.UsedTags);
@@ -335,12 +335,12 @@ public sealed class LogRateSignal : Signal<LogRateRow>
                     case HyperscaleScope:
                         if (row.MaxLogRateBytesPerSecond is { } current)
                         {
-                            into.Add(CurrentLimit, current, s.Tags);
+                            into.Add(CurrentLimit, (double)current, s.Tags);
                         }
 
                         if (row.CatchupBytes is { } catchup)
                         {
-                            into.Add(Catchup, catchup, s.Tags);
+                            into.Add(Catchup, (double)catchup, s.Tags);
                         }
 
                         break;

@@ -7,8 +7,9 @@ namespace LogFlushMonitor.Core.Aggregation;
 /// <summary>
 /// One instance's commit budgets: per database, the time commits waited on each <see cref="CommitPart"/>, added up from
 /// whichever source reads that part for that database (docs/sqlserver.md, "Where commit time goes"), as cumulative
-/// seconds that only grow. Guarded by the aggregator's lock; brought up to date when the metrics are read and when a
-/// snapshot is taken, never per event.
+/// seconds that only grow. Guarded by the aggregator's lock; brought up to date at the end of each poll of the counters,
+/// the wait stats and the log files, and when a snapshot is taken: never per event, and not when the metrics are read
+/// (a read allocates nothing).
 /// </summary>
 /// <remarks>
 /// A part's source is chosen at each update: the database's wait events while the instance's events flow (an event in the

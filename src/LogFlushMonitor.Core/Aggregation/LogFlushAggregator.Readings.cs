@@ -34,8 +34,7 @@ public sealed partial class LogFlushAggregator
                 }
 
                 CountEventSeries(inst, into);
-                inst.Budgets.Advance();
-                inst.Budgets.Read(into, CommitWaitTime);
+                inst.Budgets.Read(into, CommitWaitTime); // brought up to date by the polls (Signals.cs), not here: a read allocates nothing
             }
         }
     }

@@ -18,6 +18,11 @@ public sealed partial class LogFlushAggregator
             var inst = Instance(batch.Instance);
             inst.LastBatchTicks = Math.Max(inst.LastBatchTicks, batch.TimestampUtc.Ticks);
             inst.StateOf(batch.Signal).Apply(batch, outcome);
+            if (batch.EndsPoll && (batch.Signal == SignalRegistry.Counters || batch.Signal == SignalRegistry.WaitStats || batch.Signal == SignalRegistry.FileStats))
+            {
+                // The commit budget reads these (and the events since the last poll): once per poll of each, never per event or collect.
+                inst.Budgets.Advance();
+            }
         }
 
         // Outside the lock: logging, the host's /readyz and the SDK's records never hold up a collect or another source.

@@ -4,13 +4,13 @@ namespace LogFlushMonitor.Simulation;
 
 /// <summary>
 /// A bulk load under Azure's log-rate governor: each session writes full 60 KB log blocks in transactions of
-/// <see cref="BlocksPerTransaction"/> blocks, wanting <paramref name="quietBytesPerSecond"/> until <paramref name="loadAfter"/>
-/// and <paramref name="loadBytesPerSecond"/> from then on. The governor admits log at the cap, first come first served (the
+/// <see cref="BlocksPerTransaction"/> blocks, wanting <paramref name="quietBytesPerSecond"/> outside the load windows of
+/// <paramref name="load"/> and <paramref name="loadBytesPerSecond"/> at their peak (ramping in between). The governor admits log at the cap, first come first served (the
 /// sessions are taken in time order): a block beyond it waits LOG_RATE_GOVERNOR until its bytes are admitted, so the
 /// database writes at most the cap however hard the sessions push. Each commit flushes the rest and waits WRITELOG.
 /// </summary>
 internal sealed class GovernedLoadWorkload(SimRandom rng, LatencyModel latency, int sessions, double rateScale, long capBytesPerSecond,
-    double quietBytesPerSecond, double loadBytesPerSecond, TimeSpan loadAfter)
+    double quietBytesPerSecond, double loadBytesPerSecond, WritelogSpike load)
     : Workload(rng, latency, sessions, rateScale)
 {
     /// <summary>Blocks per transaction (about 1 MB of log).</summary>
@@ -25,7 +25,6 @@ internal sealed class GovernedLoadWorkload(SimRandom rng, LatencyModel latency, 
 
     public override void Generate(long from, long to, SimulatedInstance instance, SimulatedDatabase db, ISampleSink sink)
     {
-        var loadAt = instance.SimulationStartTicks + loadAfter.Ticks;
         var ticksPerByte = TimeSpan.TicksPerSecond / (double)(capBytesPerSecond * RateScale);
         while (true)
         {
@@ -44,7 +43,8 @@ internal sealed class GovernedLoadWorkload(SimRandom rng, LatencyModel latency, 
                 return;
             }
 
-            var want = (t < loadAt ? quietBytesPerSecond : loadBytesPerSecond) * RateScale;
+            var intensity = load.Intensity(TimeSpan.FromTicks(t - instance.SimulationStartTicks));
+            var want = (quietBytesPerSecond + (intensity * (loadBytesPerSecond - quietBytesPerSecond))) * RateScale;
             var size = ++_blocks[s] % BlocksPerTransaction == 0 ? (uint)(512 * (1 + Rng.Next(119))) : FullBlock;
 
             // The governor: this block's bytes are admitted once those before them are, less a burst of 100 ms at the cap

@@ -6,11 +6,12 @@ namespace LogFlushMonitor.Simulation;
 /// </summary>
 /// <remarks>
 /// <list type="bullet">
-/// <item><c>mixed</c>: three instances (sql-a, sql-b, sql-c), eight databases: autocommit, big transaction,
+/// <item><c>mixed</c>: four instances (sql-a, sql-b, sql-c, and sql-d an Azure SQL Database), nine databases: autocommit, big transaction,
 /// delayed durability, a WRITELOG spike on sql-b/payments (20 sessions of 250 commits/s with think time; 60 s after start, then every
 /// 180 s), light traffic, a log stall on sql-a (its log device completes nothing for 105 s, 300 s after start, then
-/// every 900 s), and sql-c/archive in an availability group whose synchronous secondary slows down as in <c>ag-sync</c>.
-/// Runs forever.</item>
+/// every 900 s), sql-c/archive in an availability group whose synchronous secondary slows down as in <c>ag-sync</c>,
+/// and sql-d/ingest, General Purpose as in <c>azure-log-cap</c>, at its log-rate cap for 12 minutes of every 20 from 2
+/// minutes after start. Runs forever.</item>
 /// <item><c>autocommit</c>: sql1/shop, single-row autocommit: ~5,000 flushes/s per session, nearly all 512 B.</item>
 /// <item><c>big-transaction</c>: sql1/warehouse, large transactions: mostly 61,440 B flushes, ~250/s.</item>
 /// <item><c>delayed-durability</c>: sql1/audit, 5,000 commits/s per session, ~1 flush per 10 commits, 512 B..60 KB.</item>
@@ -120,7 +121,9 @@ public static class SimulationScenarios
                 b.Instance("sql1", b.InGroup(b.Autocommit(5, "orders", StallSessions, AutocommitLatencyUs, null, complete: true, commitsPerSecond: ThinkingSessionCommitsPerSecond), "sql1"));
                 break;
             case "azure-log-cap":
-                b.Instance(new SimulatedInstance("azure-gp", b.Instances.Count, options, [b.GovernedLoad(5, "ingest")], azure: AzureGeneralPurpose));
+                // The load from 30 s on, for good (a window longer than any run, which the period never repeats).
+                var always = new WritelogSpike(TimeSpan.FromSeconds(30), TimeSpan.FromDays(3650), TimeSpan.Zero, TimeSpan.FromDays(3650), 0);
+                b.Instance(new SimulatedInstance("azure-gp", b.Instances.Count, options, [b.GovernedLoad(5, "ingest", always)], azure: AzureGeneralPurpose));
                 break;
             case "ag-async-lag":
                 b.Instance("sql1", b.InGroup(
@@ -158,6 +161,10 @@ public static class SimulationScenarios
                     b.Delayed(5, "telemetry", 1, complete: false),
                     b.BigTransaction(6, "staging", 1, complete: false),
                     b.InGroup(b.Autocommit(7, "archive", 1, 400, null, complete: false, commitsPerSecond: 20), "sql-c"));
+                // An Azure SQL Database whose bulk load sits at its tier's cap for 12 minutes of every 20 (the
+                // first 2 minutes after start): SqlServerLogRateAtCap fires in each window.
+                var loads = new WritelogSpike(TimeSpan.FromMinutes(2), TimeSpan.FromMinutes(20), TimeSpan.FromSeconds(10), TimeSpan.FromMinutes(12), 0);
+                b.Instance(new SimulatedInstance("sql-d", b.Instances.Count, options, [b.GovernedLoad(5, "ingest", loads)], azure: AzureGeneralPurpose));
                 break;
             default:
                 throw new ArgumentException($"Unknown scenario '{name}'. Valid scenarios: {string.Join(", ", Names)}.", nameof(name));
@@ -190,10 +197,10 @@ public static class SimulationScenarios
             _db = 0;
         }
 
-        /// <summary>azure-log-cap's loaders: four sessions of 60 KB blocks under the General Purpose cap.</summary>
-        public SimulatedDatabase GovernedLoad(int id, string name) =>
+        /// <summary>Four loaders of 60 KB blocks under the General Purpose cap: 1 MiB/s each, 4 MiB/s each in the load's windows.</summary>
+        public SimulatedDatabase GovernedLoad(int id, string name, WritelogSpike load) =>
             Database(id, name, complete: true, null, rng => new GovernedLoadWorkload(rng, new LatencyModel(6_000, null), Sessions(4), options.RateScale,
-                GeneralPurposeCap, quietBytesPerSecond: 1 << 20, loadBytesPerSecond: 4 << 20, loadAfter: TimeSpan.FromSeconds(30)));
+                GeneralPurposeCap, quietBytesPerSecond: 1 << 20, loadBytesPerSecond: 4 << 20, load));
 
         public SimulatedDatabase Autocommit(int id, string name, int sessions, double latencyUs, WritelogSpike? spike, bool complete, double commitsPerSecond = 5000) =>
             Database(id, name, complete, null, rng => new AutocommitWorkload(rng, new LatencyModel(latencyUs, spike), Sessions(sessions), options.RateScale, commitsPerSecond));

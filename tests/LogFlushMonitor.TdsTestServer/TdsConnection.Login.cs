@@ -83,7 +83,7 @@ internal sealed partial class TdsConnection
         TdsTokens.WriteMessage(b, false, 5701, 2, 0, $"Changed database context to '{database}'.", server.Options.ServerName);
         TdsTokens.WriteCollationChange(b);
         TdsTokens.WriteEnvChange(b, 2, "us_english", string.Empty);
-        TdsTokens.WriteLoginAck(b, Acknowledged(login.TdsVersion), "Microsoft SQL Server");
+        TdsTokens.WriteLoginAck(b, Acknowledged(login.TdsVersion), "Microsoft SQL Server", server.Options.ProgramVersion);
         if (wantsFeatureExt)
         {
             TdsTokens.WriteEmptyFeatureExtAck(b);

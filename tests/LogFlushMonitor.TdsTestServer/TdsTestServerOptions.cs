@@ -37,6 +37,12 @@ public sealed class TdsTestServerOptions
     public TimeSpan LoginDelay { get; init; }
 
     /// <summary>
+    /// The program version LOGINACK announces (SqlClient's ServerVersion), read at each login so a test can change it
+    /// between connections; SQL Server 2019 RTM (15.0.2000) by default.
+    /// </summary>
+    public Version ProgramVersion { get; set; } = new(15, 0, 2000);
+
+    /// <summary>
     /// A server that breaks the protocol after PRELOGIN: when this returns bytes, they are sent raw in place of the answer
     /// to LOGIN7 (no TDS packet header) and the connection is closed; null answers normally.
     /// </summary>

@@ -183,6 +183,7 @@ public sealed class RecordingSink(ISampleSink? next = null) : IPacedSampleSink
         SignalBatch<WriteLogWaitersRow> b => Each(b),
         SignalBatch<LogWritersRow> b => Each(b),
         SignalBatch<ReplicaRow> b => Each(b),
+        SignalBatch<LogRateRow> b => Each(b),
         _ => [],
     };
 

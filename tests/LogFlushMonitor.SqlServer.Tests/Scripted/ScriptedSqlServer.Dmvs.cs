@@ -63,6 +63,7 @@ public sealed partial class ScriptedSqlServer
     private void AddDmvRules()
     {
         AddHadrRules();
+        AddGovernanceRules();
         Server.When("sys.dm_os_waiting_tasks", WaitingTasks);
         Server.When("sys.dm_tran_database_transactions", LogWriters);
         Server.When("sys.dm_os_performance_counters", Counters);

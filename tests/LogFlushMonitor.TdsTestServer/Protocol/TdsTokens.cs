@@ -71,7 +71,7 @@ internal static class TdsTokens
         b.PatchLength16(lengthAt);
     }
 
-    public static void WriteLoginAck(TdsBuffer b, uint tdsVersion, string programName)
+    public static void WriteLoginAck(TdsBuffer b, uint tdsVersion, string programName, Version? programVersion = null)
     {
         b.Byte(0xAD);
         var lengthAt = b.Length;
@@ -83,7 +83,9 @@ internal static class TdsTokens
         b.Byte((byte)(tdsVersion >> 8));
         b.Byte((byte)tdsVersion);
         b.BVarChar(programName);
-        b.Bytes([15, 0, 0x07, 0xD0]); // 15.0.2000, SQL Server 2019 RTM
+        // The program version: major, minor, build (high byte first); 15.0.2000, SQL Server 2019 RTM, unless told.
+        var v = programVersion ?? new Version(15, 0, 2000);
+        b.Bytes([(byte)v.Major, (byte)v.Minor, (byte)(v.Build >> 8), (byte)v.Build]);
         b.PatchLength16(lengthAt);
     }
 

@@ -9,7 +9,7 @@ CREATE USER [logflushmonitor] FOR LOGIN [logflushmonitor];
 
 -- Performance counters, wait stats, file stats, sessions' drop counts, sessions waiting on WRITELOG, availability
 -- replicas, open transactions' log by program (sys.dm_tran_database_transactions / sys.dm_tran_session_transactions)
--- and the live event stream
+-- and the live event stream; on Managed Instance also the instance's log-rate cap (sys.dm_instance_resource_governance)
 -- (the narrower 2022 permission; VIEW SERVER STATE also works but shows more):
 GRANT VIEW SERVER PERFORMANCE STATE TO [logflushmonitor];
 -- The monitor's event session, with the finer 2022 grants (ALTER ANY EVENT SESSION covers them all):

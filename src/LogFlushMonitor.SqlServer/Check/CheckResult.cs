@@ -40,6 +40,12 @@ public sealed record InstanceCheckResult
     /// <summary>Things worth knowing that do not stop it.</summary>
     public IReadOnlyList<string> Warnings { get; init; } = [];
 
+    /// <summary>
+    /// Each watched database's log write latency since its log file was opened, held against the storage it runs on
+    /// (Azure's published latency for the tier, else SQL Server's 10-15 ms line): information, never a problem.
+    /// </summary>
+    public IReadOnlyList<string> Storage { get; init; } = [];
+
     /// <summary>Whether all is well.</summary>
     public bool Ok => Problems.Count == 0;
 }

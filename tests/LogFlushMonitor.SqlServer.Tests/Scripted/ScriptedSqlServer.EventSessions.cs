@@ -135,7 +135,9 @@ public sealed partial class ScriptedSqlServer
             return Begin(r).ResultSet([TdsColumn.Int("Defined"), TdsColumn.Int("Running")], [s.Defined ? 1 : 0, s.Running ? 1 : 0]);
         }
 
-        if (t.Contains("dm_xe_session_targets", StringComparison.Ordinal))
+        // Azure SQL Database reads its database-scoped sessions' targets from sys.dm_xe_database_session_targets.
+        if (t.Contains("dm_xe_session_targets", StringComparison.Ordinal)
+            || (Shape == ServerShape.AzureSqlDatabase && t.Contains("dm_xe_database_session_targets", StringComparison.Ordinal)))
         {
             var xml = HistogramTargetXml((string)r.Parameter("name")!);
             return Begin(r).ResultSet([TdsColumn.NVarCharMax("TargetData")], xml is null ? [] : [[xml]]);

@@ -66,6 +66,9 @@ internal sealed class SimulatedDatabase
     /// <summary>What the asynchronous secondary has been sent, and BytesFlushed and the time at the last replica poll.</summary>
     public (long Sent, long Bytes, long Ticks) AsyncLink { get; set; } = (-1, 0, 0);
 
+    /// <summary>BytesFlushed when the synchronous secondary lost its connection (its send queue since), -1 while it is connected.</summary>
+    public long BytesAtSyncLoss { get; set; } = -1;
+
     /// <summary>The database's availability-group secondaries, or null outside a group.</summary>
     public SyncReplica? Replica { get; init; }
 

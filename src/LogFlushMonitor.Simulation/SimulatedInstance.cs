@@ -237,7 +237,7 @@ internal sealed partial class SimulatedInstance
             sink.OnWait(new WaitEvent(Name, WriteLog, TimeSpan.FromTicks(waitTicks), db.Id, db.Name, t.AddTicks(waitTicks), seq, Application(block)));
         }
 
-        if (db.Replica is { } replica)
+        if (db.Replica is { } replica && replica.DisconnectedFor(TimeSpan.FromTicks(ticks - SimulationStartTicks)) is null)
         {
             // The commit then waits for the synchronous secondary to harden it: the remote half, on its own clock.
             var syncTicks = replica.DelayMicroseconds(_replicaRng, TimeSpan.FromTicks(ticks - SimulationStartTicks)) * 10;
@@ -410,8 +410,22 @@ internal sealed partial class SimulatedInstance
             var sendQueueKb = (long)(roundTripSeconds * 2_000); // ~2 MB/s of log behind the round trip
             rows.Add(new ReplicaRow(db.Id, db.Name, r.Group, r.Primary, "PRIMARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED", null, null, null, null, null, 0));
             // The synchronous secondary's last commit is one harden round trip behind the primary's.
-            rows.Add(new ReplicaRow(db.Id, db.Name, r.Group, r.Synchronous, "SECONDARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED",
-                sendQueueKb, 2_000, 64, 4_000, (long)roundTripSeconds, (long)roundTripSeconds, db.LastSyncDelayTicks / TimeSpan.TicksPerMillisecond));
+            if (r.DisconnectedFor(TimeSpan.FromTicks(t.Ticks - SimulationStartTicks)) is { } lost)
+            {
+                // Disconnected: nothing is sent (its send queue holds all the log since, a send rate of 0), its last commit
+                // and last harden stay where they were.
+                db.BytesAtSyncLoss = db.BytesAtSyncLoss < 0 ? db.BytesFlushed : db.BytesAtSyncLoss;
+                var behind = (long)lost.TotalSeconds;
+                rows.Add(new ReplicaRow(db.Id, db.Name, r.Group, r.Synchronous, "SECONDARY", "SYNCHRONOUS_COMMIT", "NOT SYNCHRONIZING",
+                    (db.BytesFlushed - db.BytesAtSyncLoss) / 1024, 0, 0, 0, behind, behind, (long)lost.TotalMilliseconds));
+            }
+            else
+            {
+                db.BytesAtSyncLoss = -1;
+                rows.Add(new ReplicaRow(db.Id, db.Name, r.Group, r.Synchronous, "SECONDARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED",
+                    sendQueueKb, 2_000, 64, 4_000, (long)roundTripSeconds, (long)roundTripSeconds, db.LastSyncDelayTicks / TimeSpan.TicksPerMillisecond));
+            }
+
             rows.Add(AsynchronousRow(db, r, t, sendQueueKb));
         }
 

@@ -52,6 +52,10 @@ namespace LogFlushMonitor.Simulation;
 /// primary writes ~0.9 MB/s: sql1-dr's send queue grows ~0.7 MB/s and its time behind (the primary's last_commit_time
 /// minus its own) ~0.78 s per second, from 3 s to past the 60 s default threshold about 103 s after start. The
 /// synchronous secondary is ~0.5 ms behind throughout.</item>
+/// <item><c>ag-sync-lost</c>: sql1/orders in ag_orders as in <c>ag-async-lag</c> without the slow link, but 30 s after
+/// start its synchronous secondary (sql1-b) loses its connection for 10 minutes: NOT SYNCHRONIZING, commits no longer
+/// wait HADR_SYNC_COMMIT for it, nothing is sent to it (its send queue holds all the log since) and its time behind
+/// grows a second every second, past the 10 s default threshold 40 s after start.</item>
 /// </list>
 /// </remarks>
 public static class SimulationScenarios
@@ -81,7 +85,7 @@ public static class SimulationScenarios
     /// <summary>Every scenario name.</summary>
     public static IReadOnlyList<string> Names { get; } =
         [Default, "autocommit", "big-transaction", "delayed-durability", "writelog-spike", "writelog-spike-long", "log-stall", "ag-sync", "restart", "drop-database",
-            "azure-log-cap", "ag-async-lag"];
+            "azure-log-cap", "ag-async-lag", "ag-sync-lost"];
 
     /// <summary>Creates a scenario by name (case-insensitive).</summary>
     /// <exception cref="ArgumentException">The name is unknown (the message lists the valid names) or an option is invalid.</exception>
@@ -129,6 +133,11 @@ public static class SimulationScenarios
                 b.Instance("sql1", b.InGroup(
                     b.Autocommit(5, "orders", StallSessions, AutocommitLatencyUs, null, complete: true, commitsPerSecond: ThinkingSessionCommitsPerSecond),
                     "sql1", slowdown: null, lag: new AsyncLag(TimeSpan.FromSeconds(30), 200 * 1024, 3)));
+                break;
+            case "ag-sync-lost":
+                b.Instance("sql1", b.InGroup(
+                    b.Autocommit(5, "orders", StallSessions, AutocommitLatencyUs, null, complete: true, commitsPerSecond: ThinkingSessionCommitsPerSecond),
+                    "sql1", slowdown: null, lag: null, loss: new SyncLoss(TimeSpan.FromSeconds(30), TimeSpan.FromMinutes(10))));
                 break;
             case "restart":
                 b.Instance(
@@ -216,9 +225,9 @@ public static class SimulationScenarios
             new WritelogSpike(TimeSpan.FromSeconds(30), TimeSpan.FromMinutes(10), TimeSpan.FromSeconds(10), TimeSpan.FromMinutes(6), 25_000), null);
 
         /// <summary>The database in availability group ag_NAME: a synchronous secondary (slowing as <paramref name="slowdown"/> says) and an asynchronous one (lagging as <paramref name="lag"/> says).</summary>
-        public SimulatedDatabase InGroup(SimulatedDatabase db, string primary, WritelogSpike? slowdown, AsyncLag? lag) => new(db.Id, db.Name, db.Workload, db.EmitComplete, db.LogSizeKb, db.DropAfter)
+        public SimulatedDatabase InGroup(SimulatedDatabase db, string primary, WritelogSpike? slowdown, AsyncLag? lag, SyncLoss? loss = null) => new(db.Id, db.Name, db.Workload, db.EmitComplete, db.LogSizeKb, db.DropAfter)
         {
-            Replica = new SyncReplica("ag_" + db.Name, primary, primary + "-b", primary + "-dr", 500, slowdown) { AsyncLag = lag },
+            Replica = new SyncReplica("ag_" + db.Name, primary, primary + "-b", primary + "-dr", 500, slowdown) { AsyncLag = lag, Loss = loss },
         };
 
         private int Sessions(int scenarioDefault) => options.SessionsPerDatabase ?? scenarioDefault;

@@ -158,7 +158,7 @@ internal static class AnalyzeRunner
         }
 
         var pairing = FlushPairing.Finish(mappers, tally);
-        var databases = tally.Instances.SelectMany(i => i.Databases).Select(d => Describe(d, pairing)).OfType<DatabaseReport>()
+        var databases = tally.Instances.SelectMany(i => i.Databases).Select(d => Describe(d, pairing, views)).OfType<DatabaseReport>()
             .OrderByDescending(d => d.Flushes).ThenBy(d => d.Database, StringComparer.Ordinal).ToList();
         var outcome = files.Any(f => f.Status != FileStatus.Ok) ? AnalyzeOutcome.CorruptInput
             : files.Any(f => f.HasRelevantEvents) ? AnalyzeOutcome.Analysed
@@ -235,7 +235,7 @@ internal static class AnalyzeRunner
         }
     }
 
-    private static DatabaseReport? Describe(DatabaseTally db, FlushPairingSummary pairing)
+    private static DatabaseReport? Describe(DatabaseTally db, FlushPairingSummary pairing, SignalViews views)
     {
         var n = db.Sizes.Count;
         var d = db.FlushDurations;
@@ -259,6 +259,9 @@ internal static class AnalyzeRunner
             LastEventUtc = db.LastTicks == long.MinValue ? null : new DateTime(db.LastTicks, DateTimeKind.Utc),
             BusiestWriteLogWindow = db.WriteLogWindows.Busiest(db.FirstTicks, db.LastTicks),
             CommitBudget = Budget(db),
+
+            // A recording of Azure holds the tier (the log_rate rows): the storage is judged against its published latency.
+            LogRate = views.GovernanceOf(db.Instance.Name, name),
         };
         if (db.Instance.Name == InstanceName && pairing.OutstandingAtEnd.TryGetValue(db.DatabaseId, out var inFlight))
         {

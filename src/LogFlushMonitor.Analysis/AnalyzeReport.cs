@@ -121,6 +121,12 @@ internal sealed record DatabaseReport
     /// <summary>Share of flushes of at most 512 bytes (0..1).</summary>
     public double SingleSectorShare { get; init; }
 
+    /// <summary>The median write size: the upper bound (bytes) of the 512-byte slot the middle flush falls in; null without flushes.</summary>
+    public long? WriteSizeP50 { get; init; }
+
+    /// <summary>The 99th percentile write size, by slot as <see cref="WriteSizeP50"/>; 61,441 stands for "over 60 KB".</summary>
+    public long? WriteSizeP99 { get; init; }
+
     /// <summary>Share of flushes of a full 60 KB block (0..1).</summary>
     public double FullBlockShare { get; init; }
 

@@ -116,11 +116,11 @@ internal static class AnalyzeRunner
 
         var tally = new LogFlushTally();
         tally.Instance(InstanceName); // first, however many threads read: ties in the database order stay put
-        var sink = new AnalyzeSink(tally, series);
-        var views = new SignalViews();
+        var sink = new AnalyzeSink(tally, series) { Window = settings.Window };
+        var views = new SignalViews(settings.Window, settings.OnSignal);
         var threads = Math.Max(1, settings.Threads);
         var mappers = Enumerable.Range(0, threads)
-            .Select(i => threads == 1 ? new XelTallyMapper(tally, series) : new XelTallyMapper(new LogFlushTally(), series is null ? null : new TimeSeriesRecorder()))
+            .Select(i => threads == 1 ? new XelTallyMapper(tally, series) { Window = settings.Window } : new XelTallyMapper(new LogFlushTally(), series is null ? null : new TimeSeriesRecorder()) { Window = settings.Window })
             .ToArray();
         var files = new List<FileReport>();
         var read = new HashSet<string>(StringComparer.Ordinal);
@@ -235,6 +235,28 @@ internal static class AnalyzeRunner
         }
     }
 
+    /// <summary>The upper bound of the 512-byte slot that holds the flush of rank ceil(q·n): exact to the slot; null without flushes.</summary>
+    internal static long? WriteSizeQuantile(WriteSizeDistribution sizes, double q)
+    {
+        if (sizes.Count == 0)
+        {
+            return null;
+        }
+
+        var rank = Math.Max(1, (long)Math.Ceiling(q * sizes.Count));
+        long seen = 0;
+        for (var slot = 0; slot < WriteSizeDistribution.SlotCount; slot++)
+        {
+            seen += sizes[slot];
+            if (seen >= rank)
+            {
+                return slot == WriteSizeDistribution.SlotCount - 1 ? WriteSizeDistribution.MaxBlockBytes + 1 : WriteSizeDistribution.UpperBoundOf(slot);
+            }
+        }
+
+        return WriteSizeDistribution.MaxBlockBytes + 1;
+    }
+
     private static DatabaseReport? Describe(DatabaseTally db, FlushPairingSummary pairing, SignalViews views)
     {
         var n = db.Sizes.Count;
@@ -262,6 +284,9 @@ internal static class AnalyzeRunner
 
             // A recording of Azure holds the tier (the log_rate rows): the storage is judged against its published latency.
             LogRate = views.GovernanceOf(db.Instance.Name, name),
+
+            // A recording's log space as of its last poll: a log about to fill is the first advice, as in the service.
+            LogSpace = views.LogSpace(db.Instance.Name, name),
         };
         if (db.Instance.Name == InstanceName && pairing.OutstandingAtEnd.TryGetValue(db.DatabaseId, out var inFlight))
         {
@@ -282,6 +307,8 @@ internal static class AnalyzeRunner
             Bytes = db.Sizes.TotalBytes,
             Buckets = WriteSizeBuckets.Compute(db.Sizes),
             SingleSectorShare = n > 0 ? (double)db.Sizes.CountAtMost(512) / n : 0,
+            WriteSizeP50 = WriteSizeQuantile(db.Sizes, 0.5),
+            WriteSizeP99 = WriteSizeQuantile(db.Sizes, 0.99),
             FullBlockShare = n > 0 ? (double)db.Sizes[WriteSizeDistribution.SlotOf(WriteSizeDistribution.MaxBlockBytes)] / n : 0,
             FlushDuration = d.Count > 0
                 ? new DurationStats(d.Count, d.MeanSeconds * 1000, d.Quantile(0.5) * 1000, d.Quantile(0.95) * 1000, d.Quantile(0.99) * 1000, d.MaxSeconds * 1000)

@@ -52,4 +52,10 @@ internal sealed record AnalyzeSettings
 
     /// <summary>Clock for elapsed time and progress pacing.</summary>
     public TimeProvider Time { get; init; } = TimeProvider.System;
+
+    /// <summary>The part of the inputs' time that counts (compare's windows); everything by default.</summary>
+    public TimeWindow Window { get; init; } = TimeWindow.All;
+
+    /// <summary>Sees every polled signal's batch a recording holds (compare reads its counters through it); none by default.</summary>
+    public Action<Core.Signals.SignalBatch>? OnSignal { get; init; }
 }

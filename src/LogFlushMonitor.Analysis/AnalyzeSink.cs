@@ -14,6 +14,9 @@ namespace LogFlushMonitor.Analysis;
 /// </remarks>
 internal sealed class AnalyzeSink(LogFlushTally tally, TimeSeriesRecorder? series = null) : IEventSink
 {
+    /// <summary>The part of the events' time that counts (compare's windows).</summary>
+    public TimeWindow Window { get; init; } = TimeWindow.All;
+
     /// <summary>The wait type whose events the report is about.</summary>
     public const string WriteLog = "WRITELOG";
 
@@ -48,6 +51,11 @@ internal sealed class AnalyzeSink(LogFlushTally tally, TimeSeriesRecorder? serie
     /// <inheritdoc />
     public void OnLogFlush(in LogFlushEvent flush)
     {
+        if (!Window.Contains(flush.TimestampUtc.Ticks))
+        {
+            return;
+        }
+
         if (Database(flush.Instance, flush.DatabaseId, flush.DatabaseName) is not { } db)
         {
             return;
@@ -70,6 +78,11 @@ internal sealed class AnalyzeSink(LogFlushTally tally, TimeSeriesRecorder? serie
     /// <inheritdoc />
     public void OnWait(in WaitEvent wait)
     {
+        if (!Window.Contains(wait.TimestampUtc.Ticks))
+        {
+            return;
+        }
+
         if (!(ReferenceEquals(wait.WaitType, WriteLog) || wait.WaitType == WriteLog))
         {
             OtherWaits[wait.WaitType] = OtherWaits.GetValueOrDefault(wait.WaitType) + 1;

@@ -201,6 +201,9 @@ internal static class JsonReportWriter
     private static void WriteDatabase(DatabaseReport d, Utf8JsonWriter w)
     {
         w.WriteStartObject();
+        // The instance a recording names (a recording of several instances has a database of each name and id per
+        // instance); null for .xel files, which name no instance.
+        w.WriteString("instance", d.Instance == AnalyzeRunner.InstanceName ? null : d.Instance);
         w.WriteString("database", d.Database);
         w.WriteNumber("database_id", d.DatabaseId);
         w.WriteNumber("flushes", d.Flushes);

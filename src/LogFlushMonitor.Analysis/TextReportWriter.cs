@@ -32,10 +32,12 @@ internal static class TextReportWriter
         }
 
         WriteHeader(console, report);
+        // A recording of several instances holds databases of one name and id on each: say whose each one is.
+        var instances = report.Databases.Select(d => d.Instance).Distinct(StringComparer.Ordinal).Count() > 1;
         foreach (var db in report.Databases)
         {
             console.WriteLine();
-            WriteDatabase(console, db);
+            WriteDatabase(console, db, instances);
         }
 
         if (NoApplicationNote(report.Databases) is { } note)
@@ -143,9 +145,10 @@ internal static class TextReportWriter
         _ => "",
     };
 
-    private static void WriteDatabase(IAnsiConsole console, DatabaseReport db)
+    private static void WriteDatabase(IAnsiConsole console, DatabaseReport db, bool instances)
     {
-        console.MarkupLine(string.Create(Ci, $"[bold]Database {Safe(db.Database)}[/] (id {db.DatabaseId})"));
+        var on = instances ? $" on instance {Safe(db.Instance)}" : "";
+        console.MarkupLine(string.Create(Ci, $"[bold]Database {Safe(db.Database)}[/] (id {db.DatabaseId}){on}"));
         if (db.Flushes > 0)
         {
             console.WriteLine(string.Create(Ci,

@@ -53,6 +53,9 @@ internal sealed class XelTallyMapper
     /// <summary>This worker's pairing: its table of outstanding starts and its unit evidence.</summary>
     public FlushLatencyRule Latency { get; }
 
+    /// <summary>The part of the events' time that counts (compare's windows); events outside are read and not counted.</summary>
+    public TimeWindow Window { get; init; } = TimeWindow.All;
+
     /// <summary>Completes whose start this worker had not seen, for <see cref="FlushPairing.Finish"/>.</summary>
     public IReadOnlyList<PendingComplete> PendingCompletes => _pending;
 
@@ -143,6 +146,11 @@ internal sealed class XelTallyMapper
         record.TryGetUInt64(_h.StartWriteSize, out var size);
         record.TryGetUInt64(_h.StartBlockId, out var block);
         Latency.Start(_h, id, block, ticks);
+        if (!Window.Contains(ticks))
+        {
+            return;
+        }
+
         var db = Database(record, id);
         db.Touch(ticks);
         db.Sizes.Add((uint)Math.Min(size, uint.MaxValue));
@@ -159,6 +167,13 @@ internal sealed class XelTallyMapper
 
         record.TryGetUInt64(_h.CompleteDuration, out var duration);
         record.TryGetUInt64(_h.CompleteBlockId, out var block);
+        if (!Window.Contains(ticks))
+        {
+            // Still paired, so its start leaves the table: only the counting is skipped.
+            Latency.TryPair(_h, id, block, ticks, duration, out _);
+            return;
+        }
+
         var db = Database(record, id);
         db.Touch(ticks);
         db.Completed(ticks);
@@ -239,7 +254,7 @@ internal sealed class XelTallyMapper
             return;
         }
 
-        if (!TryTimestamp(record, eventName, file, out var ticks))
+        if (!TryTimestamp(record, eventName, file, out var ticks) || !Window.Contains(ticks))
         {
             return;
         }

@@ -196,4 +196,7 @@ internal sealed class NdjsonLineParser
 
     /// <summary>Delivers the parsed sample, its times shifted by <paramref name="shiftTicks"/>.</summary>
     public void Deliver(ISampleSink sink, long shiftTicks) => _record.Deliver(sink, shiftTicks);
+
+    /// <summary>The line just parsed (valid until the next <see cref="Parse"/>).</summary>
+    public NdjsonRecord Current => _record;
 }

@@ -45,6 +45,9 @@ internal sealed class NdjsonRecord
     public SignalBatch? Batch;
 
     /// <summary>Forgets the previous line; optional fields fall back to their defaults.</summary>
+    /// <summary>A copy to hold while the parser reads on (a line whose time is being judged).</summary>
+    public NdjsonRecord Copy() => (NdjsonRecord)MemberwiseClone();
+
     public void Clear()
     {
         Type = NdjsonRecordType.None;

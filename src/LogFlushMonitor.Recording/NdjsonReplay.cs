@@ -119,11 +119,111 @@ public static class NdjsonReplay
         var wallStart = default(DateTimeOffset);
         var nextLagReport = DateTimeOffset.MinValue;
 
-        void Skip(string? instance, string problem)
+        // The clock rule for the lines' times (RecordingClock): suspects wait here, in order, until they are judged.
+        var clock = new RecordingClock();
+        var held = new List<(NdjsonRecord Record, long Line, long Offset)>();
+
+        void Skip(string? instance, string problem) => SkipAt(instance, problem, lines, lineOffset);
+
+        void SkipAt(string? instance, string problem, long line, long offset)
         {
             errors++;
             sink.OnSourceLoss(instance ?? UnknownInstance, LossKind.Malformed, 1);
-            options.OnError?.Invoke(new NdjsonReplayError(sourceName, lines, problem) { Offset = lineOffset });
+            options.OnError?.Invoke(new NdjsonReplayError(sourceName, line, problem) { Offset = offset });
+        }
+
+        void SkipFar(NdjsonRecord record, long line, long offset, long around) =>
+            SkipAt(record.Instance, $"invalid field 't': {record.Time:O} is more than a day from the times of the lines around it (about {new DateTime(around, DateTimeKind.Utc):O}): a damaged time, not an event of another day", line, offset);
+
+        async Task EmitAsync(NdjsonRecord record)
+        {
+            if ((record.Present & NdjsonField.T) != 0)
+            {
+                var recorded = record.Time;
+                if (!haveFirst)
+                {
+                    haveFirst = true;
+                    firstTicks = recorded.Ticks;
+                    wallStart = time.GetUtcNow();
+                    shiftTicks = options.RebaseToNow ? wallStart.UtcDateTime.Ticks - firstTicks : 0;
+                }
+
+                if (paced)
+                {
+                    var now = time.GetUtcNow();
+                    var late = now - (wallStart + TimeSpan.FromTicks((long)((recorded.Ticks - firstTicks) / options.Speed)));
+                    if (late > LagMargin && now >= nextLagReport && options.OnBehind is { } onBehind)
+                    {
+                        onBehind(new NdjsonReplayLag(late, (recorded.Ticks - firstTicks) / (double)(now - wallStart).Ticks));
+                        nextLagReport = now + LagReportInterval;
+                    }
+
+                    await PaceAsync(wallStart, recorded.Ticks - firstTicks, options.Speed, time, cancellationToken).ConfigureAwait(false);
+                }
+            }
+
+            record.Deliver(sink, shiftTicks);
+            samples++;
+            await sink.WaitForRoomAsync(cancellationToken).ConfigureAwait(false);
+        }
+
+        // Releases the suspects held: timed ones as malformed (isolated damaged times) or, unjudgeable, as they are.
+        async Task ReleaseHeldAsync(bool timedAreMalformed)
+        {
+            var around = clock.Median();
+            foreach (var (record, line, offset) in held)
+            {
+                if (timedAreMalformed && (record.Present & NdjsonField.T) != 0)
+                {
+                    SkipFar(record, line, offset, around);
+                }
+                else
+                {
+                    await EmitAsync(record).ConfigureAwait(false);
+                }
+            }
+
+            held.Clear();
+        }
+
+        // Three suspects held: two that agree start the clock again (a new part of the recording); else the oldest
+        // agrees with nothing and is malformed, and the rest wait on.
+        async Task JudgeHeldAsync()
+        {
+            var times = held.Where(h => (h.Record.Present & NdjsonField.T) != 0).Select(h => h.Record.Time.Ticks).ToArray();
+            var median = RecordingClock.MedianOf(times);
+            if (times.Count(t => RecordingClock.Near(t, median)) >= 2)
+            {
+                clock.Reset();
+                foreach (var (record, line, offset) in held)
+                {
+                    if ((record.Present & NdjsonField.T) == 0)
+                    {
+                        await EmitAsync(record).ConfigureAwait(false);
+                    }
+                    else if (RecordingClock.Near(record.Time.Ticks, median))
+                    {
+                        clock.Accept(record.Time.Ticks);
+                        await EmitAsync(record).ConfigureAwait(false);
+                    }
+                    else
+                    {
+                        SkipFar(record, line, offset, median);
+                    }
+                }
+
+                held.Clear();
+                return;
+            }
+
+            var first = held.FindIndex(h => (h.Record.Present & NdjsonField.T) != 0);
+            for (var i = 0; i < first; i++)
+            {
+                await EmitAsync(held[i].Record).ConfigureAwait(false);
+            }
+
+            SkipFar(held[first].Record, held[first].Line, held[first].Offset, median);
+            held.RemoveRange(0, first + 1);
         }
 
         while (true)
@@ -209,35 +309,36 @@ public static class NdjsonReplay
                 continue;
             }
 
-            if (parser.Time is { } recorded)
+            var recorded = parser.Time;
+            if (recorded is { } accepted && clock.Accepts(accepted.Ticks))
             {
-                if (!haveFirst)
+                // A time the clock accepts; any suspects before it were isolated damaged times.
+                if (held.Count > 0)
                 {
-                    haveFirst = true;
-                    firstTicks = recorded.Ticks;
-                    wallStart = time.GetUtcNow();
-                    shiftTicks = options.RebaseToNow ? wallStart.UtcDateTime.Ticks - firstTicks : 0;
+                    await ReleaseHeldAsync(timedAreMalformed: true).ConfigureAwait(false);
                 }
 
-                if (paced)
-                {
-                    var now = time.GetUtcNow();
-                    var late = now - (wallStart + TimeSpan.FromTicks((long)((recorded.Ticks - firstTicks) / options.Speed)));
-                    if (late > LagMargin && now >= nextLagReport && options.OnBehind is { } onBehind)
-                    {
-                        onBehind(new NdjsonReplayLag(late, (recorded.Ticks - firstTicks) / (double)(now - wallStart).Ticks));
-                        nextLagReport = now + LagReportInterval;
-                    }
-
-                    await PaceAsync(wallStart, recorded.Ticks - firstTicks, options.Speed, time, cancellationToken).ConfigureAwait(false);
-                }
+                clock.Accept(accepted.Ticks);
+                await EmitAsync(parser.Current).ConfigureAwait(false);
+                continue;
             }
 
-            parser.Deliver(sink, shiftTicks);
-            samples++;
-            await sink.WaitForRoomAsync(cancellationToken).ConfigureAwait(false);
+            if (recorded is null && held.Count == 0)
+            {
+                await EmitAsync(parser.Current).ConfigureAwait(false);
+                continue;
+            }
+
+            held.Add((parser.Current.Copy(), lines, lineOffset));
+            if (held.Count(h => (h.Record.Present & NdjsonField.T) != 0) >= RecordingClock.Quorum)
+            {
+                await JudgeHeldAsync().ConfigureAwait(false);
+            }
         }
 
+        // At the end: suspects after settled times are isolated damaged times; a file of fewer than three timed lines
+        // cannot be judged and is read as it is.
+        await ReleaseHeldAsync(timedAreMalformed: clock.Settled).ConfigureAwait(false);
         return new NdjsonReplaySummary(lines, samples, errors);
     }
 

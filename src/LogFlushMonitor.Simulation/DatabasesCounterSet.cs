@@ -84,6 +84,22 @@ public static class DatabasesCounterSet
         }
     }
 
+    /// <summary>
+    /// Sets the Write Transactions/sec row <see cref="Read"/> added for <paramref name="database"/> to the commits the
+    /// workload counted (a batch of rows is one transaction; a flush may carry many commits, or one commit many flushes).
+    /// </summary>
+    public static void SetWriteTransactions(List<CounterRow> rows, string database, long transactions)
+    {
+        for (var i = rows.Count - 1; i >= 0; i--)
+        {
+            if (rows[i].CounterName == "Write Transactions/sec" && rows[i].CounterInstance == database)
+            {
+                rows[i] = rows[i] with { Value = transactions };
+                return;
+            }
+        }
+    }
+
     private static (long Value, long Base) Reading(string name, in LogCounters log) => name switch
     {
         "Log Flushes/sec" => (log.Flushes, 0),
@@ -93,6 +109,7 @@ public static class DatabasesCounterSet
         "Percent Log Used" => (log.LogSizeKb > 0 ? log.LogUsedKb * 100 / log.LogSizeKb : 0, 0),
         "Log File(s) Used Size (KB)" => (log.LogUsedKb, 0),
         "Log File(s) Size (KB)" => (log.LogSizeKb, 0),
+        "Log Growths" => (log.LogGrowths, 0),
         "Log Cache Hit Ratio" => (log.CacheHits, log.CacheLookups),
         "Log Cache Reads/sec" => (log.CacheLookups, 0),
         "Transactions/sec" => (log.Flushes * 2, 0),
@@ -117,5 +134,6 @@ public static class DatabasesCounterSet
     /// <param name="LogSizeKb">Log File(s) Size (KB).</param>
     /// <param name="CacheHits">Log Cache Hit Ratio's value.</param>
     /// <param name="CacheLookups">Log Cache Hit Ratio's base (and Log Cache Reads/sec).</param>
-    public readonly record struct LogCounters(long Flushes, long BytesFlushed, long FlushWaits, long FlushWaitMs, long LogUsedKb, long LogSizeKb, long CacheHits, long CacheLookups);
+    /// <param name="LogGrowths">Log Growths: times the log grew since the instance started.</param>
+    public readonly record struct LogCounters(long Flushes, long BytesFlushed, long FlushWaits, long FlushWaitMs, long LogUsedKb, long LogSizeKb, long CacheHits, long CacheLookups, long LogGrowths = 0);
 }

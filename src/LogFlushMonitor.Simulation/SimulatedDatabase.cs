@@ -6,13 +6,14 @@ namespace LogFlushMonitor.Simulation;
 /// </summary>
 internal sealed class SimulatedDatabase
 {
-    public SimulatedDatabase(int id, string name, Workload workload, bool emitComplete, long logSizeKb, TimeSpan? dropAfter = null)
+    public SimulatedDatabase(int id, string name, Workload workload, bool emitComplete, long logSizeKb, TimeSpan? dropAfter = null, LogPlan? log = null)
     {
         Id = id;
         Name = name;
         Workload = workload;
         EmitComplete = emitComplete;
-        LogSizeKb = logSizeKb;
+        Log = new SimulatedLog(logSizeKb, log ?? new LogPlan());
+        LogBytesInUse = Log.Plan.InitialActiveBytes;
         DropAfter = dropAfter;
         // Log block ids are positions in the log: start somewhere plausible, grow with every write.
         NextBlock = ((ulong)id << 24) + 4096;
@@ -27,7 +28,11 @@ internal sealed class SimulatedDatabase
 
     public bool EmitComplete { get; }
 
-    public long LogSizeKb { get; }
+    /// <summary>The log file: its size, limits, growth and backups.</summary>
+    public SimulatedLog Log { get; }
+
+    /// <summary>Log File(s) Size (KB): the log file's size now.</summary>
+    public long LogSizeKb => Log.SizePages * 8;
 
     public TimeSpan? DropAfter { get; }
 
@@ -46,6 +51,9 @@ internal sealed class SimulatedDatabase
     public long BytesAtLastWritersPoll { get; set; }
 
     public long FlushWaits { get; set; }
+
+    /// <summary>Transactions that wrote and committed (Write Transactions/sec), counted by the workload.</summary>
+    public long WriteTransactions { get; set; }
 
     public long FlushWaitTicks { get; set; }
 
@@ -96,6 +104,7 @@ internal sealed class SimulatedDatabase
         Flushes = 0;
         BytesFlushed = 0;
         FlushWaits = 0;
+        WriteTransactions = 0;
         FlushWaitTicks = 0;
         StallTicks = 0;
         QueuedTicks = 0;
@@ -103,15 +112,21 @@ internal sealed class SimulatedDatabase
         GovernorTicks = 0;
         MirroredTransactions = 0;
         SyncDelayTicks = 0;
+        Log.Growths = 0;
     }
 
-    /// <summary>A log backup when the log passes 70 % full: back to 10 %, so Percent Log Used saws.</summary>
-    public void TruncateIfFull()
+    /// <summary>
+    /// A log backup at <paramref name="ticks"/> when the log passes 70 % full, while backups run: back to 10 %, so Percent
+    /// Log Used saws. When they have stopped nothing truncates the log.
+    /// </summary>
+    public void TruncateIfFull(long ticks)
     {
         var size = LogSizeKb * 1024;
-        if (LogBytesInUse > size * 7 / 10)
+        if (Log.Plan.Backups && LogBytesInUse > size * 7 / 10)
         {
             LogBytesInUse = size / 10;
+            Log.LastBackupTicks = ticks;
+            Log.SinceBackupBytes = 0;
         }
     }
 }

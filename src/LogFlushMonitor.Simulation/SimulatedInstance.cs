@@ -24,10 +24,26 @@ internal sealed partial class SimulatedInstance
     private const string WriteLog = "WRITELOG";
     private const string LogBuffer = "LOGBUFFER";
     private const string HadrSyncCommit = "HADR_SYNC_COMMIT";
+    private const string SessionName = "LogFlushMonitor";
 
     /// <summary>The applications' shares of 128 (as <see cref="Application"/> picks them), the last two folded into "other".</summary>
     private static readonly (string App, int Share)[] ApplicationShares =
         [("OrderService", 48), ("BillingWorker", 24), ("InventorySync", 16), ("EtlLoader", 12), ("ReportingJob", 10), ("other", 18)];
+
+    /// <summary>
+    /// master, model and msdb flush on every real server (job history, backups, checkpoints) while the event session, whose
+    /// predicate is <c>database_id = 2 OR database_id &gt; 4</c>, never reports them: counters only, never an event. Their
+    /// figures are a real Linux container's (the OpenTelemetry Collector's
+    /// <c>receiver/sqlserverreceiver/testdata/perfCounterQueryData.txt</c>: Log Flushes/sec, Log Bytes Flushed/sec, Log Flush
+    /// Wait Time, Log File(s) Used Size (KB), Log File(s) Size (KB)), each cumulative count taken as what the database adds
+    /// in 100 s, so they keep the capture's proportions.
+    /// </summary>
+    internal static readonly IReadOnlyList<(string Name, long Flushes, long Bytes, long WaitMs, long UsedKb, long SizeKb)> SystemDatabases =
+    [
+        ("master", 169, 1_794_048, 155, 1_434, 2_040),
+        ("model", 74, 675_840, 48, 961, 8_184),
+        ("msdb", 79, 724_992, 14, 493, 1_272),
+    ];
 
     private readonly List<SimulatedDatabase> _databases;
     private readonly RestartPlan? _restart;
@@ -56,6 +72,11 @@ internal sealed partial class SimulatedInstance
     private long _hadrTicks;
     private long _hadrMaxTicks;
     private readonly SimRandom _replicaRng;
+
+    // Events the session fired (delivered or lost on the way), for sys.dm_xe_session_events.
+    private long _firedStarts;
+    private long _firedCompletes;
+    private long _firedWaits;
 
     public SimulatedInstance(string name, int index, SimulationOptions options, List<SimulatedDatabase> databases, RestartPlan? restart = null, LogStall? stall = null,
         AzureGovernance? azure = null)
@@ -92,6 +113,8 @@ internal sealed partial class SimulatedInstance
         {
             db.DropAtTicks = db.DropAfter is { } d ? startTicks + d.Ticks : long.MaxValue;
             db.Workload.StartAt(startTicks);
+            db.Log.LastBackupTicks = startTicks - (db.Log.Plan.LastBackupBefore ?? TimeSpan.FromMinutes(5)).Ticks;
+            db.Log.LastCheckpointTicks = startTicks;
         }
     }
 
@@ -183,6 +206,13 @@ internal sealed partial class SimulatedInstance
     /// </summary>
     public void Flush(SimulatedDatabase db, long ticks, uint size, long latencyUs, long waitUs, ISampleSink sink)
     {
+        if (!db.Log.Fits(db.LogBytesInUse + size))
+        {
+            return; // the log is full (error 9002): the write fails, nothing is flushed
+        }
+
+        db.Log.SinceBackupBytes += size;
+        db.Log.SinceCheckpointBytes += size;
         var block = db.NextBlock;
         db.NextBlock += (size + 511) / 512;
         db.Flushes++;
@@ -190,6 +220,7 @@ internal sealed partial class SimulatedInstance
         db.LogBytesInUse += size;
         var latencyTicks = latencyUs * 10;
         var waitTicks = Math.Max(0, waitUs) * 10;
+        _firedStarts++;
         if (Deliver(sink, out var seq))
         {
             sink.OnLogFlush(new LogFlushEvent(Name, db.Id, db.Name, size, block, new DateTime(ticks, DateTimeKind.Utc), null, seq));
@@ -216,6 +247,7 @@ internal sealed partial class SimulatedInstance
         db.StallTicks += latencyTicks;
         db.QueuedTicks += Azure is { } azure ? (long)(latencyTicks * azure.QueuedShare) : 0;
         var t = new DateTime(ticks, DateTimeKind.Utc);
+        _firedCompletes += db.EmitComplete ? 1 : 0;
         if (db.EmitComplete && Deliver(sink, out var seq))
         {
             sink.OnLogFlush(new LogFlushEvent(Name, db.Id, db.Name, 0, block, t.AddTicks(latencyTicks), TimeSpan.FromTicks(latencyTicks), seq));
@@ -232,6 +264,7 @@ internal sealed partial class SimulatedInstance
         _writeLogTicks += waitTicks;
         _writeLogSignalTicks += waitTicks - latencyTicks;
         _writeLogMaxTicks = Math.Max(_writeLogMaxTicks, waitTicks);
+        _firedWaits++;
         if (Deliver(sink, out seq))
         {
             sink.OnWait(new WaitEvent(Name, WriteLog, TimeSpan.FromTicks(waitTicks), db.Id, db.Name, t.AddTicks(waitTicks), seq, Application(block)));
@@ -247,6 +280,7 @@ internal sealed partial class SimulatedInstance
             _hadrTasks++;
             _hadrTicks += syncTicks;
             _hadrMaxTicks = Math.Max(_hadrMaxTicks, syncTicks);
+            _firedWaits++;
             if (Deliver(sink, out seq))
             {
                 sink.OnWait(new WaitEvent(Name, HadrSyncCommit, TimeSpan.FromTicks(syncTicks), db.Id, db.Name, t.AddTicks(waitTicks + syncTicks), seq));
@@ -311,13 +345,17 @@ internal sealed partial class SimulatedInstance
         var t = new DateTime(ticks, DateTimeKind.Utc);
         sink.OnBatch(SignalRegistry.ServerStart.Batch(Name, t, [new ServerStartRow(_startTime)], endsPoll: false));
 
-        var counters = new List<CounterRow>(DatabasesCounterSet.Counters.Count * (_databases.Count + 1));
-        long flushes = 0, bytes = 0, waits = 0, waitMs = 0, usedKb = 0, sizeKb = 0, hits = 0, lookups = 0;
+        var counters = new List<CounterRow>(DatabasesCounterSet.Counters.Count * (_databases.Count + SystemDatabases.Count + 1));
+        long flushes = 0, bytes = 0, waits = 0, waitMs = 0, usedKb = 0, sizeKb = 0, hits = 0, lookups = 0, writeTransactions = 0;
+        long growths = 0;
         foreach (var db in _databases)
         {
-            db.TruncateIfFull();
+            db.TruncateIfFull(ticks);
             var dbWaitMs = db.FlushWaitTicks / TimeSpan.TicksPerMillisecond;
-            Counters(counters, db.Name, db.Flushes, db.BytesFlushed, db.FlushWaits, dbWaitMs, db.LogUsedKb, db.LogSizeKb, db.CacheHits, db.CacheLookups);
+            Counters(counters, db.Name, db.Flushes, db.BytesFlushed, db.FlushWaits, dbWaitMs, db.LogUsedKb, db.LogSizeKb, db.CacheHits, db.CacheLookups, db.Log.Growths);
+            growths += db.Log.Growths;
+            DatabasesCounterSet.SetWriteTransactions(counters, db.Name, db.WriteTransactions);
+            writeTransactions += db.WriteTransactions;
             flushes += db.Flushes;
             bytes += db.BytesFlushed;
             waits += db.FlushWaits;
@@ -328,7 +366,23 @@ internal sealed partial class SimulatedInstance
             lookups += db.CacheLookups;
         }
 
-        Counters(counters, Total, flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups);
+        // The system databases' counters since the instance started, in the capture's proportions (per 100 s).
+        var up = Math.Max(0, (long)(t - _startTime).TotalSeconds);
+        foreach (var (name, perFlushes, perBytes, perWaitMs, dbUsedKb, dbSizeKb) in SystemDatabases)
+        {
+            var (f, b, w) = (perFlushes * up / 100, perBytes * up / 100, perWaitMs * up / 100);
+            Counters(counters, name, f, b, f, w, dbUsedKb, dbSizeKb, 0, 0, 0); // a commit waits for each of them (and is one)
+            writeTransactions += f;
+            flushes += f;
+            waits += f;
+            bytes += b;
+            waitMs += w;
+            usedKb += dbUsedKb;
+            sizeKb += dbSizeKb;
+        }
+
+        Counters(counters, Total, flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups, growths);
+        DatabasesCounterSet.SetWriteTransactions(counters, Total, writeTransactions);
         const long Ms = TimeSpan.TicksPerMillisecond;
         foreach (var db in _databases.Where(d => d.Replica is not null))
         {
@@ -382,8 +436,20 @@ internal sealed partial class SimulatedInstance
         }
 
         sink.OnBatch(SignalRegistry.LogWriters.Batch(Name, t, [.. writers], endsPoll: true));
+
+        // sys.dm_xe_sessions and sys.dm_xe_session_events as SQL Server 2022 with trace flag 9708 reports the session: every
+        // event it fired (those lost on the way to the monitor included), at a few microseconds each (simulated figures:
+        // docs/operations.md, "What the monitor costs the server", says what real ones mean), its 4 MB of buffers.
+        sink.OnBatch(SignalRegistry.XeSessionCost.Batch(Name, t,
+        [
+            new XeSessionCostRow(SessionName, BufferBytes: 4_194_304, RegularBuffers: 3, PendingBuffers: 0),
+            new XeSessionCostRow(SessionName, "log_flush_start", _firedStarts, 2, 1, 38),
+            new XeSessionCostRow(SessionName, "log_flush_complete", _firedCompletes, 1, 1, 21),
+            new XeSessionCostRow(SessionName, "wait_completed", _firedWaits, 3, 1, 45),
+        ], endsPoll: true));
         PollReplicas(t, sink);
         PollGovernance(t, sink);
+        PollLogSpace(ticks, t, sink);
     }
 
     /// <summary>
@@ -432,8 +498,39 @@ internal sealed partial class SimulatedInstance
         sink.OnBatch(SignalRegistry.HadrReplicas.Batch(Name, t, [.. rows], endsPoll: true));
     }
 
-    private static void Counters(List<CounterRow> into, string db, long flushes, long bytes, long waits, long waitMs, long usedKb, long sizeKb, long hits, long lookups) =>
-        DatabasesCounterSet.Read(into, db, new DatabasesCounterSet.LogCounters(flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups));
+    private static void Counters(List<CounterRow> into, string db, long flushes, long bytes, long waits, long waitMs, long usedKb, long sizeKb, long hits, long lookups, long growths) =>
+        DatabasesCounterSet.Read(into, db, new DatabasesCounterSet.LogCounters(flushes, bytes, waits, waitMs, usedKb, sizeKb, hits, lookups, growths));
+
+    /// <summary>
+    /// The log files (sys.master_files with sys.dm_os_volume_stats) and the log's space (sys.dm_db_log_stats) as a SQL
+    /// Server 2016 SP2 or later answers them: one log file (file_id 2) per database in 8 KB pages with its volume in bytes,
+    /// and the log's sizes in bytes (the statement's conversion of the DMV's MB). The reason is LOG_BACKUP once log was
+    /// written since the last log backup (the full recovery model), NOTHING right after one; a checkpoint runs each minute.
+    /// </summary>
+    private void PollLogSpace(long ticks, DateTime t, ISampleSink sink)
+    {
+        var files = new List<LogFileRow>(_databases.Count);
+        var space = new List<LogSpaceRow>(_databases.Count);
+        foreach (var db in _databases)
+        {
+            var log = db.Log;
+            if (ticks - log.LastCheckpointTicks >= TimeSpan.TicksPerMinute)
+            {
+                log.LastCheckpointTicks = ticks;
+                log.SinceCheckpointBytes = 0;
+            }
+
+            var plan = log.Plan;
+            var total = db.LogSizeKb * 1024;
+            files.Add(new LogFileRow(db.Id, db.Name, 2, log.SizePages, plan.MaxSizePages, plan.GrowthPages, false, LogPlan.VolumeOf(db.Name), plan.VolumeTotalBytes, log.VolumeFreeBytes));
+            var activeVlfs = Math.Max(1, (long)Math.Ceiling(log.Vlfs * (double)db.LogBytesInUse / Math.Max(1, total)));
+            space.Add(new LogSpaceRow(db.Id, db.Name, "FULL", log.SinceBackupBytes > 0 ? "LOG_BACKUP" : "NOTHING", total, db.LogBytesInUse, log.Vlfs,
+                Math.Min(activeVlfs, log.Vlfs), log.SinceBackupBytes, log.SinceCheckpointBytes, (ticks - log.LastBackupTicks) / TimeSpan.TicksPerSecond));
+        }
+
+        sink.OnBatch(SignalRegistry.LogFiles.Batch(Name, t, [.. files], endsPoll: true));
+        sink.OnBatch(SignalRegistry.LogSpace.Batch(Name, t, [.. space], endsPoll: true));
+    }
 
     /// <summary>Takes the next event_sequence; false when this event is lost on its way.</summary>
     private bool Deliver(ISampleSink sink, out long sequence)
@@ -467,6 +564,7 @@ internal sealed partial class SimulatedInstance
         _hadrTasks = _hadrTicks = _hadrMaxTicks = 0;
         _logBufferTasks = _logBufferTicks = _logBufferMaxTicks = 0;
         ResetGovernance();
+        _firedStarts = _firedCompletes = _firedWaits = 0; // the session starts again with the server
         foreach (var db in _databases)
         {
             db.ResetCumulative();

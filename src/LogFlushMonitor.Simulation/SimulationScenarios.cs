@@ -13,6 +13,10 @@ namespace LogFlushMonitor.Simulation;
 /// and sql-d/ingest, General Purpose as in <c>azure-log-cap</c>, at its log-rate cap for 12 minutes of every 20 from 2
 /// minutes after start. Runs forever.</item>
 /// <item><c>autocommit</c>: sql1/shop, single-row autocommit: ~5,000 flushes/s per session, nearly all 512 B.</item>
+/// <item><c>batched</c>: sql1/shop, the rows of <c>autocommit</c> (5,000 a second) committed 100 at a time: ~50 commits
+/// and ~50 flushes a second of ~37 KB (a full 60 KB block when a batch fills the buffer), about the same log bytes, one
+/// WRITELOG wait per 100 rows. <c>compare</c> of an <c>autocommit</c> recording with a <c>batched</c> one is the worked
+/// example of docs/compare.md.</item>
 /// <item><c>big-transaction</c>: sql1/warehouse, large transactions: mostly 61,440 B flushes, ~250/s.</item>
 /// <item><c>delayed-durability</c>: sql1/audit, 5,000 commits/s per session, ~1 flush per 10 commits, 512 B..60 KB.</item>
 /// <item><c>writelog-spike</c>: sql1/payments, autocommit from 50 sessions that each commit up to 200 times a second
@@ -39,6 +43,15 @@ namespace LogFlushMonitor.Simulation;
 /// sessions' pace does not include the sync wait.</item>
 /// <item><c>drop-database</c>: sql1 with shop (autocommit) and scratch (big transaction); scratch is dropped 32.5 s
 /// after start: its events stop and its rows vanish from the following polls.</item>
+/// <item><c>log-full</c>: sql1/orders, the full recovery model, log backups stopped 90 minutes before the start (the
+/// reason is LOG_BACKUP throughout); one session writes log at exactly 2 MiB/s (a 32 KB commit every 1/64 s). The log
+/// file is 4 GiB with 1 GiB active, grows by 512 MiB up to its max size of 5 GiB, on a volume with 40 GiB free: the
+/// headroom is the 5 GiB max, and the log is full 2,048 s (34 min 8 s) after the start, when writes stop (error 9002).
+/// The time to full falls under 30 minutes 248 s after the start; SqlServerLogFullSoon fires about 5 minutes later.</item>
+/// <item><c>log-grows</c>: the same log written at the same pace with log backups stopped, 95 % full (3,891 MiB of a
+/// 4,096 MiB file) but free to grow (unlimited max size, 64 MiB growth, 500 GiB free on its volume): Percent Log Used
+/// stays over 90 % as it grows, yet its headroom is 504 GiB, about 70 hours away. Nothing pages;
+/// SqlServerLogNotTruncating warns, as the backups have stopped.</item>
 /// <item><c>azure-log-cap</c>: an Azure SQL Database at its tier's log-rate cap: azure-gp/ingest, General Purpose
 /// (GeneralPurpose, SQLDB_GP_Gen5_2), whose live cap (primary_max_log_rate) is 9,830,400 B/s (9.375 MB/s, one of the
 /// values Microsoft's pages have given for 2 vCores; the DMV is what governs). Four sessions load 60 KB log blocks in
@@ -84,8 +97,12 @@ public static class SimulationScenarios
 
     /// <summary>Every scenario name.</summary>
     public static IReadOnlyList<string> Names { get; } =
-        [Default, "autocommit", "big-transaction", "delayed-durability", "writelog-spike", "writelog-spike-long", "log-stall", "ag-sync", "restart", "drop-database",
+        [Default, "autocommit", "batched", "big-transaction", "delayed-durability", "writelog-spike", "writelog-spike-long", "log-stall", "ag-sync", "restart", "drop-database", "log-full", "log-grows",
             "azure-log-cap", "ag-async-lag", "ag-sync-lost"];
+
+    // log-full and log-grows (docs/simulate.md): log written at 2 MiB/s, log backups stopped 90 minutes before the start.
+    private const long SteadyLogBytesPerSecond = 2L << 20;
+    private const long FourGbKb = 4L << 20;
 
     /// <summary>Creates a scenario by name (case-insensitive).</summary>
     /// <exception cref="ArgumentException">The name is unknown (the message lists the valid names) or an option is invalid.</exception>
@@ -99,6 +116,9 @@ public static class SimulationScenarios
         {
             case "autocommit":
                 b.Instance("sql1", b.Autocommit(5, "shop", 1, AutocommitLatencyUs, null, complete: true));
+                break;
+            case "batched":
+                b.Instance("sql1", b.Batched(5, "shop", 1, AutocommitLatencyUs, complete: true));
                 break;
             case "big-transaction":
                 b.Instance("sql1", b.BigTransaction(5, "warehouse", 1, complete: true));
@@ -145,6 +165,20 @@ public static class SimulationScenarios
                     new RestartPlan(TimeSpan.FromSeconds(32.5), TimeSpan.FromSeconds(4)),
                     b.Autocommit(5, "shop", 1, AutocommitLatencyUs, null, complete: true),
                     b.Delayed(6, "audit", 1, complete: true));
+                break;
+            case "log-full":
+                // The log cannot be reused (no log backup for 90 minutes) and grows toward its 5 GiB max size: 1 GiB active of
+                // a 4 GiB file (growth 512 MiB) on a volume with 40 GiB free. Full after (5,120 - 1,024) MiB / 2 MiB/s = 2,048 s.
+                b.Instance("sql1", b.SteadyLog(5, "orders", FourGbKb, new LogPlan(
+                    InitialActiveBytes: 1L << 30, MaxSizePages: 655_360, GrowthPages: 65_536, VolumeTotalBytes: 100L << 30, VolumeFreeBytes: 40L << 30,
+                    LastBackupBefore: TimeSpan.FromMinutes(90), Backups: false)));
+                break;
+            case "log-grows":
+                // The same log written at the same pace, 95 % full (3,891 MiB of 4,096), but it can grow: unlimited max size,
+                // growth 64 MiB, 500 GiB free on its volume. Its headroom is 504 GiB: about 70 hours at 2 MiB/s.
+                b.Instance("sql1", b.SteadyLog(5, "orders", FourGbKb, new LogPlan(
+                    InitialActiveBytes: 3_891L << 20, MaxSizePages: -1, GrowthPages: 8_192, VolumeTotalBytes: 1L << 40, VolumeFreeBytes: 500L << 30,
+                    LastBackupBefore: TimeSpan.FromMinutes(90), Backups: false)));
                 break;
             case "drop-database":
                 b.Instance(
@@ -214,6 +248,9 @@ public static class SimulationScenarios
         public SimulatedDatabase Autocommit(int id, string name, int sessions, double latencyUs, WritelogSpike? spike, bool complete, double commitsPerSecond = 5000) =>
             Database(id, name, complete, null, rng => new AutocommitWorkload(rng, new LatencyModel(latencyUs, spike), Sessions(sessions), options.RateScale, commitsPerSecond));
 
+        public SimulatedDatabase Batched(int id, string name, int sessions, double latencyUs, bool complete) =>
+            Database(id, name, complete, null, rng => new BatchedWorkload(rng, new LatencyModel(latencyUs, null), Sessions(sessions), options.RateScale));
+
         public SimulatedDatabase BigTransaction(int id, string name, int sessions, bool complete, TimeSpan? dropAfter = null) =>
             Database(id, name, complete, dropAfter, rng => new BigTransactionWorkload(rng, new LatencyModel(BigBlockLatencyUs, null), Sessions(sessions), options.RateScale));
 
@@ -225,18 +262,22 @@ public static class SimulationScenarios
             new WritelogSpike(TimeSpan.FromSeconds(30), TimeSpan.FromMinutes(10), TimeSpan.FromSeconds(10), TimeSpan.FromMinutes(6), 25_000), null);
 
         /// <summary>The database in availability group ag_NAME: a synchronous secondary (slowing as <paramref name="slowdown"/> says) and an asynchronous one (lagging as <paramref name="lag"/> says).</summary>
-        public SimulatedDatabase InGroup(SimulatedDatabase db, string primary, WritelogSpike? slowdown, AsyncLag? lag, SyncLoss? loss = null) => new(db.Id, db.Name, db.Workload, db.EmitComplete, db.LogSizeKb, db.DropAfter)
+        public SimulatedDatabase InGroup(SimulatedDatabase db, string primary, WritelogSpike? slowdown, AsyncLag? lag, SyncLoss? loss = null) => new(db.Id, db.Name, db.Workload, db.EmitComplete, db.LogSizeKb, db.DropAfter, db.Log.Plan)
         {
             Replica = new SyncReplica("ag_" + db.Name, primary, primary + "-b", primary + "-dr", 500, slowdown) { AsyncLag = lag, Loss = loss },
         };
 
+        /// <summary>A database written at a steady 2 MiB/s whose log is set as <paramref name="log"/> says (log-full, log-grows).</summary>
+        public SimulatedDatabase SteadyLog(int id, string name, long logSizeKb, LogPlan log) =>
+            Database(id, name, complete: true, null, rng => new SteadyLogWorkload(rng, new LatencyModel(BigBlockLatencyUs, null), options.RateScale, SteadyLogBytesPerSecond), logSizeKb, log);
+
         private int Sessions(int scenarioDefault) => options.SessionsPerDatabase ?? scenarioDefault;
 
-        private SimulatedDatabase Database(int id, string name, bool complete, TimeSpan? dropAfter, Func<SimRandom, Workload> workload)
+        private SimulatedDatabase Database(int id, string name, bool complete, TimeSpan? dropAfter, Func<SimRandom, Workload> workload, long logSizeKb = OneGbKb, LogPlan? log = null)
         {
             // Instances are added after their databases are built: the next instance index is this one's.
             var rng = new SimRandom(SimRandom.Derive(options.Seed, Instances.Count, _db++));
-            return new SimulatedDatabase(id, name, workload(rng), complete && options.FlushCompleteEvents, OneGbKb, dropAfter);
+            return new SimulatedDatabase(id, name, workload(rng), complete && options.FlushCompleteEvents, logSizeKb, dropAfter, log);
         }
     }
 }

@@ -71,6 +71,7 @@ internal sealed class AutocommitWorkload(SimRandom rng, LatencyModel latency, in
                 var latencyUs = LatencyAt(instance, t, size);
                 var waitUs = latencyUs + 3 + Rng.Next(18);
                 instance.Flush(db, t, size, latencyUs, waitUs, sink);
+                db.WriteTransactions++;
                 t += (waitUs + (long)(gapUs * Rng.Between(0.8, 1.2))) * 10;
             }
 
@@ -129,6 +130,7 @@ internal sealed class BigTransactionWorkload(SimRandom rng, LatencyModel latency
                     var latencyUs = LatencyAt(instance, t, size);
                     var waitUs = latencyUs + 3 + Rng.Next(18);
                     instance.Flush(db, t, size, latencyUs, waitUs, sink);
+                    db.WriteTransactions++;
                     t += (waitUs * 10) + (long)(Rng.Between(100, 500) * TimeSpan.TicksPerMillisecond);
                 }
             }
@@ -177,6 +179,7 @@ internal sealed class DelayedDurabilityWorkload(SimRandom rng, LatencyModel late
             }
 
             _buffered += 300 + Rng.Next(150);
+            db.WriteTransactions++;
             if (_buffered >= _threshold)
             {
                 var size = (uint)Math.Min(MaxBlock, (_buffered + 511) / 512 * 512);
@@ -203,4 +206,99 @@ internal sealed class DelayedDurabilityWorkload(SimRandom rng, LatencyModel late
     private long DrawThreshold() => Rng.NextDouble() < 0.05
         ? (long)Rng.Between(16384, MaxBlock)
         : 512 + (long)(-2500 * Math.Log(1 - Rng.NextDouble()));
+}
+
+/// <summary>
+/// A steady stream of log (the <c>log-full</c> and <c>log-grows</c> scenarios): one session commits a 32 KB (32,768 B)
+/// transaction at a fixed pace, <paramref name="bytesPerSecond"/> times the rate scale, each commit waiting for its flush.
+/// The pace is exact (no jitter), so the log grows at a known rate and a test can hold the predicted time to full against
+/// the truth.
+/// </summary>
+internal sealed class SteadyLogWorkload(SimRandom rng, LatencyModel latency, double rateScale, long bytesPerSecond)
+    : Workload(rng, latency, 1, rateScale)
+{
+    /// <summary>Each commit's log: 32,768 B.</summary>
+    public const uint Block = 32_768;
+
+    private long _origin;
+    private long _commits;
+
+    public override void StartAt(long ticks)
+    {
+        _origin = ticks;
+        _commits = 0;
+        Next[0] = ticks;
+    }
+
+    public override void Generate(long from, long to, SimulatedInstance instance, SimulatedDatabase db, ISampleSink sink)
+    {
+        var interval = TimeSpan.TicksPerSecond * (double)Block / (bytesPerSecond * RateScale);
+        var t = Next[0];
+        while (t < to)
+        {
+            var latencyUs = LatencyAt(instance, t, Block);
+            instance.Flush(db, t, Block, latencyUs, latencyUs + 5, sink);
+            db.WriteTransactions++;
+            _commits++;
+            // From the origin, not the last commit: the pace does not drift with rounding.
+            t = Math.Max(t + 1, _origin + (long)Math.Round(_commits * interval));
+        }
+
+        Next[0] = t;
+    }
+}
+
+/// <summary>
+/// The rows of <see cref="AutocommitWorkload"/> committed in batches: the same rows a second (5,000 per session), each
+/// adding 300-449 bytes of log, committed <see cref="RowsPerCommit"/> at a time. The log buffer flushes a full 60 KB block
+/// (61,440 B) when a batch fills it, and the commit flushes the rest (rounded up to 512-byte sectors, ~37 KB on average)
+/// and waits WRITELOG for it: ~50 commits and ~50 flushes a second per session instead of ~5,000, about the same log
+/// bytes (the autocommit flushes pad every row to a sector) and one WRITELOG wait per 100 rows.
+/// </summary>
+internal sealed class BatchedWorkload(SimRandom rng, LatencyModel latency, int sessions, double rateScale, double rowsPerSecond = 5000)
+    : Workload(rng, latency, sessions, rateScale)
+{
+    /// <summary>Rows committed in one transaction.</summary>
+    public const int RowsPerCommit = 100;
+
+    private const uint FullBlock = 61440;
+    private readonly int[] _rowsDone = new int[sessions];
+    private readonly long[] _buffered = new long[sessions];
+
+    public override void Generate(long from, long to, SimulatedInstance instance, SimulatedDatabase db, ISampleSink sink)
+    {
+        var rowTicks = TimeSpan.TicksPerSecond / (rowsPerSecond * RateScale);
+        for (var s = 0; s < Sessions; s++)
+        {
+            var t = Next[s];
+            while (t < to)
+            {
+                _buffered[s] += 300 + Rng.Next(150);
+                if (_buffered[s] >= FullBlock)
+                {
+                    // The buffer is full before the commit: it is written without anyone waiting for it.
+                    instance.Flush(db, t, FullBlock, LatencyAt(instance, t, FullBlock), 0, sink);
+                    _buffered[s] -= FullBlock;
+                }
+
+                if (++_rowsDone[s] < RowsPerCommit)
+                {
+                    t += (long)(rowTicks * Rng.Between(0.8, 1.2));
+                    continue;
+                }
+
+                // The commit hardens what is left and waits for it.
+                var size = (uint)((_buffered[s] + 511) / 512 * 512);
+                var latencyUs = LatencyAt(instance, t, size);
+                var waitUs = latencyUs + 3 + Rng.Next(18);
+                instance.Flush(db, t, size, latencyUs, waitUs, sink);
+                db.WriteTransactions++;
+                _buffered[s] = 0;
+                _rowsDone[s] = 0;
+                t += (waitUs * 10) + (long)(rowTicks * Rng.Between(0.8, 1.2));
+            }
+
+            Next[s] = t;
+        }
+    }
 }

@@ -22,6 +22,9 @@ internal sealed class WorkloadCounters(long? rowLimit)
 
     public long Reconnects => Interlocked.Read(ref _reconnects);
 
+    /// <summary>Each commit's round trip, as the client timed it.</summary>
+    public CommitLatencies Latency { get; } = new();
+
     /// <summary>Takes up to <paramref name="wanted"/> rows of the limit; 0 when none is left.</summary>
     public int Reserve(int wanted)
     {

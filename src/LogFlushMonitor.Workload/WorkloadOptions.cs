@@ -37,6 +37,17 @@ public sealed record WorkloadOptions
     /// </summary>
     public int? BatchSize { get; init; }
 
+    /// <summary>
+    /// Runs each scenario twice, first with the event session stopped, then with it started and its live stream read
+    /// (as the monitor reads it), so the two can be compared (<see cref="OverheadComparison"/>). The session is a temporary
+    /// one, <see cref="OverheadSessionName"/>, made as the monitor makes its own (the same events, predicates and options)
+    /// and dropped afterwards; the monitor's own session is left alone.
+    /// </summary>
+    public bool Overhead { get; init; }
+
+    /// <summary>The temporary session of <see cref="Overhead"/>: the instance's session name and <c>_overhead</c>.</summary>
+    public string OverheadSessionName => Server.Options.SessionName + "_overhead";
+
     /// <summary>Drop the database when the run ends (only a database the workload created: see <see cref="WorkloadRunner"/>).</summary>
     public bool Drop { get; init; }
 

@@ -56,6 +56,7 @@ public sealed class WorkloadRunner
     public async Task<WorkloadResult> RunAsync(CancellationToken cancellationToken)
     {
         var results = new List<ScenarioResult>();
+        var notes = new List<string>();
         var outcome = WorkloadOutcome.Completed;
         string? problem = null;
         var prepared = false;
@@ -73,7 +74,9 @@ public sealed class WorkloadRunner
             prepared = true;
             foreach (var scenario in _options.Scenarios)
             {
-                var (result, failure) = await RunScenarioAsync(scenario, cancellationToken).ConfigureAwait(false);
+                var (result, failure) = _options.Overhead
+                    ? await RunWithAndWithoutSessionAsync(scenario, results, notes, cancellationToken).ConfigureAwait(false)
+                    : await RunScenarioAsync(scenario, SessionPhase.None, cancellationToken).ConfigureAwait(false);
                 results.Add(result);
                 if (result.Outcome != WorkloadOutcome.Completed)
                 {
@@ -107,7 +110,61 @@ public sealed class WorkloadRunner
             }
         }
 
-        return new WorkloadResult(results, outcome, problem, dropped);
+        return new WorkloadResult(results, outcome, problem, dropped, notes);
+    }
+
+    /// <summary>
+    /// <c>--overhead</c>: the scenario with the event session stopped (its result added to <paramref name="results"/>), then
+    /// the same with it started and its stream read (returned, with what the server measured the session cost). The
+    /// session is dropped before, between and after, also on error or cancel.
+    /// </summary>
+    private async Task<(ScenarioResult Result, string? Failure)> RunWithAndWithoutSessionAsync(WorkloadScenario scenario, List<ScenarioResult> results, List<string> notes, CancellationToken cancellationToken)
+    {
+        var session = new OverheadSession(_options, Timeout);
+        await using (session.ConfigureAwait(false))
+        {
+            try
+            {
+                await session.DropAsync(cancellationToken).ConfigureAwait(false);
+                if (results.Count == 0 && await session.MonitorSessionRunsAsync(cancellationToken).ConfigureAwait(false))
+                {
+                    notes.Add($"the monitor's own event session {_options.Server.Options.SessionName} was running in both phases: its cost is in both, so the difference leaves it out. Stop the monitor to measure one session against none.");
+                }
+            }
+            catch (SqlException e) when (!cancellationToken.IsCancellationRequested)
+            {
+                throw new WorkloadException($"the event session {session.Name} could not be prepared: {WorkloadErrors.Describe(e)}");
+            }
+
+            var (off, failure) = await RunScenarioAsync(scenario, SessionPhase.Off, cancellationToken).ConfigureAwait(false);
+            if (off.Outcome != WorkloadOutcome.Completed)
+            {
+                return (off, failure);
+            }
+
+            results.Add(off);
+            try
+            {
+                await session.StartAsync(cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is SqlException or NotSupportedException or InvalidOperationException && !cancellationToken.IsCancellationRequested)
+            {
+                throw new WorkloadException($"the event session {session.Name} could not be started (ALTER ANY EVENT SESSION, or the 2022 event-session grants, are needed): {(e is SqlException s ? WorkloadErrors.Describe(s) : e.Message)}");
+            }
+
+            var (on, onFailure) = await RunScenarioAsync(scenario, SessionPhase.On, cancellationToken).ConfigureAwait(false);
+            string? cost;
+            try
+            {
+                cost = await session.CostAsync(cancellationToken).ConfigureAwait(false);
+            }
+            catch (SqlException e) when (!cancellationToken.IsCancellationRequested)
+            {
+                cost = $"the server would not say ({WorkloadErrors.Describe(e)})";
+            }
+
+            return (on with { SessionCost = cost }, onFailure);
+        }
     }
 
     /// <summary>Creates the database when missing (and marks it), refuses one that is not the workload's, creates the objects, empties the tables.</summary>
@@ -143,7 +200,7 @@ public sealed class WorkloadRunner
         await connection.ExecuteAsync(WorkloadSql.Truncate, ct, commandTimeout: Timeout).ConfigureAwait(false);
     }
 
-    private async Task<(ScenarioResult Result, string? Failure)> RunScenarioAsync(WorkloadScenario scenario, CancellationToken cancellationToken)
+    private async Task<(ScenarioResult Result, string? Failure)> RunScenarioAsync(WorkloadScenario scenario, SessionPhase phase, CancellationToken cancellationToken)
     {
         // Every scenario says which durability it wants: a database left FORCED by an earlier run must not delay the next.
         await AdminAsync(WorkloadSql.SetDelayedDurability(_options.Database, scenario == WorkloadScenario.DelayedDurability), cancellationToken).ConfigureAwait(false);
@@ -154,6 +211,7 @@ public sealed class WorkloadRunner
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken, duration.Token);
         using var abort = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         var started = _options.Time.GetTimestamp();
+        var startedUtc = _options.Time.GetUtcNow().UtcDateTime;
         _live = new Live(scenario, counters, started);
         string? failure = null;
         var sessions = Enumerable.Range(1, _options.Sessions).Select(async n =>
@@ -176,7 +234,11 @@ public sealed class WorkloadRunner
             : cancellationToken.IsCancellationRequested ? WorkloadOutcome.Cancelled
             : WorkloadOutcome.Completed;
         var result = new ScenarioResult(scenario, _options.Sessions, rowsPerTransaction, _options.Time.GetElapsedTime(started),
-            counters.Commits, counters.Rows, counters.Errors, counters.Reconnects, outcome);
+            counters.Commits, counters.Rows, counters.Errors, counters.Reconnects, outcome, counters.Latency.Summary(), phase)
+        {
+            StartedUtc = startedUtc,
+            EndedUtc = _options.Time.GetUtcNow().UtcDateTime,
+        };
         return (result, failure);
     }
 

@@ -87,6 +87,7 @@ internal sealed class WorkloadSession(
                 return false;
             }
 
+            var began = options.Time.GetTimestamp();
             try
             {
                 await ExecuteAsync(connection, null, InsertStatement, rows: null, abort).ConfigureAwait(false);
@@ -96,6 +97,9 @@ internal sealed class WorkloadSession(
                 counters.Release(1);
                 throw;
             }
+
+            // The implicit transaction's round trip is its commit: the INSERT returns once its log record is hardened.
+            counters.Latency.Add(options.Time.GetElapsedTime(began));
 
             await CommittedAsync(connection, 1, abort).ConfigureAwait(false);
             return true;
@@ -139,7 +143,9 @@ internal sealed class WorkloadSession(
                 }
             }
 
+            var committing = options.Time.GetTimestamp();
             await transaction.CommitAsync(abort).ConfigureAwait(false);
+            counters.Latency.Add(options.Time.GetElapsedTime(committing));
         }
         catch
         {

@@ -33,6 +33,7 @@ public static class Program
             WorkloadCommand.Create(),
             HealthCommand.Create(),
             ReportCommand.Create(),
+            CompareCommand.Create(),
         };
         root.WithVersionLine(Name, typeof(Program).Assembly);
 

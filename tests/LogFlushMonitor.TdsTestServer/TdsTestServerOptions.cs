@@ -33,14 +33,14 @@ public sealed class TdsTestServerOptions
     /// <summary>The server's TLS certificate with its private key (e.g. <see cref="Tls.TdsTestCertificates.CreateSelfSigned"/>).</summary>
     public System.Security.Cryptography.X509Certificates.X509Certificate2? Certificate { get; init; }
 
-    /// <summary>Wait before answering LOGIN7 (on <see cref="TimeProvider"/>), to exercise connect timeouts.</summary>
-    public TimeSpan LoginDelay { get; init; }
-
     /// <summary>
-    /// The program version LOGINACK announces (SqlClient's ServerVersion), read at each login so a test can change it
-    /// between connections; SQL Server 2019 RTM (15.0.2000) by default.
+    /// The program version LOGINACK reports (what SqlClient's ServerVersion says: 15.00.2000, SQL Server 2019 RTM, by
+    /// default). Settable after start: the next login reports it (a test of what differs from SQL Server 2022 on).
     /// </summary>
     public Version ProgramVersion { get; set; } = new(15, 0, 2000);
+
+    /// <summary>Wait before answering LOGIN7 (on <see cref="TimeProvider"/>), to exercise connect timeouts.</summary>
+    public TimeSpan LoginDelay { get; init; }
 
     /// <summary>
     /// A server that breaks the protocol after PRELOGIN: when this returns bytes, they are sent raw in place of the answer

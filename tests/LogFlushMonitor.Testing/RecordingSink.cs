@@ -172,20 +172,19 @@ public sealed class RecordingSink(ISampleSink? next = null) : IPacedSampleSink
     /// <summary>The ends of polls kept of <paramref name="signal"/>, in order.</summary>
     public IReadOnlyList<PollEnded> PollEnds(Signal signal) => [.. Of<PollEnded>().Where(p => p.Signal == signal)];
 
-    private static IEnumerable<object> RowsOf(SignalBatch batch) => batch switch
+    /// <summary>Each row of any signal's batch as a <see cref="Polled{TRow}"/>: no signal is named here (a new one needs no line).</summary>
+    private static List<object> RowsOf(SignalBatch batch)
     {
-        SignalBatch<CounterRow> b => Each(b),
-        SignalBatch<WaitStatsRow> b => Each(b),
-        SignalBatch<FileStatsRow> b => Each(b),
-        SignalBatch<ServerStartRow> b => Each(b),
-        SignalBatch<DatabaseRow> b => Each(b),
-        SignalBatch<FlushBucketRow> b => Each(b),
-        SignalBatch<WriteLogWaitersRow> b => Each(b),
-        SignalBatch<LogWritersRow> b => Each(b),
-        SignalBatch<ReplicaRow> b => Each(b),
-        SignalBatch<LogRateRow> b => Each(b),
-        _ => [],
-    };
+        var type = batch.GetType();
+        if (!type.IsGenericType || type.GetGenericTypeDefinition() != typeof(SignalBatch<>))
+        {
+            return [];
+        }
+
+        var each = typeof(RecordingSink).GetMethod(nameof(Each), System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Static)!
+            .MakeGenericMethod(type.GetGenericArguments()[0]);
+        return (List<object>)each.Invoke(null, [batch])!;
+    }
 
     private static List<object> Each<TRow>(SignalBatch<TRow> batch)
     {

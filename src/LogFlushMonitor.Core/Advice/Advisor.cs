@@ -1,5 +1,6 @@
 using System.Globalization;
 using LogFlushMonitor.Core.Aggregation;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Core.Advice;
 
@@ -59,6 +60,13 @@ public static class Advisor
     {
         ArgumentNullException.ThrowIfNull(db);
         var list = new List<AdviceItem>();
+        var full = LogFull(db);
+        if (full is not null)
+        {
+            // First of all: when the log is full every write of the database fails (error 9002).
+            list.Add(new("log-full-soon", AdviceLevel.Warning, full.Value.Text + ": " + full.Value.Action));
+        }
+
         if (Stall(db) is { } stall)
         {
             list.Add(new("log-stall", AdviceLevel.Warning, stall + ": the log device is not completing writes; check the storage path (a failover, throttling, a full write cache) before anything else"));
@@ -69,7 +77,89 @@ public static class Advisor
         CommitAdvice.Add(db, list);
         AdviseReplica(db, list);
         AdviseWriteSizes(db, list);
+        AdviseLogSpace(db, list, full is not null);
         return list;
+    }
+
+    /// <summary>
+    /// Time to full under which the advice (and the periodic summary) says it first: one hour, twice the
+    /// SqlServerLogFullSoon alert's 30 minutes, so that the log says it before the page does.
+    /// </summary>
+    public const double LogFullSoonSeconds = 3600;
+
+    /// <summary>
+    /// How long a reason that is not routine may hold a growing log before the advice names it: one hour, as the
+    /// SqlServerLogNotTruncating warning. For LOG_BACKUP, normal between log backups, the time since the last log backup.
+    /// </summary>
+    public const double LogHeldSeconds = 3600;
+
+    /// <summary>
+    /// When the log will be full within <see cref="LogFullSoonSeconds"/>: "log full in ~35 min: LOG_BACKUP, no log backup
+    /// for 2 h 10 min; 4.1 GB of 5 GB max", and what to do about its reason; null otherwise.
+    /// </summary>
+    public static (string Text, string Action)? LogFull(DatabaseSnapshot db)
+    {
+        ArgumentNullException.ThrowIfNull(db);
+        if (db.LogSpace is not { TimeToFullSeconds: { } seconds, Room: { } room } log || seconds >= LogFullSoonSeconds)
+        {
+            return null;
+        }
+
+        var reason = log.Reason ?? LogReuseWaits.Unknown;
+        var why = reason == LogReuseWaits.LogBackup
+            ? log.LogBackupAgeSeconds is { } age ? $"{reason}, no log backup for {LogSpaceSignal.Duration(age)}" : $"{reason}, no log backup known"
+            : log.ReasonSeconds is >= 60 and var held ? $"{reason} for {LogSpaceSignal.Duration(held)}" : reason;
+        var used = LogFilesSignal.Bytes(log.ActiveBytes ?? 0);
+        var of = LogFilesSignal.Bytes(room.HeadroomBytes) + (room.BoundByMaxSize ? " max" : " (all the volume allows)");
+        return ($"log full in ~{LogSpaceSignal.Duration(seconds)}: {why}; {used} of {of}", Action(reason));
+    }
+
+    /// <summary>What frees the log held for <paramref name="reason"/> (Microsoft, "Troubleshoot a full transaction log (error 9002)").</summary>
+    private static string Action(string reason) => reason switch
+    {
+        LogReuseWaits.LogBackup => "take a log backup (and find why the scheduled ones stopped)",
+        "ACTIVE_TRANSACTION" => "find the open transaction holding it (sqlserver_database_log_writer_used_bytes, sys.dm_tran_database_transactions) and commit or end it",
+        "AVAILABILITY_REPLICA" => "a secondary is not taking the log: check its send and redo queues (sqlserver_replica_log_send_queue_size_bytes)",
+        "DATABASE_MIRRORING" => "the mirror is behind or paused: resume or fix mirroring",
+        "REPLICATION" => "the log reader agent is not reading the log: check replication",
+        "ACTIVE_BACKUP_OR_RESTORE" => "a data backup or restore holds it: let it finish or stop it",
+        _ => "grow the log or free its volume while the reason clears (docs/alerts.md, SqlServerLogFullSoon)",
+    };
+
+    /// <summary>
+    /// The log's settings and how long it has been held: a growing log held for over <see cref="LogHeldSeconds"/> by a
+    /// reason that is not routine (unless it is already about to fill), many VLFs, percent or 1 MB growth on a large log.
+    /// </summary>
+    private static void AdviseLogSpace(DatabaseSnapshot db, List<AdviceItem> list, bool fullSaid)
+    {
+        if (db.LogSpace is not { } log)
+        {
+            return;
+        }
+
+        var ci = CultureInfo.InvariantCulture;
+        if (!fullSaid && log.Reason is { } reason && !LogReuseWaits.Routine.Contains(reason) && log.GrowthBytesPerSecond is > 0 and var rate)
+        {
+            var held = reason == LogReuseWaits.LogBackup ? log.LogBackupAgeSeconds : log.ReasonSeconds;
+            if (held >= LogHeldSeconds)
+            {
+                list.Add(new("log-not-truncating", AdviceLevel.Warning, string.Create(ci,
+                    $"the log has not been able to truncate for {LogSpaceSignal.Duration(held.Value)} ({reason}{(reason == LogReuseWaits.LogBackup ? ": no log backup since" : "")}) and grows {LogFilesSignal.Bytes((long)rate)}/s: {Action(reason)}")));
+            }
+        }
+
+        if (LogSpaceSignal.VlfAdvice(log.Vlfs) is { } vlfs)
+        {
+            list.Add(new("log-vlfs", AdviceLevel.Info, vlfs));
+        }
+
+        foreach (var file in log.Files)
+        {
+            if (LogFilesSignal.GrowthAdvice(file) is { } growth)
+            {
+                list.Add(new("log-growth-setting", AdviceLevel.Info, growth));
+            }
+        }
     }
 
     /// <summary>A local log flush under this is fast: the other half of a slow synchronous commit is then the replica's.</summary>

@@ -56,6 +56,7 @@ public sealed class AgreementCheck
     private double _events;
     private double _server;
     private double _lost;
+    private double _extra;
     private int _polls;
     private int _streak;
     private AgreementVerdict _streakVerdict;
@@ -107,29 +108,35 @@ public sealed class AgreementCheck
     /// Adds one poll's increases: <paramref name="events"/> as the events add up, <paramref name="server"/> as the server
     /// counted, <paramref name="lost"/> what the events counted as lost in the same time stood for, in the quantity's unit
     /// (flushes; for bytes, the lost events times the window's average write size): it explains events falling short.
+    /// <paramref name="extra"/> is what the server counted outside the compared databases that the events may still hold
+    /// (an instance-wide histogram target counts hidden databases too): a surplus up to that much is taken as the server's
+    /// own, in the ratio and the verdict.
     /// Returns the verdict when this poll closed a window, else null.
     /// </summary>
-    public AgreementVerdict? Observe(double events, double server, double lost = 0)
+    public AgreementVerdict? Observe(double events, double server, double lost = 0, double extra = 0)
     {
         _events += Math.Max(0, events);
         _server += Math.Max(0, server);
         _lost += Math.Max(0, lost);
+        _extra += Math.Max(0, extra);
         _polls++;
         if (_polls < MinPolls || (_server < MinServer && _polls < MaxPolls))
         {
             return null;
         }
 
-        var verdict = _server < MinServer ? AgreementVerdict.TooLittle : Judge(_events, _server, _lost);
+        // A surplus up to the extra is the server's too (counted outside the compared databases, held by the events).
+        var counted = _server + Math.Min(_extra, Math.Max(0, _events - _server));
+        var verdict = _server < MinServer ? AgreementVerdict.TooLittle : Judge(_events, counted, _lost);
         if (verdict != AgreementVerdict.TooLittle)
         {
-            Ratio = _events / _server;
-            LastWindow = (_events, _server);
+            Ratio = _events / counted;
+            LastWindow = (_events, counted);
             LastVerdict = verdict;
             Track(verdict);
         }
 
-        _events = _server = _lost = 0;
+        _events = _server = _lost = _extra = 0;
         _polls = 0;
         return verdict;
     }
@@ -137,7 +144,7 @@ public sealed class AgreementCheck
     /// <summary>Forgets the window in progress and any streak (after a unit was corrected, or the source reconnected).</summary>
     public void Restart()
     {
-        _events = _server = _lost = 0;
+        _events = _server = _lost = _extra = 0;
         _polls = 0;
         _streak = 0;
         Reported = null;

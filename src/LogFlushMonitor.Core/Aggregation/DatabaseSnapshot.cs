@@ -109,6 +109,12 @@ public sealed record DatabaseSnapshot
     /// </summary>
     public IReadOnlyList<ReplicaSnapshot> Replicas { get; init; } = [];
 
+    /// <summary>
+    /// The log's space at the last polls (sys.dm_db_log_stats with the log files' room): why it cannot be reused, how fast
+    /// it grows, when it will be full; null when not polled.
+    /// </summary>
+    public Signals.LogSpaceSnapshot? LogSpace { get; init; }
+
     /// <summary>Seconds between the first and last event.</summary>
     public double EventSpanSeconds => FirstEventUtc is { } f && LastEventUtc is { } l ? (l - f).TotalSeconds : 0;
 }

@@ -74,8 +74,20 @@ internal sealed class InstanceAgreement
     /// <summary>The factor applied to wait durations (1 until a clean factor of 1,000 against the server corrected it).</summary>
     public double WaitScale = 1;
 
-    /// <summary>At a counter poll: the watched databases' increases of the three counters since the previous poll.</summary>
-    public void OnCounters(long serverFlushes, long serverBytes, long serverFlushWaitMs, long lostTotal, ref List<AgreementReport>? result)
+    /// <summary>
+    /// Whether an instance-wide histogram target ("(all)") delivered flushes: it counts every database its predicate lets
+    /// through, the engine's hidden databases too, and it cannot say which, so their flushes may be in the events' figure.
+    /// </summary>
+    public bool InstanceWideBuckets;
+
+    /// <summary>
+    /// At a counter poll: the increases since the previous poll of the three counters over the databases the session
+    /// watches, and, for an instance-wide histogram target, what _Total counted beyond every database listed
+    /// (<paramref name="serverUnlisted"/> flushes and <paramref name="serverUnlistedBytes"/> bytes: hidden databases the
+    /// target may have counted, or databases filtered out; a surplus up to that is no disagreement).
+    /// </summary>
+    public void OnCounters(long serverFlushes, long serverBytes, long serverFlushWaitMs, long lostTotal, ref List<AgreementReport>? result,
+        long serverUnlisted = 0, long serverUnlistedBytes = 0)
     {
         var first = _lostAtCounters < 0;
         var flushes = FlushStarts - _flushesAtCounters;
@@ -89,8 +101,9 @@ internal sealed class InstanceAgreement
         }
 
         var averageSize = flushes > 0 ? (double)bytes / flushes : 0;
-        Observe(AgreementQuantity.Flushes, flushes, serverFlushes, lost, ref result);
-        Observe(AgreementQuantity.FlushedBytes, bytes, serverBytes, lost * averageSize, ref result);
+        var (extra, extraBytes) = InstanceWideBuckets ? (Math.Max(0, serverUnlisted), Math.Max(0, serverUnlistedBytes)) : (0, 0);
+        Observe(AgreementQuantity.Flushes, flushes, serverFlushes, lost, ref result, extra);
+        Observe(AgreementQuantity.FlushedBytes, bytes, serverBytes, lost * averageSize, ref result, extraBytes);
         // Waits are judged in seconds (AgreementCheck's thresholds).
         Observe(AgreementQuantity.FlushWaitTime, waitMs / 1000, serverFlushWaitMs / 1000.0, 0, ref result);
     }
@@ -109,10 +122,10 @@ internal sealed class InstanceAgreement
         Observe(AgreementQuantity.WriteLogTime, waitMs / 1000, serverWriteLogMs / 1000.0, 0, ref result);
     }
 
-    private void Observe(AgreementQuantity quantity, double events, double server, double lost, ref List<AgreementReport>? result)
+    private void Observe(AgreementQuantity quantity, double events, double server, double lost, ref List<AgreementReport>? result, double extra = 0)
     {
         var check = Checks[(int)quantity];
-        if (check.Observe(events, server, lost) is null)
+        if (check.Observe(events, server, lost, extra) is null)
         {
             return;
         }

@@ -87,7 +87,30 @@ internal sealed class InstanceState
 
     public long EventsReceived { get; set; }
 
+    /// <summary>
+    /// Whether an event source of the instance runs: events arrived, or a live stream connected (it hands over its row
+    /// tally then). From then on the server's figures are held against the events (the agreement), an idle stream too: a
+    /// server that flushes its watched databases while no event comes is a disagreement, not silence.
+    /// </summary>
+    public bool HasEventSource => EventsReceived > 0 || StreamConnected;
+
+    /// <summary>A live stream of the instance connected (<see cref="Signals.StreamRowsSignal"/>).</summary>
+    public bool StreamConnected { get; set; }
+
     public long[] Lost { get; } = new long[4];
+
+    /// <summary>
+    /// Events (and histogram bucket counts) of a database_id no database list of the instance names: the engine's hidden
+    /// databases (model_msdb, model_replicatedmaster, mssqlsystemresource, ...) whose ids pass the session's
+    /// <c>database_id &gt; 4</c> and whose counters are not polled. Counted here and left out of the agreement.
+    /// </summary>
+    public long UnlistedEvents;
+
+    /// <summary>
+    /// Whether <paramref name="db"/> is one the instance's database lists name (sys.databases, the session's selection, a
+    /// poll that named it), or no list is known yet (then every database counts: nothing to tell them apart by).
+    /// </summary>
+    public bool IsListed(DatabaseEvents db) => db.HasRealName || Names.Count == 0;
 
     public IEnumerable<DatabaseEvents> Databases
     {

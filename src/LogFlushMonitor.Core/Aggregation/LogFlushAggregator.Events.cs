@@ -141,8 +141,16 @@ public sealed partial class LogFlushAggregator
         }
         else
         {
-            inst.Agreement.FlushStarts++;
-            inst.Agreement.FlushBytes += e.WriteSize;
+            if (inst.IsListed(db))
+            {
+                inst.Agreement.FlushStarts++;
+                inst.Agreement.FlushBytes += e.WriteSize;
+            }
+            else
+            {
+                inst.UnlistedEvents++; // a hidden database: no counter of its flushes is polled to hold them against
+            }
+
             db.Sizes.Add(e.WriteSize);
             if (pending is not null)
             {
@@ -174,7 +182,15 @@ public sealed partial class LogFlushAggregator
         var seconds = e.Duration.TotalSeconds * inst.Agreement.WaitScale;
         if (e.WaitType == WriteLog)
         {
-            inst.Agreement.WriteLogMs += seconds * 1000;
+            if (inst.IsListed(db))
+            {
+                inst.Agreement.WriteLogMs += seconds * 1000;
+            }
+            else
+            {
+                inst.UnlistedEvents++;
+            }
+
             if (e.ClientApp is not null)
             {
                 (db.Applications ??= new ApplicationWaits(db)).Add(e.ClientApp, seconds, e.TimestampUtc.Ticks);

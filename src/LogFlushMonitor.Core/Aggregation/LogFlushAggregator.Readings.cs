@@ -12,6 +12,7 @@ public sealed partial class LogFlushAggregator
     private static readonly MetricDefinition ApplicationWaits = MetricCatalog.Get("sqlserver.database.writelog.application.waits");
     private static readonly MetricDefinition EventsReceived = MetricCatalog.Get("sqlserver.monitor.events");
     private static readonly MetricDefinition EventsLost = MetricCatalog.Get("sqlserver.monitor.events.lost");
+    private static readonly MetricDefinition EventsUnlisted = MetricCatalog.Get("sqlserver.monitor.events.unlisted");
     private static readonly MetricDefinition Agreement = MetricCatalog.Get("sqlserver.monitor.agreement");
     private static readonly MetricDefinition CommitWaitTime = MetricCatalog.Get("sqlserver.commit.wait.time");
 
@@ -59,6 +60,8 @@ public sealed partial class LogFlushAggregator
         {
             into.Add(EventsLost, inst.Lost[k], inst.LossTags[k]);
         }
+
+        into.Add(EventsUnlisted, inst.UnlistedEvents, inst.Tags);
 
         for (var q = 0; q < inst.Agreement.Checks.Length; q++)
         {

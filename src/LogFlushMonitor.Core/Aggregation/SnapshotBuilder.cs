@@ -45,11 +45,13 @@ internal static class SnapshotBuilder
                     CommitBudget = inst.Budgets.Snapshot(db.Name),
                     LogRate = inst.Find<LogRateSignal.State>(SignalRegistry.LogRate)?.Snapshot(db.Name),
                     Replicas = Replicas(inst, db.Name),
+                    LogSpace = LogSpace(inst, db.Name),
                 });
             }
 
             // Databases known only from polls (no events yet) still get a row.
-            var polled = (Counters(inst)?.DatabaseNames ?? []).Concat(FileStats(inst)?.DatabaseNames ?? []);
+            var polled = (Counters(inst)?.DatabaseNames ?? []).Concat(FileStats(inst)?.DatabaseNames ?? [])
+                .Concat(inst.Find<LogSpaceSignal.State>(SignalRegistry.LogSpace)?.DatabaseNames ?? []);
             foreach (var name in polled.Distinct(StringComparer.Ordinal).ToList())
             {
                 if (!seen.Add(name))
@@ -78,6 +80,7 @@ internal static class SnapshotBuilder
                     CommitBudget = inst.Budgets.Snapshot(name),
                     LogRate = inst.Find<LogRateSignal.State>(SignalRegistry.LogRate)?.Snapshot(name),
                     Replicas = Replicas(inst, name),
+                    LogSpace = LogSpace(inst, name),
                 });
             }
         }
@@ -96,6 +99,9 @@ internal static class SnapshotBuilder
         s.Values[(int)Metrics.ReplicaColumn.SecondaryLag], s.Values[(int)Metrics.ReplicaColumn.LastHardenedAge],
         s.Values[(int)Metrics.ReplicaColumn.CommitBehind] / 1000.0,
         s.Values[(int)Metrics.ReplicaColumn.CommitBehind] is null ? null : inst.ReplicaThresholds.For(key.Replica, key.Mode).TotalSeconds);
+
+    private static LogSpaceSnapshot? LogSpace(InstanceState inst, string database) =>
+        inst.Find<LogSpaceSignal.State>(SignalRegistry.LogSpace)?.Snapshot(database);
 
     private static CountersSignal.State? Counters(InstanceState inst) => inst.Find<CountersSignal.State>(SignalRegistry.Counters);
 

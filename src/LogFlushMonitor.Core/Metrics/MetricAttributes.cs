@@ -43,6 +43,12 @@ public static class MetricAttributes
     /// <summary>What an agreement ratio compares: flushes, flushed_bytes, writelog_time, flush_wait_time.</summary>
     public const string Quantity = "quantity";
 
+    /// <summary>An event of the monitor's event session, e.g. log_flush_start.</summary>
+    public const string EventName = "event.name";
+
+    /// <summary>The type column of a live-stream row: 0, 1, 2, 3 or other.</summary>
+    public const string RowType = "row_type";
+
     /// <summary>A part of a source: poller, stream, session, histogram.</summary>
     public const string Component = "component";
 
@@ -81,6 +87,13 @@ public static class MetricAttributes
 
     /// <summary>A Hyperscale component that sets the log rate (role_desc of sys.dm_hs_database_log_rate: Primary, Storage, Replica, ...).</summary>
     public const string LogRateComponent = "sqlserver.log_rate.component";
+
+    /// <summary>
+    /// Why the log cannot be reused (truncated), one of the values SQL Server documents for
+    /// <c>sys.dm_db_log_stats.log_truncation_holdup_reason</c> and <c>sys.databases.log_reuse_wait_desc</c>
+    /// (<see cref="Signals.LogReuseWaits"/>): a bounded set, never the server's free text.
+    /// </summary>
+    public const string LogReuseWait = "log.reuse_wait";
 
     /// <summary>A metric exporter: otlp.</summary>
     public const string Exporter = "exporter";

@@ -114,6 +114,9 @@ public enum MetricSection
     /// <summary>Availability-group replicas (sys.dm_hadr_database_replica_states): the remote half of a synchronous commit.</summary>
     Replicas,
 
+    /// <summary>The log's space: why it cannot be reused, how much room is left, when it will be full.</summary>
+    LogSpace,
+
     /// <summary>The instance and the monitor.</summary>
     Monitor,
 }

@@ -33,4 +33,7 @@ public static class DatabasesCounters
 
     /// <summary>Size of the log files, in KB (a point value).</summary>
     public const string LogSize = "Log File(s) Size (KB)";
+
+    /// <summary>Times the log has grown: a count since the instance started, although its type is a point value (65792).</summary>
+    public const string LogGrowths = "Log Growths";
 }

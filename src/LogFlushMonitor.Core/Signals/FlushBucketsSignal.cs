@@ -102,9 +102,19 @@ public sealed class FlushBucketsSignal : Signal<FlushBucketRow>
                 }
 
                 instance.EventsReceived += bucket.Count;
-                instance.Agreement.FlushStarts += bucket.Count;
-                instance.Agreement.FlushBytes += bucket.WriteSize * bucket.Count;
                 var db = instance.Database(bucket.DatabaseId, bucket.DatabaseName);
+                if (instance.IsListed(db))
+                {
+                    instance.Agreement.FlushStarts += bucket.Count;
+                    instance.Agreement.FlushBytes += bucket.WriteSize * bucket.Count;
+                    // An instance-wide target counts every database its predicate lets through, hidden ones included.
+                    instance.Agreement.InstanceWideBuckets |= bucket.DatabaseId == 0;
+                }
+                else
+                {
+                    instance.UnlistedEvents += bucket.Count;
+                }
+
                 db.Touch(batch.TimestampUtc);
                 db.Sizes.Add(bucket.WriteSize, bucket.Count);
                 // Recorded once the lock is released: a large count must not hold up collection or other sources.

@@ -59,6 +59,12 @@ public abstract class Signal
     /// </summary>
     public virtual SignalView? NewView() => null;
 
+    /// <summary>
+    /// What <c>check</c> advises from the rows one poll of it read (<paramref name="batches"/>: this signal's batches of
+    /// that poll), one line each: settings worth changing, never a failure. None by default.
+    /// </summary>
+    public virtual IReadOnlyList<string> CheckAdvice(IReadOnlyList<SignalBatch> batches) => [];
+
     /// <summary>Its state for one instance of the aggregation (created with the instance).</summary>
     internal abstract SignalState NewState(InstanceState instance);
 
@@ -158,7 +164,8 @@ public sealed record SignalStatement(string Name, string Text, string View, IRea
 /// <param name="AzureSqlDatabase">Azure SQL Database (its DMVs are the database's; no server-scoped views).</param>
 /// <param name="MajorVersion">The major version (16 = SQL Server 2022), 0 when unknown.</param>
 /// <param name="EngineEdition">SERVERPROPERTY('EngineEdition') (5 Azure SQL Database, 8 Managed Instance), 0 when unknown.</param>
-public readonly record struct ServerProfile(bool AzureSqlDatabase, int MajorVersion, int EngineEdition = 0)
+/// <param name="Build">The build within the major version (5026 of <c>13.0.5026</c>, SQL Server 2016 SP2), 0 when unknown.</param>
+public readonly record struct ServerProfile(bool AzureSqlDatabase, int MajorVersion, int EngineEdition = 0, int Build = 0)
 {
     /// <summary>A SQL Server whose version is not known yet (the newest statements).</summary>
     public static ServerProfile SqlServer { get; } = new(false, 0);
@@ -166,11 +173,13 @@ public readonly record struct ServerProfile(bool AzureSqlDatabase, int MajorVers
     /// <summary>Azure SQL Database.</summary>
     public static ServerProfile Azure { get; } = new(true, 0);
 
-    /// <summary>The profile of a server from its <c>ServerVersion</c> string (<c>16.00.4135</c>).</summary>
+    /// <summary>The profile of a server from its <c>ServerVersion</c> string (<c>16.00.4135</c>: major 16, build 4135).</summary>
     public static ServerProfile Of(bool azureSqlDatabase, string? serverVersion, int engineEdition = 0)
     {
-        var dot = serverVersion?.IndexOf('.', StringComparison.Ordinal) ?? -1;
-        var major = dot > 0 && int.TryParse(serverVersion.AsSpan(0, dot), System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var m) ? m : 0;
-        return new ServerProfile(azureSqlDatabase, major, engineEdition);
+        var parts = (serverVersion ?? "").Split('.');
+        return new ServerProfile(azureSqlDatabase, Number(parts, 0), engineEdition, parts.Length > 2 ? Number(parts, 2) : 0);
     }
+
+    private static int Number(string[] parts, int index) =>
+        index < parts.Length && int.TryParse(parts[index], System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out var n) ? n : 0;
 }

@@ -26,6 +26,9 @@ public static class SignalRegistry
     /// <summary>sys.dm_xe_sessions: the event session's drops.</summary>
     public static XeDropsSignal XeDrops { get; } = new();
 
+    /// <summary>sys.dm_xe_session_events and sys.dm_xe_sessions: what the event session costs the server.</summary>
+    public static XeSessionCostSignal XeSessionCost { get; } = new();
+
     /// <summary>sys.dm_os_waiting_tasks: sessions waiting on WRITELOG now.</summary>
     public static WriteLogWaitersSignal WriteLogWaiters { get; } = new();
 
@@ -38,15 +41,24 @@ public static class SignalRegistry
     /// <summary>Azure's log-rate governance: the cap, the share of it written, Hyperscale's limiting component.</summary>
     public static LogRateSignal LogRate { get; } = new();
 
+    /// <summary>sys.master_files and sys.dm_os_volume_stats: the log files' size, max size, growth and the room under them.</summary>
+    public static LogFilesSignal LogFiles { get; } = new();
+
+    /// <summary>sys.dm_db_log_stats: why the log cannot be reused, its active size, and when it will be full.</summary>
+    public static LogSpaceSignal LogSpace { get; } = new();
+
     /// <summary>The histogram target: flushes counted by write size (histogram mode).</summary>
     public static FlushBucketsSignal FlushBuckets { get; } = new();
 
     /// <summary>The pair table of the event reader: flushes started and not completed.</summary>
     public static OutstandingFlushesSignal OutstandingFlushes { get; } = new();
 
+    /// <summary>The live stream's rows, counted by type.</summary>
+    public static StreamRowsSignal StreamRows { get; } = new();
+
     /// <summary>Every signal, in poll order.</summary>
     public static IReadOnlyList<Signal> All { get; } = Number(
-        [ServerStart, Databases, Counters, WaitStats, FileStats, XeDrops, WriteLogWaiters, LogWriters, HadrReplicas, LogRate, FlushBuckets, OutstandingFlushes]);
+        [ServerStart, Databases, Counters, WaitStats, FileStats, XeDrops, XeSessionCost, WriteLogWaiters, LogWriters, HadrReplicas, LogRate, LogFiles, LogSpace, FlushBuckets, OutstandingFlushes, StreamRows]);
 
     /// <summary>The signal whose recorded lines are of <paramref name="lineType"/>, or null.</summary>
     public static SignalRecording? RecordingOf(string lineType) => All.Select(s => s.Recording).FirstOrDefault(r => r?.LineType == lineType);

@@ -14,6 +14,17 @@ public abstract class SignalView
 
     /// <summary>What the batches add up to, or null when the recording held none of the signal's rows.</summary>
     public abstract SignalTable? Table();
+
+    /// <summary>
+    /// Whether it also reads the batches of <paramref name="other"/>: a view whose figures need another signal's rows (the
+    /// log's space needs the log files' room to say when the log is full). None by default.
+    /// </summary>
+    public virtual bool AlsoReads(Signal other) => false;
+
+    /// <summary>A batch of another signal it <see cref="AlsoReads"/>, in the order the recording holds it.</summary>
+    public virtual void ObserveOther(SignalBatch batch)
+    {
+    }
 }
 
 /// <summary>A view of a signal whose rows are <typeparamref name="TRow"/>.</summary>

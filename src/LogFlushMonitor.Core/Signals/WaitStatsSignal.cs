@@ -191,7 +191,7 @@ public sealed class WaitStatsSignal : Signal<WaitStatsRow>
         {
             RemoveStale(_series, keep);
             // Only an instance whose events flow has two sides to compare.
-            if (instance.EventsReceived > 0 && _series.TryGetValue("WRITELOG", out var writeLog) && writeLog.Stamp == keep)
+            if (instance.HasEventSource && _series.TryGetValue("WRITELOG", out var writeLog) && writeLog.Stamp == keep)
             {
                 instance.Agreement.OnWaitStats(writeLog.WaitTimeMs.LastIncrease, ref outcome.Agreement);
             }

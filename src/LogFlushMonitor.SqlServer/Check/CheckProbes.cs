@@ -8,6 +8,7 @@ using LogFlushMonitor.SqlServer.Resilience;
 using LogFlushMonitor.SqlServer.Sessions;
 using LogFlushMonitor.SqlServer.Sql;
 using LogFlushMonitor.SqlServer.Streaming;
+using LogFlushMonitor.XEvent.Binary;
 using Microsoft.Data.SqlClient;
 using Microsoft.Extensions.Logging.Abstractions;
 
@@ -39,11 +40,14 @@ internal static class CheckProbes
     /// <summary>How long the live stream is held open (a working stream blocks; an unusable one fails at once).</summary>
     internal static TimeSpan StreamProbe { get; set; } = TimeSpan.FromSeconds(2);
 
-    /// <summary>Runs every signal's poll once on <paramref name="connection"/> as <c>run</c> would.</summary>
+    /// <summary>
+    /// Runs every signal's poll once on <paramref name="connection"/> as <c>run</c> would, and adds what each signal advises
+    /// from the rows it read (<see cref="Signal.CheckAdvice"/>) to <paramref name="advice"/>.
+    /// </summary>
     public static async Task PollsAsync(SqlServerDataSource source, SqlServerSourceOptions fleet, SqlConnection connection,
-        bool filesExpected, List<string> problems, List<string> warnings, CancellationToken ct)
+        bool filesExpected, List<string> problems, List<string> warnings, List<string> advice, CancellationToken ct)
     {
-        var sink = DiscardingSink.Instance;
+        var sink = new KeepingSink();
         var poller = new InstancePoller(source, fleet, sink, new SourceHealth(), NullLogger.Instance, TimeProvider.System);
         await using (poller.ConfigureAwait(false))
         {
@@ -52,13 +56,36 @@ internal static class CheckProbes
             {
                 if (failure is null)
                 {
+                    advice.AddRange(signal.CheckAdvice(sink.Of(signal)));
                     continue;
                 }
 
                 var line = Failed(signal.Describe(server), failure, connection);
-                // Log file latency is the one part the monitor does without (the permission check warned already).
-                (signal == SignalRegistry.FileStats && !filesExpected ? warnings : problems).Add(line);
+                // Log file latency and the log's room are the parts the monitor does without (the permission check warned already).
+                ((signal == SignalRegistry.FileStats || signal == SignalRegistry.LogFiles) && !filesExpected ? warnings : problems).Add(line);
             }
+        }
+    }
+
+    /// <summary>Keeps each signal's batches of the one poll check runs (the numbers are run's business; the advice reads the rows).</summary>
+    private sealed class KeepingSink : Core.Samples.IPollSink
+    {
+        private readonly Dictionary<Signal, List<SignalBatch>> _batches = [];
+
+        public List<SignalBatch> Of(Signal signal) => _batches.GetValueOrDefault(signal) ?? [];
+
+        public void OnBatch(SignalBatch batch)
+        {
+            if (!_batches.TryGetValue(batch.Signal, out var list))
+            {
+                _batches[batch.Signal] = list = [];
+            }
+
+            list.Add(batch);
+        }
+
+        public void OnSourceLoss(string instance, Core.Samples.LossKind kind, long count)
+        {
         }
     }
 
@@ -87,13 +114,25 @@ internal static class CheckProbes
             if (instance.Mode != CollectionMode.Histogram)
             {
                 step = $"the live stream (sys.fn_MSxe_read_event_stream), held open {StreamProbe.TotalSeconds:0} s";
-                var buffers = await ReadStreamAsync(source, name, ct).ConfigureAwait(false);
-                collect.Add($"live stream: held open {StreamProbe.TotalSeconds:0} s on a temporary session, {buffers} event buffer(s) received");
+                var rows = await ReadStreamAsync(source, name, ct).ConfigureAwait(false);
+                collect.Add($"live stream: held open {StreamProbe.TotalSeconds:0} s on a temporary session, {rows.Total:N0} row(s) received by type ({rows.Describe()})");
+                if (rows.Rows(LiveStreamRowTally.Other) > 0)
+                {
+                    warnings.Add($"the live stream sent {rows.Rows(LiveStreamRowTally.Other):N0} row(s) of a type no public source describes: they are counted and skipped (sqlserver.monitor.events.lost{{loss.kind=\"malformed\"}}); a capture (check --capture) keeps their bytes for the project to read");
+                }
             }
+
+            // What the temporary session cost the server while it ran, as the server measured it.
+            step = "what the temporary session cost (sys.dm_xe_sessions, sys.dm_xe_session_events)";
+            var server = ServerProfile.Of(instance.Azure, connection.ServerVersion);
+            var context = new PollContext(instance.Name, DiscardingSink.Instance, TimeProvider.System, timeout, NullLogger.Instance, SignalSettings.Default);
+            var cost = await XeSessionCostSignal.ReadAsync(connection, context, server, name, ct).ConfigureAwait(false);
+            collect.Add("event session cost (the temporary session, as the server measured it): " + XeSessionCostSignal.Describe(cost, server));
         }
-        catch (Exception e) when (e is SqlException or InvalidOperationException or IOException && !ct.IsCancellationRequested)
+        catch (Exception e) when (e is SqlException or InvalidOperationException or IOException or StatementAnswerException && !ct.IsCancellationRequested)
         {
-            problems.Add(Failed(step, e, connection));
+            // The session's cost is information: a server that will not say it is no problem of the monitor's.
+            (step.StartsWith("what the temporary session cost", StringComparison.Ordinal) ? warnings : problems).Add(Failed(step, e, connection));
         }
         finally
         {
@@ -112,7 +151,7 @@ internal static class CheckProbes
     }
 
     /// <summary>Opens the stream of <paramref name="session"/> on a connection of its own and reads until the probe time ends.</summary>
-    private static async Task<long> ReadStreamAsync(SqlServerDataSource source, string session, CancellationToken ct)
+    private static async Task<LiveStreamRowTally> ReadStreamAsync(SqlServerDataSource source, string session, CancellationToken ct)
     {
         var instance = source.Name;
         var connection = await source.OpenAsync(ct).ConfigureAwait(false);
@@ -125,7 +164,7 @@ internal static class CheckProbes
                 .ConfigureAwait(false);
             return end == StreamEnd.Ended && reader.BuffersRead == 0
                 ? throw new InvalidOperationException("The server ended the live stream at once (the session stopped?).")
-                : reader.BuffersRead;
+                : reader.Rows;
         }
     }
 

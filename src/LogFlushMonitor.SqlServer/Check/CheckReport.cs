@@ -49,6 +49,11 @@ public static class CheckReport
             {
                 output.WriteLine($"  warning:    {w}");
             }
+
+            foreach (var a in r.Advice)
+            {
+                output.WriteLine($"  advice:     {a}");
+            }
         }
 
         var bad = results.Count(r => !r.Ok);

@@ -46,6 +46,12 @@ public sealed record InstanceCheckResult
     /// </summary>
     public IReadOnlyList<string> Storage { get; init; } = [];
 
+    /// <summary>
+    /// Settings worth changing that one poll showed (a log with thousands of VLFs, percent or 1 MB growth on a large log):
+    /// advice, never a problem or a warning.
+    /// </summary>
+    public IReadOnlyList<string> Advice { get; init; } = [];
+
     /// <summary>Whether all is well.</summary>
     public bool Ok => Problems.Count == 0;
 }

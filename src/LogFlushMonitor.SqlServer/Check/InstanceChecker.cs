@@ -16,7 +16,7 @@ namespace LogFlushMonitor.SqlServer.Check;
 /// </summary>
 public static class InstanceChecker
 {
-    /// <summary>Permission names whose rows sys.master_files shows (for log file latency); any one suffices.</summary>
+    /// <summary>Permission names whose rows sys.master_files shows (for log file latency and the log's room); any one suffices.</summary>
     private static readonly string[] MasterFilesPermissions = ["VIEW ANY DEFINITION", "ALTER ANY DATABASE", "CREATE DATABASE"];
 
     /// <summary>
@@ -133,6 +133,7 @@ public static class InstanceChecker
         var permissions = new List<PermissionStatus>();
         var problems = new List<string>();
         var warnings = new List<string>();
+        var advice = new List<string>();
         bool stateOk, sessionOk, filesOk;
         if (azureDb)
         {
@@ -168,7 +169,7 @@ public static class InstanceChecker
             var files = new List<PermissionStatus>();
             foreach (var p in MasterFilesPermissions)
             {
-                files.Add(await Has(p, "log file latency (rows of sys.master_files)").ConfigureAwait(false));
+                files.Add(await Has(p, "log file latency and the log's room: max size, growth, headroom, time to full (rows of sys.master_files)").ConfigureAwait(false));
                 if (files[^1].Held == true)
                 {
                     break;
@@ -202,7 +203,7 @@ public static class InstanceChecker
 
         if (!filesOk)
         {
-            warnings.Add("log file latency needs VIEW ANY DEFINITION (sys.master_files rows); everything else works without it.");
+            warnings.Add("log file latency and the log's room (max size, growth, headroom, so the time to full and the SqlServerLogFullSoon page) need VIEW ANY DEFINITION (sys.master_files rows); everything else works without it, and SqlServerLogAlmostFull falls back to the percentage.");
         }
 
         warnings.AddRange(ConnectionSecurity.Warnings(source.ConnectionString, encrypted));
@@ -224,7 +225,7 @@ public static class InstanceChecker
         if (stateOk)
         {
             // The statements themselves, not HAS_PERMS_BY_NAME's opinion of them (issue 19 item 6).
-            await CheckProbes.PollsAsync(source, fleet, connection, filesOk, problems, warnings, ct).ConfigureAwait(false);
+            await CheckProbes.PollsAsync(source, fleet, connection, filesOk, problems, warnings, advice, ct).ConfigureAwait(false);
         }
 
         var collect = new List<string>();
@@ -244,6 +245,14 @@ public static class InstanceChecker
             if (filesOk)
             {
                 collect.Add("log file I/O: writes, bytes, write stall (average log write latency)");
+            }
+
+            // Which statement tells why the log cannot be reused on this version (issue 32): the DMV, or before 2016 SP2 the catalog.
+            var profile = ServerProfile.Of(azureDb, connection.ServerVersion, props.EngineEdition ?? 0);
+            collect.Add("log space: " + SignalRegistry.LogSpace.Describe(profile));
+            if (filesOk || azureDb)
+            {
+                collect.Add("log room: " + SignalRegistry.LogFiles.Describe(profile));
             }
         }
 
@@ -266,6 +275,7 @@ public static class InstanceChecker
             Problems = problems,
             Warnings = warnings,
             Storage = storage,
+            Advice = advice,
         };
     }
 

@@ -286,6 +286,10 @@ public sealed class EventSessionManager
         }
     }
 
+    /// <summary>Whether <paramref name="sessionName"/> is running now (another tool's measurement must know the monitor's is).</summary>
+    public async Task<bool> IsRunningAsync(SqlConnection connection, string sessionName, CancellationToken cancellationToken) =>
+        (await SessionStateAsync(connection, sessionName, cancellationToken).ConfigureAwait(false)).Running == 1;
+
     private async Task<(int Defined, int Running)> SessionStateAsync(SqlConnection connection, string sessionName, CancellationToken cancellationToken)
     {
         var state = _instance.Azure

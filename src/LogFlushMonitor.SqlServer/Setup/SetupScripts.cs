@@ -58,9 +58,9 @@ public static class SetupScripts
             s.AppendLine();
             s.AppendLine("-- 2. In EACH database to monitor (Azure SQL Database sessions and DMVs are per database):");
             s.AppendLine($"CREATE USER {name} FOR LOGIN {name};");
-            s.AppendLine("-- Log counters, waits, open transactions' log by program and log file I/O of this database, and its");
-            s.AppendLine("-- log-rate cap (sys.dm_user_db_resource_governance, sys.dm_db_resource_stats; on Hyperscale");
-            s.AppendLine("-- sys.dm_hs_database_log_rate, whose VIEW DATABASE PERFORMANCE STATE this includes):");
+            s.AppendLine("-- Log counters, waits, open transactions' log by program, log file I/O and the log's space (sys.dm_db_log_stats;");
+            s.AppendLine("-- sys.database_files needs nothing more) of this database, and its log-rate cap (sys.dm_user_db_resource_governance,");
+            s.AppendLine("-- sys.dm_db_resource_stats; on Hyperscale sys.dm_hs_database_log_rate, whose VIEW DATABASE PERFORMANCE STATE this includes):");
             s.AppendLine($"GRANT VIEW DATABASE STATE TO {name};");
             // Microsoft, sys.dm_os_performance_counters, "Permissions": VIEW DATABASE STATE suffices on Premium only.
             s.AppendLine("-- On the Basic and Standard (DTU) tiers that is not enough for the counters: Microsoft's page of");
@@ -81,7 +81,8 @@ public static class SetupScripts
         if (target == SetupTarget.SqlServer2019)
         {
             s.AppendLine("-- Performance counters, wait stats, file stats, sessions' drop counts, sessions waiting on WRITELOG, availability");
-            s.AppendLine("-- replicas, open transactions' log by program (sys.dm_tran_database_transactions / sys.dm_tran_session_transactions)");
+            s.AppendLine("-- replicas, open transactions' log by program (sys.dm_tran_database_transactions / sys.dm_tran_session_transactions),");
+            s.AppendLine("-- the log's space (sys.dm_db_log_stats, 2016 SP2 and later; the free space of the log's volume, sys.dm_os_volume_stats)");
             s.AppendLine("-- and the live event stream:");
             s.AppendLine($"GRANT VIEW SERVER STATE TO {name};");
             s.AppendLine("-- Create, start, stop and drop the monitor's event session:");
@@ -90,7 +91,8 @@ public static class SetupScripts
         else
         {
             s.AppendLine("-- Performance counters, wait stats, file stats, sessions' drop counts, sessions waiting on WRITELOG, availability");
-            s.AppendLine("-- replicas, open transactions' log by program (sys.dm_tran_database_transactions / sys.dm_tran_session_transactions)");
+            s.AppendLine("-- replicas, open transactions' log by program (sys.dm_tran_database_transactions / sys.dm_tran_session_transactions),");
+            s.AppendLine("-- the log's space (sys.dm_db_log_stats; the free space of the log's volume, sys.dm_os_volume_stats)");
             s.AppendLine("-- and the live event stream; on Managed Instance also the instance's log-rate cap (sys.dm_instance_resource_governance)");
             s.AppendLine("-- (the narrower 2022 permission; VIEW SERVER STATE also works but shows more):");
             s.AppendLine($"GRANT VIEW SERVER PERFORMANCE STATE TO {name};");
@@ -102,9 +104,11 @@ public static class SetupScripts
         }
 
         s.AppendLine();
-        s.AppendLine("-- Optional: average log write latency joins sys.master_files, whose rows are visible only with");
-        s.AppendLine("-- VIEW ANY DEFINITION (or CREATE DATABASE / ALTER ANY DATABASE). Without it the monitor reports");
-        s.AppendLine("-- everything except log file latency; `check` says so. It also shows the names and commit modes of");
+        s.AppendLine("-- Optional, recommended: average log write latency and the log's room (each log file's max size and");
+        s.AppendLine("-- growth, so the headroom and the time until the log is full, which the SqlServerLogFullSoon page needs)");
+        s.AppendLine("-- read sys.master_files, whose rows are visible only with VIEW ANY DEFINITION (or CREATE DATABASE /");
+        s.AppendLine("-- ALTER ANY DATABASE). Without it the monitor reports everything else, SqlServerLogAlmostFull falls back");
+        s.AppendLine("-- to the log's percentage, and `check` says so. It also shows the names and commit modes of");
         s.AppendLine("-- availability groups (sys.availability_groups / sys.availability_replicas show a login only what it");
         s.AppendLine("-- has a permission on): without it their replicas are still polled, named by the group's id.");
         s.AppendLine($"-- GRANT VIEW ANY DEFINITION TO {name};");

@@ -22,6 +22,19 @@ internal static class CheckSql
                CAST(SERVERPROPERTY('EngineEdition') AS int) AS EngineEdition
         """;
 
+    /// <summary>
+    /// <c>check --capture</c>: the databases the engine has files for that sys.databases does not list (the resource
+    /// database; in a Linux container model_msdb and model_replicatedmaster, whose counters show them flushing), with what
+    /// their files wrote. Their ids are undocumented, and whether they pass the session's <c>database_id &gt; 4</c> decides
+    /// whether their events reach the stream (sqlserver.monitor.events.unlisted): the capture records them.
+    /// </summary>
+    public const string HiddenDatabases = """
+        SELECT vfs.database_id AS DatabaseId, DB_NAME(vfs.database_id) AS Name, vfs.file_id AS FileId,
+               vfs.num_of_writes AS NumWrites, vfs.num_of_bytes_written AS BytesWritten
+        FROM sys.dm_io_virtual_file_stats(NULL, NULL) AS vfs
+        WHERE NOT EXISTS (SELECT 1 FROM sys.databases AS d WHERE d.database_id = vfs.database_id)
+        """;
+
     /// <summary>Whether our own connection is encrypted (a session always sees its own row).</summary>
     public const string ConnectionEncryption = """
         SELECT encrypt_option AS EncryptOption FROM sys.dm_exec_connections WHERE session_id = @@SPID

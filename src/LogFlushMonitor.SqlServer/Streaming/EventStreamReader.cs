@@ -125,6 +125,9 @@ public sealed class EventStreamReader : IDisposable
     /// <summary>Header rows (type 2) seen: each starts a fresh metadata state.</summary>
     public long HeaderRows { get; private set; }
 
+    /// <summary>Every row received, by its type, over all connections (the aggregation reads it: sqlserver.monitor.stream.rows).</summary>
+    public LiveStreamRowTally Rows { get; } = new();
+
     /// <summary>The mapper of the current connection (its flush pairing: outstanding starts per database, the duration unit).</summary>
     public XEventSampleMapper? Mapper => _mapper;
 
@@ -269,7 +272,8 @@ public sealed class EventStreamReader : IDisposable
 
                     // SequentialAccess: the columns are read in order, type first.
                     var type = reader.IsDBNull(0) ? -1 : reader.GetInt32(0);
-                    var length = ReadData(reader, buffer, generation);
+                    var data = ReadData(reader, buffer, generation);
+                    var length = Math.Max(0, data);
                     lock (_gate)
                     {
                         // A read given up while this row arrived delivers nothing: the next connection owns the decoder.
@@ -279,6 +283,7 @@ public sealed class EventStreamReader : IDisposable
                         }
 
                         _inRow = false;
+                        Rows.Count(type, data); // every row, whatever becomes of it
                         OnRow(type, length);
                         // Counted once decoded: whoever waits for N buffers read then sees what they held.
                         BuffersRead++;
@@ -355,13 +360,13 @@ public sealed class EventStreamReader : IDisposable
 
     /// <summary>
     /// Copies the row's data column into <paramref name="buffer"/> (this read's), growing it as needed; returns the
-    /// length. The row's bytes end up in <see cref="_buffer"/> unless the read was given up meanwhile.
+    /// length, -1 for NULL. The row's bytes end up in <see cref="_buffer"/> unless the read was given up meanwhile.
     /// </summary>
     private int ReadData(SqlDataReader reader, byte[] buffer, int generation)
     {
         if (reader.IsDBNull(1))
         {
-            return 0;
+            return -1;
         }
 
         var length = 0;

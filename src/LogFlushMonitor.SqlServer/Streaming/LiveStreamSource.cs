@@ -161,6 +161,7 @@ public sealed class LiveStreamSource : IDisposable
                 {
                     // The aggregation reads this stream's outstanding flushes at collection time, until Dispose closes it.
                     _names.OnBatch(SignalRegistry.OutstandingFlushes.Row(_owner.Name, _owner.Time.GetUtcNow().UtcDateTime, Reader.Outstanding));
+                    _names.OnBatch(SignalRegistry.StreamRows.Row(_owner.Name, _owner.Time.GetUtcNow().UtcDateTime, Reader.Rows));
                 }
 
                 XeLog.StreamConnected(_owner.Logger, _owner.Name, sessions.SessionName, Reader.Connections);

@@ -171,6 +171,12 @@ internal static class CheckCommand
             + (settings.Anonymize ? "User database and instance names are replaced by db1, db2, ... and instance1, ...." : "Database and instance names are kept: --anonymize replaces them.")).ConfigureAwait(false);
         await output.WriteLineAsync(string.Create(CultureInfo.InvariantCulture,
             $"  {captures.Sum(c => c.Statements.Count)} statements ({failed} failed, with their errors), {captures.Sum(c => c.StreamRows.Count)} stream rows; manifest.json lists each.")).ConfigureAwait(false);
+        foreach (var c in captures.Where(c => c.Session is not null))
+        {
+            // Every row the stream sent, by its type column (kept or not): what the row-type beliefs rest on.
+            await output.WriteLineAsync($"  {c.Instance}: live-stream rows received by type: {c.StreamRowTypes.Describe()}.").ConfigureAwait(false);
+        }
+
         foreach (var problem in captures.SelectMany(c => c.Problems.Select(p => $"{c.Instance}: {p}")))
         {
             await output.WriteLineAsync($"  capture problem: {LogEscaping.Escape(problem)}").ConfigureAwait(false);
@@ -221,5 +227,6 @@ internal static class CheckCommand
         WillCollect = [.. r.WillCollect.Select(LogEscaping.Escape)],
         Problems = [.. r.Problems.Select(LogEscaping.Escape)],
         Warnings = [.. r.Warnings.Select(LogEscaping.Escape)],
+        Advice = [.. r.Advice.Select(LogEscaping.Escape)],
     };
 }

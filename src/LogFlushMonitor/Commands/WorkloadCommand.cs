@@ -37,9 +37,13 @@ internal static class WorkloadCommand
         var connectionEnv = new Option<string?>("--connection-string-env") { Description = "Environment variable holding the connection string (instead of Sources:SqlServer:Instances)." };
         var instance = new Option<string?>("--instance") { Description = "Which configured instance (Sources:SqlServer:Instances:N:Name) to load; default the first." };
         var attempts = new Option<int>("--connect-attempts") { Description = "Attempts to reach the server before giving up.", DefaultValueFactory = _ => 5 };
+        var overhead = new Option<bool>("--overhead")
+        {
+            Description = "Measure what the monitor's event session costs: run each scenario first with the session stopped, then with it started and its live stream read, and compare commits/s and commit latency. Uses a temporary session (<SessionName>_overhead, dropped afterwards).",
+        };
         var command = new Command("workload", "Drive a real SQL Server with a workload of a known flush shape (row-at-a-time, batched, big transaction, delayed durability, sequences). Configuration keys can be given as --Section:Key=value.")
         {
-            scenario, duration, rows, sessions, batchSize, database, drop, connectionEnv, instance, attempts,
+            scenario, duration, rows, sessions, batchSize, database, drop, connectionEnv, instance, attempts, overhead,
         };
         command.TreatUnmatchedTokensAsErrors = false;
         command.SetAction(async (parse, cancellationToken) =>
@@ -79,6 +83,7 @@ internal static class WorkloadCommand
                 BatchSize = parse.GetValue(batchSize),
                 Drop = parse.GetValue(drop),
                 ConnectAttempts = parse.GetValue(attempts),
+                Overhead = parse.GetValue(overhead),
             };
             problems.AddRange(options.Validate());
             if (problems.Count > 0 || server is null)
@@ -126,7 +131,8 @@ internal static class WorkloadCommand
 
         await error.WriteLineAsync(
             $"workload: {string.Join(", ", options.Scenarios.Select(WorkloadScenarios.NameOf))} on {PrintableText.Of(runner.Server)}, database {PrintableText.Of(options.Database)}, "
-            + $"{options.Sessions} session(s){(options.Duration is { } d ? $", {WorkloadOutput.Duration(d)} each" : "")}{(options.RowsPerScenario is { } r ? $", {r:N0} rows each" : "")}. Ctrl+C stops.").ConfigureAwait(false);
+            + $"{options.Sessions} session(s){(options.Duration is { } d ? $", {WorkloadOutput.Duration(d)} each" : "")}{(options.RowsPerScenario is { } r ? $", {r:N0} rows each" : "")}"
+            + (options.Overhead ? $", each run twice: without, then with the event session {PrintableText.Of(options.OverheadSessionName)}" : "") + ". Ctrl+C stops.").ConfigureAwait(false);
         var progress = new WorkloadProgressLine(error, terminal: errorIsTerminal, options.Time);
         var run = runner.RunAsync(stop.Token);
         await progress.FollowAsync(() => runner.Progress, run).ConfigureAwait(false);
@@ -135,6 +141,7 @@ internal static class WorkloadCommand
         if (result.Scenarios.Count > 0)
         {
             WorkloadOutput.WriteTable(output, result);
+            WorkloadOutput.WriteWindows(output, result);
         }
 
         if (result.Outcome == WorkloadOutcome.Cancelled)

@@ -5,9 +5,10 @@ using LogFlushMonitor.Core.Aggregation;
 namespace LogFlushMonitor.Hosting;
 
 /// <summary>
-/// The periodic summary's line for one database. A stalled log device comes first, as a warning of its own that names
-/// the stall before any figure (the completed-only figures all read zero then, and the database would look idle);
-/// otherwise the usual line with the first piece of advice at its end.
+/// The periodic summary's line for one database. A log that will be full within the hour comes first, as a warning of
+/// its own ("orders: log full in ~35 min: LOG_BACKUP, no log backup for 2 h 10 min; 4.1 GB of 5 GB max"); then a stalled
+/// log device, as a warning of its own that names the stall before any figure (the completed-only figures all read zero
+/// then, and the database would look idle); otherwise the usual line with the first piece of advice at its end.
 /// </summary>
 internal static partial class SummaryLine
 {
@@ -15,12 +16,15 @@ internal static partial class SummaryLine
     public const int MaxDatabases = 20;
 
     /// <summary>
-    /// The <paramref name="count"/> databases most worth a look, worst first: a stalled log, then the most time
+    /// The <paramref name="count"/> databases most worth a look, worst first: a log about to fill (the soonest first), a
+    /// stalled log, then the most time
     /// commits spent waiting on the log (Log Flush Wait Time per second), the slowest log writes, the most flushes.
     /// </summary>
     public static IEnumerable<DatabaseSnapshot> Worst(IReadOnlyList<DatabaseSnapshot> databases, int count) =>
         databases
-            .OrderByDescending(d => Advisor.Stall(d) is not null)
+            .OrderByDescending(d => Advisor.LogFull(d) is not null)
+            .ThenBy(d => d.LogSpace?.TimeToFullSeconds ?? double.MaxValue)
+            .ThenByDescending(d => Advisor.Stall(d) is not null)
             .ThenByDescending(d => d.CounterFlushWaitSecondsPerSecond ?? 0)
             .ThenByDescending(d => d.LogWriteLatencySeconds ?? 0)
             .ThenByDescending(d => d.CounterFlushesPerSecond ?? 0)
@@ -38,13 +42,20 @@ internal static partial class SummaryLine
         var flushesPerSecond = Format(db.CounterFlushesPerSecond);
         var singleSector = db.WriteSizes.Count == 0 ? "-" : (100.0 * db.WriteSizes.CountAtMost(512) / db.WriteSizes.Count).ToString("0.#", CultureInfo.InvariantCulture);
         var logWrite = db.LogWriteLatencySeconds is { } l ? (l * 1000).ToString("0.###", CultureInfo.InvariantCulture) : "-";
+        if (Advisor.LogFull(db) is { } full)
+        {
+            // Said first, on its own line: when the log is full every write of the database fails (error 9002).
+            LogFull(logger, db.Instance, db.Database, full.Text, full.Action);
+        }
+
         if (Advisor.Stall(db) is { } stall)
         {
             LogStall(logger, db.Instance, db.Database, stall, db.WriteSizes.Count, flushesPerSecond, singleSector, logWrite);
             return;
         }
 
-        LogSummary(logger, db.Instance, db.Database, db.WriteSizes.Count, flushesPerSecond, singleSector, logWrite, Advisor.Advise(db).FirstOrDefault()?.Text ?? "no advice");
+        LogSummary(logger, db.Instance, db.Database, db.WriteSizes.Count, flushesPerSecond, singleSector, logWrite,
+            Advisor.Advise(db).FirstOrDefault(a => a.Code != "log-full-soon")?.Text ?? "no advice");
     }
 
     /// <summary>
@@ -96,6 +107,9 @@ internal static partial class SummaryLine
     [LoggerMessage(EventId = 200, Level = LogLevel.Information,
         Message = "{Instance}/{Database}: {FlushEvents} flush events, {FlushesPerSecond} flushes/s (counter), {SingleSectorPercent} % of 512 B, log write {LogWriteMs} ms; {Advice}")]
     private static partial void LogSummary(ILogger logger, string instance, string database, long flushEvents, string flushesPerSecond, string singleSectorPercent, string logWriteMs, string advice);
+
+    [LoggerMessage(EventId = 204, Level = LogLevel.Warning, Message = "{Instance}/{Database}: {LogFull}; {Action}")]
+    private static partial void LogFull(ILogger logger, string instance, string database, string logFull, string action);
 
     [LoggerMessage(EventId = 203, Level = LogLevel.Information, Message = "{Instance}/{Database}: who: {Waiting}; {Writing}")]
     private static partial void LogWhoLine(ILogger logger, string instance, string database, string waiting, string writing);

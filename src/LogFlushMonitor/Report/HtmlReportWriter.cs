@@ -301,7 +301,7 @@ internal static class HtmlReportWriter
 
     private static string Bytes(long bytes) => ReportText.Bytes(bytes);
 
-    private const string Style = """
+    internal const string Style = """
         :root { --ink:#1d2330; --muted:#5b6478; --line:#d8dde6; --bg:#f6f7f9; --s1:#2f6fb3; --s2:#e07b24; --s3:#c0392b; --s4:#7b4fa0; --s5:#1e8c7e; --s6:#7f8c8d; }
         * { box-sizing: border-box; }
         section.signal { overflow-x: auto; }
@@ -337,7 +337,7 @@ internal static class HtmlReportWriter
         svg .legend { fill: var(--ink); }
         svg .value { fill: var(--ink); font-size: 10px; }
         svg .value.inside { fill: #fff; font-weight: 600; }
-        svg .bar.s1 { fill: var(--s1); }
+        svg .bar.s1 { fill: var(--s1); } svg .bar.s2 { fill: var(--s2); }
         svg .area { fill-opacity: .35; stroke-width: 1.5; }
         svg path.line { fill: none; stroke-width: 2; stroke-dasharray: 5 3; }
         svg .s1 { fill: var(--s1); stroke: var(--s1); } svg .s2 { fill: var(--s2); stroke: var(--s2); }

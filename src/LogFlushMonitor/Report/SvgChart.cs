@@ -97,6 +97,42 @@ internal static class SvgChart
         return Close(sb);
     }
 
+    /// <summary>
+    /// Two bars per category side by side, the first series in the first colour and the second in the second, with a
+    /// legend above the plot (<c>compare</c>'s before and after on one chart).
+    /// </summary>
+    public static string PairedBars(
+        IReadOnlyList<string> categories, (string Name, IReadOnlyList<double> Values) first, (string Name, IReadOnlyList<double> Values) second,
+        Func<double, string> tip, string xTitle, string yTitle, string label, double axisMax = double.MaxValue)
+    {
+        var sb = Open(label);
+        var max = Math.Min(axisMax, NiceMax(first.Values.Concat(second.Values).DefaultIfEmpty(0).Max()));
+        YAxis(sb, max, yTitle);
+        var slot = (double)PlotWidth / categories.Count;
+        var barWidth = slot * 0.36;
+        for (var i = 0; i < categories.Count; i++)
+        {
+            foreach (var (series, k) in new[] { (first, 0), (second, 1) })
+            {
+                var v = series.Values[i];
+                var x = Left + (i * slot) + (slot * 0.12) + (k * barWidth);
+                var h = v <= 0 ? 0 : Math.Max(1, v / max * PlotHeight);
+                sb.Append(Ci, $"<rect class=\"bar s{k + 1}\" x=\"{x:0.#}\" y=\"{Top + PlotHeight - h:0.#}\" width=\"{barWidth:0.#}\" height=\"{h:0.#}\"><title>{E(series.Name)}, {E(categories[i])}: {E(tip(v))}</title></rect>");
+            }
+
+            sb.Append(Ci, $"<text class=\"tick\" x=\"{Left + (i * slot) + (slot / 2):0.#}\" y=\"{Top + PlotHeight + 16}\" text-anchor=\"middle\">{E(categories[i])}</text>");
+        }
+
+        var lx = Left + PlotWidth - 150;
+        foreach (var (name, k) in new[] { (first.Name, 0), (second.Name, 1) })
+        {
+            sb.Append(Ci, $"<rect class=\"s{k + 1}\" x=\"{lx + (k * 75)}\" y=\"{Top - 22}\" width=\"10\" height=\"10\"/><text class=\"legend\" x=\"{lx + (k * 75) + 14}\" y=\"{Top - 13}\">{E(name)}</text>");
+        }
+
+        XTitle(sb, xTitle);
+        return Close(sb);
+    }
+
     /// <summary>The largest "nice" number (1, 2, 2.5 or 5 times a power of ten) at or above <paramref name="value"/>; 1 for nothing.</summary>
     public static double NiceMax(double value)
     {

@@ -98,6 +98,9 @@ internal static class MetricsDocumentation
                 case MetricAttributes.AvailabilityMode:
                     names.Add("availability mode");
                     break;
+                case MetricAttributes.LogReuseWait:
+                    names.Add("log reuse wait");
+                    break;
                 case MetricAttributes.CounterName:
                     names.Add("counter object and name");
                     break;
@@ -130,6 +133,7 @@ internal static class MetricsDocumentation
         MetricSection.CommitTime => "commit-time",
         MetricSection.LogRate => "log-rate",
         MetricSection.Replicas => "replicas",
+        MetricSection.LogSpace => "log-space",
         _ => "monitor",
     };
 }

@@ -176,6 +176,41 @@ public class NdjsonTests
     }
 
     [Fact]
+    public async Task The_log_space_and_log_file_lines_are_written_as_documented_and_a_null_figure_stays_null()
+    {
+        var space = new Polled<LogSpaceRow>("sql1", T0, new LogSpaceRow(5, "shop", "FULL", "LOG_BACKUP", 8_380_416, 1_005_568, 4, 1, 524_288, 262_144, 7_800));
+        var secondary = new Polled<LogSpaceRow>("sql1", T0, new LogSpaceRow(6, "copy", "FULL", null, null, null, null, null, null, null, 300));
+        var file = new Polled<LogFileRow>("sql1", T0, new LogFileRow(5, "shop", 2, 1_023, -1, 8_192, false, "/var/opt/mssql/", 268_435_456_000, 128_849_018_880));
+        var unreadable = new Polled<LogFileRow>("sql1", T0, new LogFileRow(6, "copy", 2, 1_023, 268_435_456, 10, true, null, null, null));
+        var text = Write(w =>
+        {
+            w.OnBatch(SignalRegistry.LogFiles.Batch("sql1", T0, [file.Row, unreadable.Row], endsPoll: true));
+            w.OnBatch(SignalRegistry.LogSpace.Batch("sql1", T0, [space.Row, secondary.Row], endsPoll: true));
+        });
+
+        Assert.Equal(
+            """
+            {"type":"log_file","t":"2026-11-22T12:00:00.0000000Z","instance":"sql1","db_id":5,"db":"shop","file_id":2,"size_pages":1023,"max_size_pages":-1,"growth":8192,"percent_growth":false,"volume":"/var/opt/mssql/","volume_total_bytes":268435456000,"volume_available_bytes":128849018880}
+            {"type":"log_file","t":"2026-11-22T12:00:00.0000000Z","instance":"sql1","db_id":6,"db":"copy","file_id":2,"size_pages":1023,"max_size_pages":268435456,"growth":10,"percent_growth":true}
+            {"type":"poll_completed","t":"2026-11-22T12:00:00.0000000Z","instance":"sql1","kind":"log_files"}
+            {"type":"log_space","t":"2026-11-22T12:00:00.0000000Z","instance":"sql1","db_id":5,"db":"shop","recovery_model":"FULL","reason":"LOG_BACKUP","total_bytes":8380416,"active_bytes":1005568,"vlfs":4,"active_vlfs":1,"since_log_backup_bytes":524288,"since_checkpoint_bytes":262144,"log_backup_age_s":7800}
+            {"type":"log_space","t":"2026-11-22T12:00:00.0000000Z","instance":"sql1","db_id":6,"db":"copy","recovery_model":"FULL","log_backup_age_s":300}
+            {"type":"poll_completed","t":"2026-11-22T12:00:00.0000000Z","instance":"sql1","kind":"log_space"}
+
+            """.Replace("\r\n", "\n"),
+            text);
+        var (sink, _, errors) = await Replay(text
+            + """{"type":"log_file","t":"2026-11-22T12:00:00Z","instance":"sql1","db_id":5,"db":"shop","file_id":2,"size_pages":-8,"max_size_pages":-1,"growth":0,"percent_growth":false}""" + "\n"
+            + """{"type":"log_space","t":"2026-11-22T12:00:00Z","instance":"sql1","db_id":5,"db":"shop","active_bytes":"lots"}""");
+        Assert.Equal(
+            [file, unreadable, new PollEnded(SignalRegistry.LogFiles, "sql1", T0), space, secondary, new PollEnded(SignalRegistry.LogSpace, "sql1", T0),
+             new RecordedLoss("sql1", LossKind.Malformed, 1), new RecordedLoss("sql1", LossKind.Malformed, 1)],
+            sink.All);
+        Assert.Contains("'size_pages'", errors[0].Message, StringComparison.Ordinal);
+        Assert.Contains("'active_bytes'", errors[1].Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task A_wait_recorded_before_the_app_field_replays_without_an_application()
     {
         var (sink, summary, _) = await Replay(

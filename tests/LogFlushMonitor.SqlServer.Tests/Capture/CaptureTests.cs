@@ -62,6 +62,21 @@ public sealed class CaptureTests
             Assert.Null(stream[^1]!["data"]);
             Assert.Equal(Xml, Encoding.UTF8.GetString(entries["instances/prod-1/histogram.xml"]));
 
+            // Issue 30 item 3: every row the stream sent, counted by type in the manifest and in what the command says.
+            var byType = manifest["instances"]![0]!["stream"]!["rowsByType"]!;
+            foreach (var type in (int[])[0, 1, 2, 3])
+            {
+                Assert.Equal(rows.Count(r => r.Type == type), (long)byType[type.ToString(System.Globalization.CultureInfo.InvariantCulture)]!);
+            }
+
+            Assert.Equal(1, (long)byType["other"]!);
+            Assert.Equal(1, (long)manifest["instances"]![0]!["stream"]!["rowsWithNullData"]!);
+            Assert.Contains($"prod-1: live-stream rows received by type: type 0: {rows.Count(r => r.Type == 0)}", output, StringComparison.Ordinal);
+            Assert.Contains("other types: 1", output, StringComparison.Ordinal);
+
+            // Issue 30 item 1: the databases the engine has files for and sys.databases does not list, with their ids.
+            Assert.Contains(One("hidden_databases")["rows"]!.AsArray(), r => (int)r![0]! == 32767 && (string)r[1]! == "mssqlsystemresource");
+
             // The temporary session had the stream's events and the histogram target, and is gone again.
             Assert.Contains(server.RequestsFor("CREATE EVENT SESSION [lfm_cap_check]"), r => r.Text.Contains("log_flush_complete", StringComparison.Ordinal) && r.Text.Contains("histogram", StringComparison.Ordinal));
             Assert.Equal((false, false), server.EventSession("lfm_cap_check"));

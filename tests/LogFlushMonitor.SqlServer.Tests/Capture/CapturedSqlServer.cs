@@ -44,6 +44,9 @@ public sealed partial class CapturedSqlServer : IAsyncDisposable
     private readonly Dictionary<string, int> _asked = new(StringComparer.Ordinal);
     private readonly Dictionary<string, (bool Defined, bool Running)> _sessions = new(StringComparer.Ordinal);
     private readonly List<string> _unanswered = [];
+    private readonly List<ChannelWriter<object?[]>> _streams = [];
+    private bool _streamOpened;
+    private bool _released;
 
     /// <summary>Serves the first instance of the capture at <paramref name="path"/>.</summary>
     public CapturedSqlServer(string path)
@@ -77,6 +80,11 @@ public sealed partial class CapturedSqlServer : IAsyncDisposable
 
             StreamRows = [.. Read(folder + "stream.json")["rows"]!.AsArray().Select(r => (
                 (int)r!["type"]!, r["data"] is JsonValue v ? Convert.FromBase64String((string)v!) : null))];
+            if (zip.GetEntry(folder + "histogram.xml") is { } histogram)
+            {
+                using var reader = new StreamReader(histogram.Open());
+                HistogramXml = reader.ReadToEnd();
+            }
         }
 
         Server = new TdsTestServer.TdsTestServer(new TdsTestServerOptions());
@@ -88,6 +96,9 @@ public sealed partial class CapturedSqlServer : IAsyncDisposable
 
     /// <summary>The captured live-stream rows (type, data), in order.</summary>
     public IReadOnlyList<(int Type, byte[]? Data)> StreamRows { get; }
+
+    /// <summary>The histogram target's XML the capture read from its session, or null.</summary>
+    public string? HistogramXml { get; }
 
     /// <summary>The TDS server underneath.</summary>
     public TdsTestServer.TdsTestServer Server { get; }
@@ -128,9 +139,17 @@ public sealed partial class CapturedSqlServer : IAsyncDisposable
         if (text.Contains("fn_MSxe_read_event_stream", StringComparison.Ordinal))
         {
             var rows = Channel.CreateUnbounded<object?[]>();
-            foreach (var (type, data) in StreamRows)
+            lock (_gate)
             {
-                rows.Writer.TryWrite([type, data]);
+                _streamOpened = true;
+                if (_released)
+                {
+                    Send(rows.Writer);
+                }
+                else
+                {
+                    _streams.Add(rows.Writer);
+                }
             }
 
             return TdsResponse.Empty().StreamingResultSet(StreamColumns, rows.Reader); // left open: the stream blocks, as a quiet server's does
@@ -153,14 +172,15 @@ public sealed partial class CapturedSqlServer : IAsyncDisposable
                 break;
             }
 
-            int asked;
+            int poll;
             lock (_gate)
             {
-                asked = _asked[name] = _asked.GetValueOrDefault(name) + 1;
+                var asked = _asked[name] = _asked.GetValueOrDefault(name) + 1;
+                poll = name is "counters" or "all_database_counters" && StreamRows.Count > 0 ? CountersPoll() : asked;
             }
 
             // The first poll's answer once, then the second's from there on: the counters' increase is the capture's.
-            return Respond(answers[Math.Min(asked, answers.Count) - 1]);
+            return Respond(answers[Math.Min(poll, answers.Count) - 1]);
         }
 
         lock (_gate)
@@ -217,6 +237,50 @@ public sealed partial class CapturedSqlServer : IAsyncDisposable
         TdsType.VarBinaryMax => Convert.FromBase64String((string)cell!),
         _ => (string?)cell,
     };
+
+    /// <summary>
+    /// Which poll of the counters to answer when the capture holds stream rows, so that its events and its one counter
+    /// increase fall in one window of the agreement, whatever the timing of the service's two loops: the first poll's
+    /// values until the live stream is open; then once more (the service takes that answer as its baseline, its stream
+    /// being up), after which the captured rows are sent (300 ms later: after the baseline, well before the next poll);
+    /// then the second poll's values from there on. Under the lock.
+    /// </summary>
+    private int CountersPoll()
+    {
+        if (!_streamOpened)
+        {
+            return 1;
+        }
+
+        if (!_released)
+        {
+            _released = true;
+            _ = Task.Delay(TimeSpan.FromMilliseconds(300)).ContinueWith(_ =>
+            {
+                lock (_gate)
+                {
+                    foreach (var stream in _streams)
+                    {
+                        Send(stream);
+                    }
+
+                    _streams.Clear();
+                }
+            }, TaskScheduler.Default);
+            return 1;
+        }
+
+        return 2;
+    }
+
+    /// <summary>Writes every captured row to a stream (which stays open).</summary>
+    private void Send(ChannelWriter<object?[]> stream)
+    {
+        foreach (var (type, data) in StreamRows)
+        {
+            stream.TryWrite([type, data]);
+        }
+    }
 
     /// <summary>Session state and DDL: kept as a server would, so the service creates, starts and stops its session.</summary>
     private TdsResponse? Sessions(TdsRequest request, string text)

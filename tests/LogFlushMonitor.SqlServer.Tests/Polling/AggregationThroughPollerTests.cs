@@ -127,9 +127,9 @@ public class AggregationThroughPollerTests
         await h.PollAsync();
 
         var failures = h.Logger.Lines.Where(l => l.EventId == 501).ToList();
-        Assert.Equal(8, failures.Count); // start time, counters, waits, file stats, session drops, WRITELOG waiters, log writers, replicas: once each
+        Assert.Equal(11, failures.Count); // start time, counters, waits, file stats, session drops, the session's cost, WRITELOG waiters, log writers, replicas, log files, log space: once each
         Assert.All(failures, l => Assert.Contains("VIEW SERVER STATE permission was denied", l.Message, StringComparison.Ordinal));
-        Assert.Equal(16, h.Health.Errors("prod-1", InstancePoller.Component, SqlErrorKinds.Permission));
+        Assert.Equal(22, h.Health.Errors("prod-1", InstancePoller.Component, SqlErrorKinds.Permission));
         Assert.False(h.Health.IsUp("prod-1", InstancePoller.Component));
         Assert.NotEmpty(h.Poller.Databases); // sys.databases needs no server state: still read
         Assert.Empty(h.Sink.Values<CounterRow>());
@@ -137,7 +137,7 @@ public class AggregationThroughPollerTests
         server.GrantAll();
         await h.PollAsync();
         Assert.True(h.Health.IsUp("prod-1", InstancePoller.Component));
-        Assert.Equal(8, h.Logger.Lines.Count(l => l.EventId == 502));
+        Assert.Equal(11, h.Logger.Lines.Count(l => l.EventId == 502));
         Assert.NotEmpty(h.Sink.Values<CounterRow>());
     }
 }

@@ -69,5 +69,5 @@ public class AzureCounterTests
         Assert.Equal((name, exact), CountersSignal.MapPhysical(raw, map));
     }
 
-    private const int DefaultCounterCount = 7;
+    private const int DefaultCounterCount = 8;
 }

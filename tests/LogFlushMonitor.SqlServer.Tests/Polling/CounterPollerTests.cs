@@ -136,7 +136,7 @@ public class CounterPollerTests
         await using var pools = new PollerHarness(server, fleet: f => f.Counters = ["log pool *", "Transactions/sec"]);
         await pools.PollAsync();
         var names = pools.Sink.Values<CounterRow>().Where(c => c.CounterInstance == "sales").Select(c => c.CounterName).ToHashSet();
-        Assert.Equal(7 + 15 + 1, names.Count); // the log counters, 15 Log Pool counters (their base is paired, not delivered), Transactions/sec
+        Assert.Equal(8 + 15 + 1, names.Count); // the log counters (Log Growths with them), 15 Log Pool counters (their base is paired, not delivered), Transactions/sec
         Assert.DoesNotContain(server.RequestsFor("sys.dm_os_performance_counters").Last().Text, "counter_name IN (", StringComparison.Ordinal);
 
         await using var all = new PollerHarness(server, fleet: f => f.Counters = ["*"]);

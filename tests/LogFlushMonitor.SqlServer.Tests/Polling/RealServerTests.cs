@@ -199,6 +199,66 @@ public class RealServerTests(RealSqlServerFixture server)
         }
     }
 
+    /// <summary>
+    /// The log's space on a real server (issue 32): both statements bind their real types, a database in the full recovery
+    /// model that never had a full backup (so it truncates at checkpoints) shows ACTIVE_TRANSACTION while an open
+    /// transaction holds its log across a CHECKPOINT, its log file's size, max size and volume come back in the documented
+    /// units, and the headroom and growth settings follow. What the beliefs of docs/sqlserver.md ("The log's space") rest on.
+    /// </summary>
+    [SkippableFact]
+    public async Task The_log_space_and_log_file_polls_read_a_real_servers_log_and_its_room()
+    {
+        var cs = ConnectionString();
+        var database = "lfm_logspace_" + Guid.NewGuid().ToString("N")[..8];
+        await using var admin = new Microsoft.Data.SqlClient.SqlConnection(cs);
+        await admin.OpenAsync();
+        await Dapper.SqlMapper.ExecuteAsync(admin, $"CREATE DATABASE [{database}]; ALTER DATABASE [{database}] SET RECOVERY FULL;");
+        try
+        {
+            var inDatabase = new Microsoft.Data.SqlClient.SqlConnectionStringBuilder(cs) { InitialCatalog = database }.ConnectionString;
+            await using var holder = new Microsoft.Data.SqlClient.SqlConnection(inDatabase);
+            await holder.OpenAsync();
+            await Dapper.SqlMapper.ExecuteAsync(holder, "CREATE TABLE dbo.t (id int IDENTITY PRIMARY KEY, v char(500) NOT NULL);");
+            await using var open = (Microsoft.Data.SqlClient.SqlTransaction)await holder.BeginTransactionAsync();
+            await Dapper.SqlMapper.ExecuteAsync(holder, "INSERT dbo.t (v) SELECT TOP (2000) 'y' FROM sys.all_objects AS a CROSS JOIN sys.all_objects AS b;", transaction: open);
+            await using (var checkpoint = new Microsoft.Data.SqlClient.SqlConnection(inDatabase))
+            {
+                await checkpoint.OpenAsync();
+                await Dapper.SqlMapper.ExecuteAsync(checkpoint, "CHECKPOINT;");
+            }
+
+            var sink = new RecordingSink();
+            var logger = new CapturingLogger();
+            var options = new SqlServerInstanceOptions { Name = "real", ConnectionString = cs };
+            await using var poller = new InstancePoller(SqlServerDataSource.Create(options, new SqlServerSourceOptions()), new SqlServerSourceOptions(), sink, new SourceHealth(), logger, TimeProvider.System);
+            await poller.PollOnceAsync(CancellationToken.None);
+            await open.RollbackAsync();
+
+            Assert.DoesNotContain(logger.Lines, l => l.EventId == 501 && (l.Message.Contains("log_space", StringComparison.Ordinal) || l.Message.Contains("log_files", StringComparison.Ordinal)));
+            var space = Assert.Single(sink.Values<LogSpaceRow>(), r => r.DatabaseName == database);
+            Assert.Equal(("FULL", "ACTIVE_TRANSACTION"), (space.RecoveryModel, space.Reason));
+            Assert.True(space.ActiveBytes >= 2000 * 500 && space.ActiveBytes <= space.TotalBytes, $"{space}");
+            Assert.True(space.Vlfs >= 1 && space.ActiveVlfs >= 1 && space.ActiveVlfs <= space.Vlfs, $"{space}");
+            Assert.Null(space.LogBackupAgeSeconds); // never backed up: 1900-01-01, no age
+            Assert.Contains(LogReuseWaits.Bounded(space.Reason!), LogReuseWaits.Known);
+
+            var file = Assert.Single(sink.Values<LogFileRow>(), f => f.DatabaseName == database);
+            // The log file's size in 8 KB pages agrees with the DMV's size in bytes; a new database's max size is unlimited
+            // or 2 TB; the volume under it is read (a container's data volume).
+            Assert.Equal(space.TotalBytes!.Value, file.SizePages * 8192, (double)(1 << 20));
+            Assert.True(file.MaxSizePages is -1 or 268_435_456, $"{file}");
+            Assert.True(file.VolumeAvailableBytes > 0 && file.VolumeTotalBytes >= file.VolumeAvailableBytes, $"{file}");
+            Assert.True(LogFilesSignal.Room([file]).HeadroomBytes > file.SizePages * 8192, $"{file}");
+            Assert.Single(sink.Of<PollEnded>(), p => p.Signal == SignalRegistry.LogSpace);
+            Assert.Single(sink.Of<PollEnded>(), p => p.Signal == SignalRegistry.LogFiles);
+        }
+        finally
+        {
+            Microsoft.Data.SqlClient.SqlConnection.ClearAllPools();
+            await Dapper.SqlMapper.ExecuteAsync(admin, $"ALTER DATABASE [{database}] SET SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE [{database}];");
+        }
+    }
+
     [SkippableFact]
     public async Task Check_reads_the_version_and_permissions_of_a_real_server()
     {

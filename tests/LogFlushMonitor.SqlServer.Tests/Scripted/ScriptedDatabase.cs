@@ -63,6 +63,42 @@ public sealed class ScriptedDatabase
     /// <summary>The log file's file_id.</summary>
     public int LogFileId { get; set; } = 2;
 
+    /// <summary>
+    /// log_truncation_holdup_reason / log_reuse_wait_desc as the server writes it: NOTHING by default, LOG_BACKUP is usual
+    /// for a database in the full recovery model between log backups; null on an availability-group secondary.
+    /// </summary>
+    public string? LogReuseWait { get; set; } = "NOTHING";
+
+    /// <summary>An availability-group secondary: sys.dm_db_log_stats gives only database_id, recovery_model and log_backup_time (Microsoft docs).</summary>
+    public bool IsSecondaryReplica { get; set; }
+
+    /// <summary>total_vlf_count (a log under 64 MB made in one step has 4 VLFs: Microsoft's VLF formula).</summary>
+    public long Vlfs { get; set; } = 4;
+
+    /// <summary>active_vlf_count.</summary>
+    public long ActiveVlfs { get; set; } = 1;
+
+    /// <summary>log_since_last_log_backup_mb.</summary>
+    public double LogSinceBackupMb { get; set; } = 0.5;
+
+    /// <summary>log_since_last_checkpoint_mb.</summary>
+    public double LogSinceCheckpointMb { get; set; } = 0.25;
+
+    /// <summary>log_backup_time (server-local); null for a log never backed up, which the DMV shows as 1900-01-01.</summary>
+    public DateTime? LogBackupTimeLocal { get; set; }
+
+    /// <summary>max_size of the log file, pages: 268,435,456 (2 TB), a new database's default since SQL Server 2005; -1 unlimited, 0 no growth.</summary>
+    public long LogMaxSizePages { get; set; } = 268_435_456;
+
+    /// <summary>growth of the log file: pages (8,192 = 64 MB, the default since SQL Server 2016), or a percent with <see cref="LogPercentGrowth"/>.</summary>
+    public long LogGrowth { get; set; } = 8_192;
+
+    /// <summary>is_percent_growth of the log file.</summary>
+    public bool LogPercentGrowth { get; set; }
+
+    /// <summary>The volume_mount_point under the log file; one <see cref="ScriptedSqlServer.Volumes"/> does not know has no row of sys.dm_os_volume_stats.</summary>
+    public string LogVolume { get; set; } = "/var/opt/mssql/";
+
     /// <summary>Log Flushes/sec as the server reports it now.</summary>
     public long Flushes { get; internal set; }
 

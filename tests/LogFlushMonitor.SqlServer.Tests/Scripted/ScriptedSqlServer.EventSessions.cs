@@ -120,7 +120,8 @@ public sealed partial class ScriptedSqlServer
             return Begin(r).ResultSet([TdsColumn.BigInt("MapKey")], [t.Contains("N'HADR_SYNC_COMMIT'", StringComparison.Ordinal) ? HadrSyncCommitMapKey : WriteLogMapKey]);
         }
 
-        if (t.Contains("FROM sys.databases", StringComparison.Ordinal) && t.Contains("database_id AS DatabaseId", StringComparison.Ordinal))
+        if (t.Contains("FROM sys.databases", StringComparison.Ordinal) && t.Contains("SELECT database_id AS DatabaseId, name AS Name", StringComparison.Ordinal)
+            && !t.Contains("dm_io_virtual_file_stats", StringComparison.Ordinal)) // check --capture's hidden databases: their own rule
         {
             lock (_gate)
             {

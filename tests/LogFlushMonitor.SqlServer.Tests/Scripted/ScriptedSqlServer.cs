@@ -94,6 +94,12 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
     /// <summary>Adds the engine's internal counter instances of <see cref="Shape"/> (mssqlsystemresource, model_msdb, ...), as real servers do.</summary>
     public bool ShowInternalInstances { get; set; } = true;
 
+    /// <summary>
+    /// The version the login acknowledgement reports (SqlClient's <c>ServerVersion</c>, which picks a signal's statements):
+    /// SQL Server 2019 RTM by default, whatever <see cref="ProductVersion"/> says.
+    /// </summary>
+    public Version LoginVersion { get => Server.Options.ProgramVersion; set => Server.Options.ProgramVersion = value; }
+
     /// <summary>SERVERPROPERTY('ProductVersion').</summary>
     public string ProductVersion { get; set; } = "16.0.4135.4";
 
@@ -338,6 +344,8 @@ public sealed partial class ScriptedSqlServer : IAsyncDisposable
         text.Contains("sys.dm_os_", StringComparison.OrdinalIgnoreCase) ||
         text.Contains("sys.dm_io_", StringComparison.OrdinalIgnoreCase) ||
         text.Contains("sys.dm_xe_", StringComparison.OrdinalIgnoreCase) ||
+        // sys.dm_db_log_stats: VIEW SERVER STATE (its page's Permissions; on Azure SQL Database VIEW DATABASE STATE).
+        text.Contains("sys.dm_db_log_stats", StringComparison.OrdinalIgnoreCase) ||
         // sys.dm_tran_session_transactions and sys.dm_tran_database_transactions: VIEW SERVER STATE (their pages' Permissions).
         text.Contains("sys.dm_tran_", StringComparison.OrdinalIgnoreCase) ||
         // The availability-group DMVs too ("Permissions" of sys.dm_hadr_database_replica_states' page).

@@ -361,6 +361,20 @@ public sealed class LiveStreamSourceTests
         var line = Assert.Single(logger.Lines, l => l.EventId == 5116); // logged once, then only counted
         Assert.Contains("type 7, 64 bytes, starting A0A1A2A3", line.Message, StringComparison.Ordinal);
         Assert.Contains("unknown type 7", line.Message, StringComparison.Ordinal);
+
+        // Issue 30 item 3: every row is counted by its type on /metrics, those skipped or not parsed included.
+        var exported = aggregator.ReadLong("sqlserver.monitor.stream.rows")
+            .ToDictionary(m => (string)m.Tags.ToArray().Single(t => t.Key == "row_type").Value!, m => m.Value);
+        var sent = rows.GroupBy(r => r.Type is >= 0 and <= 3 ? r.Type.ToString(System.Globalization.CultureInfo.InvariantCulture) : "other")
+            .ToDictionary(g => g.Key, g => (long)g.Count());
+        foreach (var type in (string[])["0", "1", "2", "3", "other"])
+        {
+            Assert.Equal(sent.GetValueOrDefault(type), exported[type]);
+        }
+
+        Assert.Equal(1, exported["other"]);
+        Assert.Equal(3, exported["2"]);
+        Assert.Equal(rows.Count, exported.Values.Sum());
     }
 
     [Fact]

@@ -27,9 +27,19 @@ public sealed class WorkloadCommandTests
         Assert.True(code == 0, $"exit {code}: {run.StdErr}");
         var lines = run.StdOut.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
         Assert.StartsWith("scenario", lines[0], StringComparison.Ordinal);
-        Assert.Matches(@"^autocommit\s+2\s+1\s+[\d.]+ s\s+40\s+[\d,.]+\s+40\s+[\d,.]+\s+0\s+done$", lines[1]);
-        Assert.Matches(@"^batched\s+2\s+10\s+[\d.]+ s\s+4\s+[\d,.]+\s+40\s+[\d,.]+\s+0\s+done$", lines[2]);
+        Assert.Matches(@"^autocommit\s+2\s+1\s+[\d.]+ s\s+40\s+[\d,.]+\s+40\s+[\d,.]+\s+[\d,.]+\s+[\d,.]+\s+0\s+done$", lines[1]);
+        Assert.Matches(@"^batched\s+2\s+10\s+[\d.]+ s\s+4\s+[\d,.]+\s+40\s+[\d,.]+\s+[\d,.]+\s+[\d,.]+\s+0\s+done$", lines[2]);
         Assert.Matches(@"^total\s+[\d.]+ s\s+44\s+[\d,.]+\s+80\s+", lines[3]);
+
+        // Each scenario's window, and the compare line that judges the change from the first to the second (issue 34):
+        // two ranges, the second after the first, each within the run.
+        var compare = Assert.Single(lines, l => l.StartsWith("logflushmonitor compare RECORDING RECORDING", StringComparison.Ordinal));
+        var windows = System.Text.RegularExpressions.Regex.Matches(compare, @"--(before|after)-window (\S+)/(\S+)")
+            .Select(m => (From: DateTime.Parse(m.Groups[2].Value, System.Globalization.CultureInfo.InvariantCulture, System.Globalization.DateTimeStyles.AdjustToUniversal),
+                To: DateTime.Parse(m.Groups[3].Value, System.Globalization.CultureInfo.InvariantCulture, System.Globalization.DateTimeStyles.AdjustToUniversal))).ToList();
+        Assert.Equal(2, windows.Count);
+        Assert.True(windows[0].From < windows[0].To && windows[0].To <= windows[1].From && windows[1].From < windows[1].To, compare);
+        Assert.InRange(windows[0].From, DateTime.UtcNow.AddMinutes(-2), DateTime.UtcNow);
         Assert.Equal(80, server.RowsInserted);
         Assert.DoesNotContain(server.Databases, d => d.Name == "LogFlushMonitorWorkload");
         Assert.Contains("dropped the database LogFlushMonitorWorkload", run.StdErr, StringComparison.Ordinal);
@@ -51,9 +61,38 @@ public sealed class WorkloadCommandTests
         var code = await run.WaitAsync(TimeSpan.FromSeconds(20));
 
         Assert.True(code == 0, $"exit {code}: {run.StdErr}");
-        Assert.Matches(@"batched\s+1\s+5\s+[\d.]+ s\s+\d+\s+[\d,.]+\s+\d+\s+[\d,.]+\s+0\s+stopped \(Ctrl\+C\)", run.StdOut);
+        Assert.Matches(@"batched\s+1\s+5\s+[\d.]+ s\s+\d+\s+[\d,.]+\s+\d+\s+[\d,.]+\s+[\d,.-]+\s+[\d,.-]+\s+0\s+stopped \(Ctrl\+C\)", run.StdOut);
         Assert.Contains("stopped early (Ctrl+C); open transactions were rolled back", run.StdErr, StringComparison.Ordinal);
         Assert.DoesNotContain("Exception", run.StdErr, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task Overhead_runs_the_scenario_without_and_with_the_session_and_prints_the_comparison()
+    {
+        await using var server = new ScriptedSqlServer();
+        var (code, stdout, stderr) = await InProcessProgram.RunAsync(Program.InvokeAsync,
+            "workload", "--scenario", "autocommit", "--rows", "10", "--overhead",
+            "--Sources:SqlServer:Instances:0:Name=sql1", $"--Sources:SqlServer:Instances:0:ConnectionString={server.ConnectionString()}",
+            "--Sources:SqlServer:Instances:0:SessionName=lfm");
+
+        Assert.True(code == 0, stderr);
+        Assert.Contains("each run twice: without, then with the event session lfm_overhead", stderr, StringComparison.Ordinal);
+        Assert.Matches(@"autocommit \(session off\)\s+1\s+1\s+[\d.]+ s\s+10\s", stdout);
+        Assert.Matches(@"autocommit \(session on\)\s+1\s+1\s+[\d.]+ s\s+10\s", stdout);
+        Assert.Contains("What the event session cost: autocommit, 1 session(s)", stdout, StringComparison.Ordinal);
+        Assert.Matches(@"commits/s\s+[\d,.]+\s+[\d,.]+\s+[+-]?[\d.]+ %", stdout);
+        Assert.Contains("the session, as the server measured it:", stdout, StringComparison.Ordinal);
+        Assert.Equal((false, false), server.EventSession("lfm_overhead"));
+    }
+
+    [Fact]
+    public async Task Overhead_needs_a_duration_or_rows_like_any_run()
+    {
+        var (code, _, stderr) = await InProcessProgram.RunAsync(Program.InvokeAsync,
+            "workload", "--scenario", "autocommit", "--overhead", "--connection-string-env", "LFM_NO_SUCH_VARIABLE_30");
+
+        Assert.Equal(2, code);
+        Assert.Contains("--duration is missing", stderr, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -73,6 +73,7 @@ internal static class TdsTokens
 
     public static void WriteLoginAck(TdsBuffer b, uint tdsVersion, string programName, Version? programVersion = null)
     {
+        var v = programVersion ?? new Version(15, 0, 2000);
         b.Byte(0xAD);
         var lengthAt = b.Length;
         b.UInt16(0);
@@ -83,9 +84,7 @@ internal static class TdsTokens
         b.Byte((byte)(tdsVersion >> 8));
         b.Byte((byte)tdsVersion);
         b.BVarChar(programName);
-        // The program version: major, minor, build (high byte first); 15.0.2000, SQL Server 2019 RTM, unless told.
-        var v = programVersion ?? new Version(15, 0, 2000);
-        b.Bytes([(byte)v.Major, (byte)v.Minor, (byte)(v.Build >> 8), (byte)v.Build]);
+        b.Bytes([(byte)v.Major, (byte)v.Minor, (byte)(Math.Max(0, v.Build) >> 8), (byte)Math.Max(0, v.Build)]); // 15.0.2000 (SQL Server 2019 RTM) unless set
         b.PatchLength16(lengthAt);
     }
 

@@ -69,6 +69,62 @@ public sealed class AnalyzeRecordingTests : IDisposable
         Assert.Equal(sent.Of<RecordedLoss>().Sum(l => l.Count), report.TotalLost);
     }
 
+    [Theory]
+    [InlineData("text")]
+    [InlineData("json")]
+    public void A_recording_of_two_instances_names_the_instance_of_each_database(string format)
+    {
+        // Issue 30 item 6: two instances, each with a database "orders" of id 5; the report printed "Database orders
+        // (id 5)" twice, with nothing to tell them apart, in text and JSON.
+        var path = _files.PathOf("two.ndjson");
+        using (var writer = new NdjsonSampleWriter(path))
+        {
+            foreach (var (instance, flushes) in new[] { ("prod-1", 30), ("prod-2", 10) })
+            {
+                for (var i = 0; i < flushes; i++)
+                {
+                    writer.OnLogFlush(new LogFlushEvent(instance, 5, "orders", 512, (ulong)i, Start.AddMilliseconds(i)));
+                }
+            }
+
+            writer.Flush();
+        }
+
+        var stdout = new StringWriter();
+        var stderr = new StringWriter();
+        var code = AnalyzeRunner.Run(new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never, Format = format == "json" ? ReportFormat.Json : ReportFormat.Text }, ExitCodes.Of, stdout, stderr, CancellationToken.None);
+
+        Assert.True(code == 0, stderr.ToString());
+        if (format == "text")
+        {
+            Assert.Contains("Database orders (id 5) on instance prod-1", stdout.ToString(), StringComparison.Ordinal);
+            Assert.Contains("Database orders (id 5) on instance prod-2", stdout.ToString(), StringComparison.Ordinal);
+        }
+        else
+        {
+            var databases = System.Text.Json.Nodes.JsonNode.Parse(stdout.ToString())!["databases"]!.AsArray();
+            Assert.Equal([("prod-1", 30L), ("prod-2", 10L)], databases.Select(d => ((string)d!["instance"]!, (long)d["flushes"]!)).Order());
+        }
+    }
+
+    [Fact]
+    public void A_recording_of_one_instance_does_not_repeat_its_name_on_each_database()
+    {
+        var path = _files.PathOf("one.ndjson");
+        using (var writer = new NdjsonSampleWriter(path))
+        {
+            writer.OnLogFlush(new LogFlushEvent("prod-1", 5, "orders", 512, 1, Start));
+            writer.Flush();
+        }
+
+        var stdout = new StringWriter();
+        var code = AnalyzeRunner.Run(new AnalyzeSettings { Inputs = [path], Progress = ProgressMode.Never }, ExitCodes.Of, stdout, new StringWriter(), CancellationToken.None);
+
+        Assert.Equal(0, code);
+        Assert.Contains("Database orders (id 5)", stdout.ToString(), StringComparison.Ordinal);
+        Assert.DoesNotContain("on instance", stdout.ToString(), StringComparison.Ordinal);
+    }
+
     [Fact]
     public void Analyze_reads_a_recording_through_the_command_and_exits_zero()
     {

@@ -99,6 +99,20 @@ public sealed class AnalyzeSignalsTests : IDisposable
         Assert.Equal(512, buckets["commonest write size"].GetInt64());
         Assert.Equal(100 * 40 / 60.0, buckets["its share"].GetDouble(), 4);
 
+        // The session's cost: log_flush_start event_fire_count 1,000 -> 3,000 in 10 s = 2,000 fires, 200/s; count x average
+        // 1,000 x 4 -> 3,000 x 5 = 11,000 µs over 2,000 fires = 5.5 µs each; the last max 60 µs; 4 MB of buffers.
+        var cost = Row(signals["xe_session_cost"], "event", "log_flush_start");
+        Assert.Equal(2_000, cost["fires over the recording"].GetInt64());
+        Assert.Equal(200, cost["fires"].GetDouble(), 6);
+        Assert.Equal(5.5, cost["average cost"].GetDouble(), 6);
+        Assert.Equal(60, cost["longest (last poll)"].GetInt64());
+        Assert.Equal(4_194_304, cost["session buffers"].GetInt64());
+        // Without trace flag 9708 (count 0, max 35): no fires or average are made up.
+        var complete = Row(signals["xe_session_cost"], "event", "log_flush_complete");
+        Assert.Equal(JsonValueKind.Null, complete["fires over the recording"].ValueKind);
+        Assert.Equal(JsonValueKind.Null, complete["average cost"].ValueKind);
+        Assert.Equal(35, complete["longest (last poll)"].GetInt64());
+
         var database = Row(signals["databases"], "database_id", 5);
         Assert.Equal("orders", database["database"].GetString());
 
@@ -124,6 +138,48 @@ public sealed class AnalyzeSignalsTests : IDisposable
         }
 
         Assert.Contains("<td class=\"n\">266,240.00</td>", html, StringComparison.Ordinal); // the bytes flushed a second, worked out above
+    }
+
+    [Fact]
+    public async Task Analyze_shows_why_a_log_cannot_be_reused_its_room_and_when_it_would_be_full()
+    {
+        // Three polls a minute apart of a log that cannot be reused (LOG_BACKUP): one 4 GiB file (524,288 pages) with a 5 GiB
+        // max size (655,360 pages) and 512 MiB growth (65,536 pages) on L: with 40 GiB free; its active log 1,024, 1,144
+        // and 1,264 MiB.
+        var sb = new StringBuilder();
+        foreach (var (t, activeMib, vlfs, age) in new[] { ("2026-11-22T08:00:00Z", 1_024L, 16, 5_400), ("2026-11-22T08:01:00Z", 1_144L, 16, 5_460), ("2026-11-22T08:02:00Z", 1_264L, 17, 5_520) })
+        {
+            sb.Append(CultureInfo.InvariantCulture, $$"""{"type":"log_file","t":"{{t}}","instance":"sql1","db_id":5,"db":"orders","file_id":2,"size_pages":524288,"max_size_pages":655360,"growth":65536,"percent_growth":false,"volume":"L:\\","volume_total_bytes":107374182400,"volume_available_bytes":42949672960}""").Append('\n');
+            sb.Append(CultureInfo.InvariantCulture, $$"""{"type":"poll_completed","t":"{{t}}","instance":"sql1","kind":"log_files"}""").Append('\n');
+            sb.Append(CultureInfo.InvariantCulture, $$"""{"type":"log_space","t":"{{t}}","instance":"sql1","db_id":5,"db":"orders","recovery_model":"FULL","reason":"LOG_BACKUP","total_bytes":4294967296,"active_bytes":{{activeMib << 20}},"vlfs":{{vlfs}},"active_vlfs":5,"log_backup_age_s":{{age}}}""").Append('\n');
+            sb.Append(CultureInfo.InvariantCulture, $$"""{"type":"poll_completed","t":"{{t}}","instance":"sql1","kind":"log_space"}""").Append('\n');
+        }
+
+        var path = _files.PathOf("log.ndjson");
+        await File.WriteAllTextAsync(path, sb.ToString());
+        var (_, stdout, stderr) = await InProcessCli.RunAsync("analyze", path, "--format", "json");
+
+        using var doc = JsonDocument.Parse(stdout);
+        var signals = doc.RootElement.GetProperty("signals").EnumerateArray().ToDictionary(s => s.GetProperty("signal").GetString()!);
+        var log = Row(signals["log_space"], "database", "orders");
+        // Growth: 240 MiB in 120 s = 2 MiB/s = 2,097,152 B/s. Headroom: the 5 GiB max (under 4 GiB + 40 GiB free) =
+        // 5,368,709,120 B. Time to full: (5,120 - 1,264) MiB / 2 MiB/s = 1,928 s. LOG_BACKUP held over the 120 s polled.
+        Assert.Equal(("FULL", "LOG_BACKUP"), (log["recovery model"].GetString(), log["reason"].GetString()));
+        Assert.Equal(120, log["held"].GetDouble(), 6);
+        Assert.Equal(0, log["reason changes"].GetInt64());
+        Assert.Equal((1_073_741_824L, 1_325_400_064L), (log["active log first"].GetInt64(), log["active log last"].GetInt64()));
+        Assert.Equal(2_097_152, log["growth"].GetDouble(), 6);
+        Assert.Equal(5_368_709_120, log["headroom"].GetInt64());
+        Assert.Equal(1_928, log["time to full"].GetDouble(), 6);
+        Assert.Equal((17L, 5_520L), (log["most VLFs"].GetInt64(), log["log backup age"].GetInt64()));
+
+        var file = Row(signals["log_files"], "database", "orders");
+        Assert.Equal((4_294_967_296L, 0L, "5 GB", "512 MB"), (file["size"].GetInt64(), file["grew"].GetInt64(), file["max size"].GetString(), file["growth"].GetString()));
+        Assert.Equal((42_949_672_960L, 5_368_709_120L), (file["volume free"].GetInt64(), file["database headroom"].GetInt64()));
+        Assert.DoesNotContain("malformed", stderr, StringComparison.OrdinalIgnoreCase);
+
+        var (_, text, _) = await InProcessCli.RunAsync("analyze", path);
+        Assert.Contains("The log's space: why it cannot be reused, when it will be full (sys.dm_db_log_stats)", text, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -193,6 +249,13 @@ public sealed class AnalyzeSignalsTests : IDisposable
         Line("""{"type":"log_writers","t":"2026-11-22T08:00:10Z","instance":"sql1","db_id":5,"db":"orders","app":"Loader","transactions":2,"log_bytes_used":5000,"log_bytes_reserved":6000}""");
         Line("""{"type":"hadr_replica","t":"2026-11-22T08:00:00Z","instance":"sql1","db_id":5,"db":"orders","ag":"ag1","replica":"sql1-b","role":"SECONDARY","availability_mode":"SYNCHRONOUS_COMMIT","synchronization_state":"SYNCHRONIZING","log_send_queue_kb":90,"secondary_lag_s":4}""");
         Line("""{"type":"hadr_replica","t":"2026-11-22T08:00:10Z","instance":"sql1","db_id":5,"db":"orders","ag":"ag1","replica":"sql1-b","role":"SECONDARY","availability_mode":"SYNCHRONOUS_COMMIT","synchronization_state":"SYNCHRONIZED","log_send_queue_kb":10,"secondary_lag_s":0}""");
+        Line("""{"type":"xe_session_cost","t":"2026-11-22T08:00:00Z","instance":"sql1","session":"LogFlushMonitor","buffer_bytes":4194304,"regular_buffers":3,"pending_buffers":0}""");
+        Line("""{"type":"xe_session_cost","t":"2026-11-22T08:00:00Z","instance":"sql1","session":"LogFlushMonitor","event":"log_flush_start","fire_count":1000,"fire_average_us":4,"fire_min_us":1,"fire_max_us":50}""");
+        Line("""{"type":"xe_session_cost","t":"2026-11-22T08:00:00Z","instance":"sql1","session":"LogFlushMonitor","event":"log_flush_complete","fire_count":0,"fire_average_us":0,"fire_min_us":1,"fire_max_us":30}""");
+        Line("""{"type":"poll_completed","t":"2026-11-22T08:00:00Z","instance":"sql1","kind":"xe_session_cost"}""");
+        Line("""{"type":"xe_session_cost","t":"2026-11-22T08:00:10Z","instance":"sql1","session":"LogFlushMonitor","buffer_bytes":4194304,"regular_buffers":3,"pending_buffers":0}""");
+        Line("""{"type":"xe_session_cost","t":"2026-11-22T08:00:10Z","instance":"sql1","session":"LogFlushMonitor","event":"log_flush_start","fire_count":3000,"fire_average_us":5,"fire_min_us":1,"fire_max_us":60}""");
+        Line("""{"type":"xe_session_cost","t":"2026-11-22T08:00:10Z","instance":"sql1","session":"LogFlushMonitor","event":"log_flush_complete","fire_count":0,"fire_average_us":0,"fire_min_us":1,"fire_max_us":35}""");
         Line("""{"type":"flush_bucket","t":"2026-11-22T08:00:00Z","instance":"sql1","db_id":5,"db":"orders","write_size":512,"count":10}""");
         Line("""{"type":"flush_bucket","t":"2026-11-22T08:00:10Z","instance":"sql1","db_id":5,"db":"orders","write_size":512,"count":30}""");
         Line("""{"type":"flush_bucket","t":"2026-11-22T08:00:10Z","instance":"sql1","db_id":5,"db":"orders","write_size":4096,"count":20}""");

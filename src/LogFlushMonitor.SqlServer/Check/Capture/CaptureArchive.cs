@@ -134,6 +134,14 @@ public static class CaptureArchive
             w.WriteNumber("rowsKept", kept);
             w.WriteNumber("rowsDroppedForNames", dropped);
             w.WriteNumber("rowsOverByteLimit", c.StreamRowsOverLimit);
+            w.WriteStartObject("rowsByType");
+            for (var i = 0; i < XEvent.Binary.LiveStreamRowTally.Names.Count; i++)
+            {
+                w.WriteNumber(XEvent.Binary.LiveStreamRowTally.Names[i], c.StreamRowTypes.Rows(i));
+            }
+
+            w.WriteEndObject();
+            w.WriteNumber("rowsWithNullData", c.StreamRowTypes.NullData);
             w.WriteEndObject();
             w.WriteBoolean("histogram", c.HistogramXml is not null);
             w.WriteStartArray("problems");

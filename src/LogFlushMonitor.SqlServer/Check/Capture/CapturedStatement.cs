@@ -1,3 +1,4 @@
+using LogFlushMonitor.XEvent.Binary;
 namespace LogFlushMonitor.SqlServer.Check.Capture;
 
 /// <summary>One statement as the capture sent it and what the server answered: columns with their SQL types and every row, or the error.</summary>
@@ -57,6 +58,9 @@ public sealed record InstanceCaptureResult
 
     /// <summary>Rows received past <see cref="CaptureSettings.MaxStreamBytes"/>, counted and not kept.</summary>
     public long StreamRowsOverLimit { get; set; }
+
+    /// <summary>Every stream row received, by its type column (kept, dropped or over the byte limit alike).</summary>
+    public LiveStreamRowTally StreamRowTypes { get; } = new();
 
     /// <summary>How the stream ended (the window closed, or the server's error).</summary>
     public string? StreamEnd { get; set; }

@@ -89,6 +89,10 @@ public static class InstanceCapture
                 await PollAsync(run, server, name, 1, ct).ConfigureAwait(false);
                 await Task.Delay(settings.PollGap, time, ct).ConfigureAwait(false);
                 await PollAsync(run, server, name, 2, ct).ConfigureAwait(false);
+                if (!server.AzureSqlDatabase)
+                {
+                    await run.SendAsync("hidden_databases", CheckSql.HiddenDatabases, ct).ConfigureAwait(false);
+                }
                 if (stream is not null)
                 {
                     try
@@ -144,7 +148,7 @@ public static class InstanceCapture
             foreach (var statement in signal.Statements(server))
             {
                 var parameter = statement.Parameters is { Count: > 0 } p
-                    ? (p.First().Key, p.First().Key == "name" && signal == SignalRegistry.XeDrops ? session : p.First().Value)
+                    ? (p.First().Key, p.First().Key == "name" ? session : p.First().Value) // @name: the event session, the temporary one here
                     : ((string, object)?)null;
                 await run.SendAsync(statement.Name, statement.Text, ct, parameter, poll).ConfigureAwait(false);
             }
@@ -196,6 +200,7 @@ public static class InstanceCapture
         {
             var type = reader.GetInt32(0);
             var data = reader.IsDBNull(1) ? null : reader.GetFieldValue<byte[]>(1);
+            result.StreamRowTypes.Count(type, data?.Length ?? -1); // every row received, kept or not
             if (kept + (data?.Length ?? 0) > settings.MaxStreamBytes)
             {
                 result.StreamRowsOverLimit++;

@@ -16,7 +16,7 @@ internal static class ConfigurationCheck
     public sealed record Result(IReadOnlyList<string> Errors, IReadOnlyList<string> Warnings);
 
     /// <summary>Checks <paramref name="configuration"/> (the root) against the whole schema.</summary>
-    public static Result Inspect(IConfiguration configuration) => Inspect(configuration, "", ConfigurationSchema.Root);
+    public static Result Inspect(IConfiguration configuration) => Inspect(configuration, "", ConfigurationSchema.Root, configuration);
 
     /// <summary>Checks the section <paramref name="path"/> of <paramref name="configuration"/> against its part of the schema.</summary>
     public static Result InspectSection(IConfiguration configuration, string path)
@@ -27,10 +27,14 @@ internal static class ConfigurationCheck
             node = node.Children![name];
         }
 
-        return Inspect(configuration.GetSection(path), path, node);
+        return Inspect(configuration.GetSection(path), path, node, configuration);
     }
 
-    private static Result Inspect(IConfiguration configuration, string path, SettingNode node)
+    /// <param name="configuration">The part checked (the root, or the section at <paramref name="path"/>).</param>
+    /// <param name="path">Its path, empty for the root.</param>
+    /// <param name="node">Its part of the schema.</param>
+    /// <param name="root">The whole configuration, whose sources tell where a value comes from.</param>
+    private static Result Inspect(IConfiguration configuration, string path, SettingNode node, IConfiguration root)
     {
         var errors = new List<string>();
         var warnings = new List<string>();
@@ -64,10 +68,69 @@ internal static class ConfigurationCheck
                 {
                     warnings.Add(warning);
                 }
+
+                if (PasswordInFileWarning(root, instance.GetSection("ConnectionString")) is { } inFile)
+                {
+                    warnings.Add(inFile);
+                }
             }
         }
 
         return new Result(errors, warnings);
+    }
+
+    /// <summary>
+    /// A connection string with a password, written into a settings file (appsettings.json or appsettings.{Environment}.json):
+    /// the README keeps connection strings out of the file, which is read by whoever reads the configuration, copied into
+    /// images and backups, and often committed. Names the key and the file, never the value; the value is used all the same.
+    /// </summary>
+    private static string? PasswordInFileWarning(IConfiguration configuration, IConfigurationSection key)
+    {
+        if (string.IsNullOrEmpty(key.Value) || FileOf(configuration, key.Path) is not { } file || !HasPassword(key.Value))
+        {
+            return null;
+        }
+
+        return $"{key.Path} in {file} holds a password (not shown). Keep connection strings out of settings files (they are read by "
+            + "whoever reads the configuration, copied into images and backups, and often committed): set "
+            + $"{key.Path[..^"ConnectionString".Length]}ConnectionStringEnvironmentVariable to the name of an environment variable "
+            + $"that holds it, or {key.Path[..^"ConnectionString".Length]}ConnectionStringFile to a file only the service's user can read (README, \"Watch your SQL Servers\").";
+    }
+
+    /// <summary>The settings file <paramref name="path"/>'s value comes from (the last source that sets it), or null when it comes from elsewhere.</summary>
+    private static string? FileOf(IConfiguration configuration, string path)
+    {
+        if (configuration is not IConfigurationRoot root)
+        {
+            return null;
+        }
+
+        foreach (var provider in root.Providers.Reverse())
+        {
+            if (provider.TryGet(path, out _))
+            {
+                return provider is Microsoft.Extensions.Configuration.FileConfigurationProvider file
+                    ? Path.Combine(file.Source.FileProvider is Microsoft.Extensions.FileProviders.PhysicalFileProvider physical ? physical.Root : "", file.Source.Path ?? "")
+                    : null;
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>Whether a connection string sets Password (or its synonym PWD) to something; one that does not parse is the validator's error.</summary>
+    private static bool HasPassword(string connectionString)
+    {
+        try
+        {
+            var builder = new System.Data.Common.DbConnectionStringBuilder { ConnectionString = connectionString };
+            return (builder.TryGetValue("password", out var password) && !string.IsNullOrEmpty(password as string))
+                || (builder.TryGetValue("pwd", out var pwd) && !string.IsNullOrEmpty(pwd as string));
+        }
+        catch (ArgumentException)
+        {
+            return false;
+        }
     }
 
     /// <summary>A connection string file that every user of the machine can read (mode o+r) holds a password in the open.</summary>

@@ -61,6 +61,11 @@ internal sealed class GovernedLoadWorkload(SimRandom rng, LatencyModel latency, 
             var commit = size != FullBlock;
             var waitUs = commit ? latencyUs + 3 + Rng.Next(18) : 0;
             instance.Flush(db, t, size, latencyUs, waitUs, sink);
+            if (commit)
+            {
+                db.WriteTransactions++; // Write Transactions/sec counts the commit (the full blocks before it are its log)
+            }
+
             // The session's own pace (what it wants to write), the commit's wait included.
             t += (waitUs * 10) + (long)(size / want * TimeSpan.TicksPerSecond * Rng.Between(0.9, 1.1));
             Next[s] = t;

@@ -10,7 +10,7 @@ CREATE USER [logflushmonitor] FOR LOGIN [logflushmonitor];
 -- Performance counters, wait stats, file stats, sessions' drop counts, sessions waiting on WRITELOG, availability
 -- replicas, open transactions' log by program (sys.dm_tran_database_transactions / sys.dm_tran_session_transactions),
 -- the log's space (sys.dm_db_log_stats; the free space of the log's volume, sys.dm_os_volume_stats)
--- and the live event stream
+-- and the live event stream; on Managed Instance also the instance's log-rate cap (sys.dm_instance_resource_governance)
 -- (the narrower 2022 permission; VIEW SERVER STATE also works but shows more):
 GRANT VIEW SERVER PERFORMANCE STATE TO [logflushmonitor];
 -- The monitor's event session, with the finer 2022 grants (ALTER ANY EVENT SESSION covers them all):

@@ -164,6 +164,12 @@ internal sealed record DatabaseReport
     /// <summary>Last event time of this database.</summary>
     public DateTime? LastEventUtc { get; init; }
 
+    /// <summary>Where commit time went, from the wait events (WRITELOG and the other parts' waits), when any waited.</summary>
+    public CommitBudgetSnapshot? CommitBudget { get; init; }
+
+    /// <summary>The flush latency held against the storage line (an .xel names no Azure tier: SQL Server's), when 100 flushes were timed.</summary>
+    public StorageVerdict? Storage { get; init; }
+
     /// <summary>Advice, most important first.</summary>
     public required IReadOnlyList<AdviceItem> Advice { get; init; }
 

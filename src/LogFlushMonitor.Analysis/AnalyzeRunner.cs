@@ -257,7 +257,7 @@ internal static class AnalyzeRunner
         return WriteSizeDistribution.MaxBlockBytes + 1;
     }
 
-        private static DatabaseReport? Describe(DatabaseTally db, FlushPairingSummary pairing, SignalViews views)
+    private static DatabaseReport? Describe(DatabaseTally db, FlushPairingSummary pairing, SignalViews views)
     {
         var n = db.Sizes.Count;
         var d = db.FlushDurations;
@@ -280,6 +280,11 @@ internal static class AnalyzeRunner
             FirstEventUtc = db.FirstTicks == long.MaxValue ? null : new DateTime(db.FirstTicks, DateTimeKind.Utc),
             LastEventUtc = db.LastTicks == long.MinValue ? null : new DateTime(db.LastTicks, DateTimeKind.Utc),
             BusiestWriteLogWindow = db.WriteLogWindows.Busiest(db.FirstTicks, db.LastTicks),
+            CommitBudget = Budget(db),
+
+            // A recording of Azure holds the tier (the log_rate rows): the storage is judged against its published latency.
+            LogRate = views.GovernanceOf(db.Instance.Name, name),
+
             // A recording's log space as of its last poll: a log about to fill is the first advice, as in the service.
             LogSpace = views.LogSpace(db.Instance.Name, name),
         };
@@ -318,7 +323,39 @@ internal static class AnalyzeRunner
             WriteLogWaitsWithStatement = db.Statements.WaitsWith,
             FirstEventUtc = snapshot.FirstEventUtc,
             LastEventUtc = snapshot.LastEventUtc,
+            CommitBudget = snapshot.CommitBudget,
+            Storage = CommitAdvice.Storage(snapshot),
             Advice = Advisor.Advise(snapshot),
         };
+    }
+
+    /// <summary>
+    /// The commit budget from the wait events: the local flush is WRITELOG (the events hold no I/O-governance queue, which
+    /// comes from the log file's stats), the other parts their waits by database; per commit over the WRITELOG waits
+    /// (each is a commit that waited for its flush). Null when no commit-budget wait was read.
+    /// </summary>
+    private static CommitBudgetSnapshot? Budget(DatabaseTally db)
+    {
+        var parts = new List<CommitBudgetPart>();
+        if (db.WriteLog.Count > 0)
+        {
+            parts.Add(new(CommitPart.LocalFlush, db.WriteLog.SumSeconds, CommitPartSource.Events));
+        }
+
+        for (var i = 0; i < db.CommitPartTicks.Length; i++)
+        {
+            if (db.CommitPartTicks[i] > 0)
+            {
+                parts.Add(new((CommitPart)i, db.CommitPartTicks[i] / (double)TimeSpan.TicksPerSecond, CommitPartSource.Events));
+            }
+        }
+
+        if (parts.Count == 0)
+        {
+            return null;
+        }
+
+        var window = db.FirstTicks < db.LastTicks ? (db.LastTicks - db.FirstTicks) / (double)TimeSpan.TicksPerSecond : 0;
+        return new([.. parts.OrderByDescending(p => p.Seconds)], window, db.WriteLog.Count > 0 ? db.WriteLog.Count : null, []);
     }
 }

@@ -86,6 +86,13 @@ internal sealed class AnalyzeSink(LogFlushTally tally, TimeSeriesRecorder? serie
         if (!(ReferenceEquals(wait.WaitType, WriteLog) || wait.WaitType == WriteLog))
         {
             OtherWaits[wait.WaitType] = OtherWaits.GetValueOrDefault(wait.WaitType) + 1;
+
+            // The commit budget's other parts (HADR_SYNC_COMMIT, LOGBUFFER, the log-rate governor's forms) per database.
+            if (Core.Aggregation.CommitParts.OfWaitType(wait.WaitType) is { } part && (uint)wait.DatabaseId <= LogFlushTally.MaxDatabaseId)
+            {
+                _tally.Instance(wait.Instance).Database(wait.DatabaseId).AddCommitPart(part, wait.Duration.Ticks);
+            }
+
             return;
         }
 

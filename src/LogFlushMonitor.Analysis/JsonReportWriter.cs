@@ -283,6 +283,19 @@ internal static class JsonReportWriter
         WriteNullable(w, "last_event_utc", d.LastEventUtc?.ToString("O", System.Globalization.CultureInfo.InvariantCulture));
         w.WriteNumber("span_seconds", d.SpanSeconds);
         WriteNullable(w, "flushes_per_second", d.FlushesPerSecond);
+        WriteBudget(w, d.CommitBudget);
+        if (d.Storage is { } storage)
+        {
+            w.WriteStartObject("storage");
+            w.WriteString("standing", storage.Standing.ToString().ToLowerInvariant());
+            w.WriteString("text", storage.Text);
+            w.WriteEndObject();
+        }
+        else
+        {
+            w.WriteNull("storage");
+        }
+
         w.WriteStartArray("advice");
         foreach (var a in d.Advice)
         {
@@ -290,6 +303,34 @@ internal static class JsonReportWriter
             w.WriteString("code", a.Code);
             w.WriteString("level", a.Level == Core.Advice.AdviceLevel.Warning ? "warning" : "info");
             w.WriteString("text", a.Text);
+            w.WriteEndObject();
+        }
+
+        w.WriteEndArray();
+        w.WriteEndObject();
+    }
+
+    /// <summary>"commit_budget": the parts largest first (seconds waited, where read), the commits and the time per commit, or null.</summary>
+    private static void WriteBudget(Utf8JsonWriter w, Core.Aggregation.CommitBudgetSnapshot? b)
+    {
+        if (b is null)
+        {
+            w.WriteNull("commit_budget");
+            return;
+        }
+
+        w.WriteStartObject("commit_budget");
+        WriteNullable(w, "commits", b.Commits);
+        WriteNullable(w, "per_commit_ms", b.PerCommitSeconds * 1000);
+        w.WriteNumber("wait_seconds", b.TotalSeconds);
+        WriteNullable(w, "largest_part", b.Largest?.Name);
+        w.WriteStartArray("parts");
+        foreach (var p in b.Parts)
+        {
+            w.WriteStartObject();
+            w.WriteString("part", p.Name);
+            w.WriteNumber("seconds", p.Seconds);
+            w.WriteString("source", p.Source == Core.Aggregation.CommitPartSource.Events ? "events" : p.Source.ToString().ToLowerInvariant());
             w.WriteEndObject();
         }
 

@@ -205,9 +205,24 @@ internal sealed class DatabaseTally(InstanceTally instance, int databaseId)
         Statements.Add(statement, waitedTicks);
     }
 
+    /// <summary>
+    /// Time waited (ticks) on each part of the commit budget other than the local flush (which is <see cref="WriteLog"/>),
+    /// by <see cref="Core.Aggregation.CommitPart"/>: HADR_SYNC_COMMIT, LOGBUFFER and the log-rate governor's forms.
+    /// </summary>
+    public long[] CommitPartTicks { get; } = new long[Core.Aggregation.CommitParts.Count];
+
+    /// <summary>A completed wait of <paramref name="waitedTicks"/> on <paramref name="part"/> (not WRITELOG).</summary>
+    public void AddCommitPart(Core.Aggregation.CommitPart part, long waitedTicks) =>
+        CommitPartTicks[(int)part] = Saturating.Add(CommitPartTicks[(int)part], Math.Max(0, waitedTicks));
+
     /// <summary>Adds <paramref name="other"/>'s figures (same database, another thread's share).</summary>
     public void AddFrom(DatabaseTally other)
     {
+        for (var i = 0; i < CommitPartTicks.Length; i++)
+        {
+            CommitPartTicks[i] = Saturating.Add(CommitPartTicks[i], other.CommitPartTicks[i]);
+        }
+
         Sizes.AddFrom(other.Sizes);
         FlushDurations.AddFrom(other.FlushDurations);
         if (other.Unpaired is { } u)

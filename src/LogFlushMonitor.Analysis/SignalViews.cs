@@ -10,6 +10,7 @@ namespace LogFlushMonitor.Analysis;
 internal sealed class SignalViews(TimeWindow window, Action<SignalBatch>? onSignal = null)
 {
     private readonly SignalView?[] _views = [.. SignalRegistry.All.Select(s => s.NewView())];
+    private readonly Dictionary<(string Instance, string? Database), LogRateRow> _governance = [];
 
     /// <summary>
     /// Hands <paramref name="batch"/> to its signal's view (a signal without one shows nothing) and to every view that also
@@ -33,10 +34,30 @@ internal sealed class SignalViews(TimeWindow window, Action<SignalBatch>? onSign
                 view.ObserveOther(batch);
             }
         }
+
+        if (batch is SignalBatch<LogRateRow> rates)
+        {
+            foreach (var row in rates.Rows)
+            {
+                if (row.Scope is LogRateSignal.DatabaseScope or LogRateSignal.InstanceScope)
+                {
+                    _governance[(batch.Instance, row.Scope == LogRateSignal.DatabaseScope ? row.DatabaseName : null)] = row;
+                }
+            }
+        }
     }
 
     /// <summary>The statements' texts a view learnt from the recording (the Query Store signal's), or null.</summary>
     public IStatementTexts? StatementTexts => _views.OfType<IStatementTexts>().FirstOrDefault();
+
+    /// <summary>
+    /// The last Azure governance a recording holds for the database (its own, else its Managed Instance's): the tier its
+    /// storage is judged against; null for SQL Server and .xel files.
+    /// </summary>
+    public LogRateSnapshot? GovernanceOf(string instance, string database) =>
+        _governance.TryGetValue((instance, database), out var own) || _governance.TryGetValue((instance, null), out own)
+            ? new LogRateSnapshot(own.Scope, own.Tier, own.ServiceObjective, own.MaxLogRateBytesPerSecond, own.LogWritePercent, null, null, null)
+            : null;
 
     /// <summary>The log's space of a database at the recording's last poll, from the view that reads it (null when not recorded).</summary>
     public LogSpaceSnapshot? LogSpace(string instance, string database) =>

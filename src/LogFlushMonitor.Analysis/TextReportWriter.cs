@@ -1,5 +1,6 @@
 using System.Globalization;
 using LogFlushMonitor.Core.Advice;
+using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Text;
 using LogFlushMonitor.XEvent.Binary;
 using Spectre.Console;
@@ -197,6 +198,16 @@ internal static class TextReportWriter
             {
                 console.WriteLine("  " + line);
             }
+        }
+
+        if (db.CommitBudget is { Largest: { } largest } budget && budget.Text() is { } commitTime)
+        {
+            console.WriteLine($"  commit time (wait events): {Printable(commitTime)}; largest part: {CommitParts.Label(largest.Part)}");
+        }
+
+        if (db.Storage is { } storage)
+        {
+            console.WriteLine($"  storage: {Printable(storage.Text)}");
         }
 
         if (db.Advice.Count == 0)

@@ -38,6 +38,7 @@ internal sealed class XelTallyMapper
     private LogFlushFields _h;
     private string? _lastWaitType;
     private bool _lastIsWriteLog;
+    private Core.Aggregation.CommitPart? _lastPart;
     private int _tick = TickEvents;
 
     /// <summary>Creates a mapper counting into <paramref name="tally"/> (and, for the HTML report, <paramref name="series"/>).</summary>
@@ -226,6 +227,7 @@ internal sealed class XelTallyMapper
         {
             _lastWaitType = waitType;
             _lastIsWriteLog = waitType == AnalyzeSink.WriteLog;
+            _lastPart = Core.Aggregation.CommitParts.OfWaitType(waitType);
         }
 
         var hasId = record.TryGetUInt64(_h.DatabaseIdAction, out var rawId);
@@ -236,7 +238,11 @@ internal sealed class XelTallyMapper
             // Only the name is learned from other waits (as the live mapper does): it names the database if it flushes.
             if (hasId && rawId <= LogFlushTally.MaxDatabaseId)
             {
-                Database(record, (int)rawId);
+                var other = Database(record, (int)rawId);
+                if (_lastPart is { } part)
+                {
+                    CommitPartWait(record, other, part, durationField, unit);
+                }
             }
 
             return;
@@ -269,6 +275,26 @@ internal sealed class XelTallyMapper
         db.AddWriteLog(ticks, waited, app, statement);
         file.WriteLogWaits++;
         _series?.WriteLog(_instance.Name, id, new DateTime(ticks, DateTimeKind.Utc), TimeSpan.FromTicks(waited), app);
+    }
+
+    /// <summary>
+    /// A wait of the commit budget other than WRITELOG (HADR_SYNC_COMMIT, LOGBUFFER, the log-rate governor's forms): its
+    /// time added to the database's part. A wait without a readable timestamp or with a duration out of line with its
+    /// buffer is left out (counted as another wait only, as before: these waits are not the report's subject).
+    /// </summary>
+    private static void CommitPartWait(in XEventRecord record, DatabaseTally db, Core.Aggregation.CommitPart part, FieldHandle durationField, DurationUnit unit)
+    {
+        if (!record.TryGetTimestampTicks(out var ticks) || record.IsTimeOutOfLine(ticks))
+        {
+            return;
+        }
+
+        record.TryGetUInt64(durationField, out var duration);
+        var waited = DurationUnits.ToTicks(duration, unit);
+        if (!record.IsDurationOutOfLine(ticks, waited))
+        {
+            db.AddCommitPart(part, waited);
+        }
     }
 
     /// <summary>

@@ -62,6 +62,24 @@ internal sealed class SimulatedDatabase
 
     public long StallTicks { get; set; }
 
+    /// <summary>The part of <see cref="StallTicks"/> I/O governance queued (io_stall_queued_write_ms; Azure only, else 0).</summary>
+    public long QueuedTicks { get; set; }
+
+    /// <summary>LOG_RATE_GOVERNOR waits of the database (Azure's log-rate cap).</summary>
+    public long GovernorWaits { get; set; }
+
+    /// <summary>Their time, ticks.</summary>
+    public long GovernorTicks { get; set; }
+
+    /// <summary>BytesFlushed and the time at the last governance poll (the log write percentage of the interval since).</summary>
+    public (long Bytes, long Ticks) AtLastGovernancePoll { get; set; } = (-1, 0);
+
+    /// <summary>What the asynchronous secondary has been sent, and BytesFlushed and the time at the last replica poll.</summary>
+    public (long Sent, long Bytes, long Ticks) AsyncLink { get; set; } = (-1, 0, 0);
+
+    /// <summary>BytesFlushed when the synchronous secondary lost its connection (its send queue since), -1 while it is connected.</summary>
+    public long BytesAtSyncLoss { get; set; } = -1;
+
     /// <summary>The database's availability-group secondaries, or null outside a group.</summary>
     public SyncReplica? Replica { get; init; }
 
@@ -92,6 +110,9 @@ internal sealed class SimulatedDatabase
         WriteTransactions = 0;
         FlushWaitTicks = 0;
         StallTicks = 0;
+        QueuedTicks = 0;
+        GovernorWaits = 0;
+        GovernorTicks = 0;
         MirroredTransactions = 0;
         SyncDelayTicks = 0;
         Log.Growths = 0;

@@ -18,7 +18,7 @@ internal sealed record RestartPlan(TimeSpan After, TimeSpan Downtime);
 /// WRITELOG wait only when the stall is over, at their own times; the completed-wait figures (counters, wait stats, the
 /// file's write stall) grow then too, as the server's do. A poll meanwhile sees the waiting sessions.
 /// </remarks>
-internal sealed class SimulatedInstance
+internal sealed partial class SimulatedInstance
 {
     private const string Total = "_Total";
     private const string WriteLog = "WRITELOG";
@@ -96,8 +96,10 @@ internal sealed class SimulatedInstance
     private long _firedCompletes;
     private long _firedWaits;
 
-    public SimulatedInstance(string name, int index, SimulationOptions options, List<SimulatedDatabase> databases, RestartPlan? restart = null, LogStall? stall = null)
+    public SimulatedInstance(string name, int index, SimulationOptions options, List<SimulatedDatabase> databases, RestartPlan? restart = null, LogStall? stall = null,
+        AzureGovernance? azure = null)
     {
+        Azure = azure;
         Name = name;
         _databases = databases;
         _restart = restart;
@@ -263,6 +265,7 @@ internal sealed class SimulatedInstance
     private void Complete(SimulatedDatabase db, ulong block, long ticks, long latencyTicks, long waitTicks, ISampleSink sink)
     {
         db.StallTicks += latencyTicks;
+        db.QueuedTicks += Azure is { } azure ? (long)(latencyTicks * azure.QueuedShare) : 0;
         var t = new DateTime(ticks, DateTimeKind.Utc);
         _firedCompletes += db.EmitComplete ? 1 : 0;
         if (db.EmitComplete && Deliver(sink, out var seq))
@@ -287,7 +290,7 @@ internal sealed class SimulatedInstance
             sink.OnWait(new WaitEvent(Name, WriteLog, TimeSpan.FromTicks(waitTicks), db.Id, db.Name, t.AddTicks(waitTicks), seq, Application(block), Statement(block).Hash));
         }
 
-        if (db.Replica is { } replica)
+        if (db.Replica is { } replica && replica.DisconnectedFor(TimeSpan.FromTicks(ticks - SimulationStartTicks)) is null)
         {
             // The commit then waits for the synchronous secondary to harden it: the remote half, on its own clock.
             var syncTicks = replica.DelayMicroseconds(_replicaRng, TimeSpan.FromTicks(ticks - SimulationStartTicks)) * 10;
@@ -429,14 +432,9 @@ internal sealed class SimulatedInstance
 
         sink.OnBatch(SignalRegistry.Counters.Batch(Name, t, [.. counters], endsPoll: true));
 
-        sink.OnBatch(SignalRegistry.WaitStats.Batch(Name, t,
-        [
-            new WaitStatsRow(WriteLog, _writeLogTasks, _writeLogTicks / Ms, _writeLogMaxTicks / Ms, _writeLogSignalTicks / Ms),
-            new WaitStatsRow(LogBuffer, _logBufferTasks, _logBufferTicks / Ms, _logBufferMaxTicks / Ms, 0),
-            new WaitStatsRow(HadrSyncCommit, _hadrTasks, _hadrTicks / Ms, _hadrMaxTicks / Ms, 0),
-        ], endsPoll: true));
+        sink.OnBatch(SignalRegistry.WaitStats.Batch(Name, t, WaitStatsRows(), endsPoll: true));
 
-        sink.OnBatch(SignalRegistry.FileStats.Batch(Name, t, [.. _databases.Select(db => new FileStatsRow(db.Id, db.Name, 2, db.Flushes, db.BytesFlushed, db.StallTicks / Ms))], endsPoll: true));
+        sink.OnBatch(SignalRegistry.FileStats.Batch(Name, t, [.. _databases.Select(db => new FileStatsRow(db.Id, db.Name, 2, db.Flushes, db.BytesFlushed, db.StallTicks / Ms, db.QueuedTicks / Ms))], endsPoll: true));
 
         // sys.dm_os_waiting_tasks: the sessions whose WRITELOG wait is under way now.
         var waiters = new List<WriteLogWaitersRow>();
@@ -490,6 +488,7 @@ internal sealed class SimulatedInstance
             new XeSessionCostRow(SessionName, "wait_completed", _firedWaits, 3, 1, 45),
         ], endsPoll: true));
         PollReplicas(t, sink);
+        PollGovernance(t, sink);
         PollLogSpace(ticks, t, sink);
         if (ticks >= _nextQueryStore)
         {
@@ -545,10 +544,24 @@ internal sealed class SimulatedInstance
             var roundTripSeconds = db.LastSyncDelayTicks / (double)TimeSpan.TicksPerSecond;
             var sendQueueKb = (long)(roundTripSeconds * 2_000); // ~2 MB/s of log behind the round trip
             rows.Add(new ReplicaRow(db.Id, db.Name, r.Group, r.Primary, "PRIMARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED", null, null, null, null, null, 0));
-            rows.Add(new ReplicaRow(db.Id, db.Name, r.Group, r.Synchronous, "SECONDARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED",
-                sendQueueKb, 2_000, 64, 4_000, (long)roundTripSeconds, (long)roundTripSeconds));
-            rows.Add(new ReplicaRow(db.Id, db.Name, r.Group, r.Asynchronous, "SECONDARY", "ASYNCHRONOUS_COMMIT", "SYNCHRONIZING",
-                6_000 + sendQueueKb, 1_800, 2_000, 3_000, 3, 3));
+            // The synchronous secondary's last commit is one harden round trip behind the primary's.
+            if (r.DisconnectedFor(TimeSpan.FromTicks(t.Ticks - SimulationStartTicks)) is { } lost)
+            {
+                // Disconnected: nothing is sent (its send queue holds all the log since, a send rate of 0), its last commit
+                // and last harden stay where they were.
+                db.BytesAtSyncLoss = db.BytesAtSyncLoss < 0 ? db.BytesFlushed : db.BytesAtSyncLoss;
+                var behind = (long)lost.TotalSeconds;
+                rows.Add(new ReplicaRow(db.Id, db.Name, r.Group, r.Synchronous, "SECONDARY", "SYNCHRONOUS_COMMIT", "NOT SYNCHRONIZING",
+                    (db.BytesFlushed - db.BytesAtSyncLoss) / 1024, 0, 0, 0, behind, behind, (long)lost.TotalMilliseconds));
+            }
+            else
+            {
+                db.BytesAtSyncLoss = -1;
+                rows.Add(new ReplicaRow(db.Id, db.Name, r.Group, r.Synchronous, "SECONDARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED",
+                    sendQueueKb, 2_000, 64, 4_000, (long)roundTripSeconds, (long)roundTripSeconds, db.LastSyncDelayTicks / TimeSpan.TicksPerMillisecond));
+            }
+
+            rows.Add(AsynchronousRow(db, r, t, sendQueueKb));
         }
 
         sink.OnBatch(SignalRegistry.HadrReplicas.Batch(Name, t, [.. rows], endsPoll: true));
@@ -623,6 +636,7 @@ internal sealed class SimulatedInstance
         _hadrTasks = _hadrTicks = _hadrMaxTicks = 0;
         _logBufferTasks = _logBufferTicks = _logBufferMaxTicks = 0;
         _nextQueryStore = 0;
+        ResetGovernance();
         _firedStarts = _firedCompletes = _firedWaits = 0; // the session starts again with the server
         foreach (var db in _databases)
         {

@@ -6,11 +6,12 @@ namespace LogFlushMonitor.Simulation;
 /// </summary>
 /// <remarks>
 /// <list type="bullet">
-/// <item><c>mixed</c>: three instances (sql-a, sql-b, sql-c), eight databases: autocommit, big transaction,
+/// <item><c>mixed</c>: four instances (sql-a, sql-b, sql-c, and sql-d an Azure SQL Database), nine databases: autocommit, big transaction,
 /// delayed durability, a WRITELOG spike on sql-b/payments (20 sessions of 250 commits/s with think time; 60 s after start, then every
 /// 180 s), light traffic, a log stall on sql-a (its log device completes nothing for 105 s, 300 s after start, then
-/// every 900 s), and sql-c/archive in an availability group whose synchronous secondary slows down as in <c>ag-sync</c>.
-/// Runs forever.</item>
+/// every 900 s), sql-c/archive in an availability group whose synchronous secondary slows down as in <c>ag-sync</c>,
+/// and sql-d/ingest, General Purpose as in <c>azure-log-cap</c>, at its log-rate cap for 12 minutes of every 20 from 2
+/// minutes after start. Runs forever.</item>
 /// <item><c>autocommit</c>: sql1/shop, single-row autocommit: ~5,000 flushes/s per session, nearly all 512 B.</item>
 /// <item><c>batched</c>: sql1/shop, the rows of <c>autocommit</c> (5,000 a second) committed 100 at a time: ~50 commits
 /// and ~50 flushes a second of ~37 KB (a full 60 KB block when a batch fills the buffer), about the same log bytes, one
@@ -51,6 +52,23 @@ namespace LogFlushMonitor.Simulation;
 /// 4,096 MiB file) but free to grow (unlimited max size, 64 MiB growth, 500 GiB free on its volume): Percent Log Used
 /// stays over 90 % as it grows, yet its headroom is 504 GiB, about 70 hours away. Nothing pages;
 /// SqlServerLogNotTruncating warns, as the backups have stopped.</item>
+/// <item><c>azure-log-cap</c>: an Azure SQL Database at its tier's log-rate cap: azure-gp/ingest, General Purpose
+/// (GeneralPurpose, SQLDB_GP_Gen5_2), whose live cap (primary_max_log_rate) is 9,830,400 B/s (9.375 MB/s, one of the
+/// values Microsoft's pages have given for 2 vCores; the DMV is what governs). Four sessions load 60 KB log blocks in
+/// transactions of ~1 MB, wanting 1 MiB/s each (4 MiB/s, ~43 % of the cap) until 30 s after start and 4 MiB/s each
+/// (16 MiB/s) from then on: the log-rate governor holds the database at the cap (avg_log_write_percent ~100), and the
+/// sessions wait LOG_RATE_GOVERNOR ~1.7 s per second in all (each ~41 % of its time). Log writes take ~6 ms (General
+/// Purpose publishes 5-7 ms), a sixth of it queued by I/O governance (io_stall_queued_write_ms). The commit budget's
+/// largest part is then the log-rate cap.</item>
+/// <item><c>ag-async-lag</c>: sql1/orders in ag_orders as in <c>ag-sync</c>, but its synchronous secondary (sql1-b)
+/// stays fast (~0.5 ms) and the link to the asynchronous one (sql1-dr) carries 200 KiB/s from 30 s after start while the
+/// primary writes ~0.9 MB/s: sql1-dr's send queue grows ~0.7 MB/s and its time behind (the primary's last_commit_time
+/// minus its own) ~0.78 s per second, from 3 s to past the 60 s default threshold about 103 s after start. The
+/// synchronous secondary is ~0.5 ms behind throughout.</item>
+/// <item><c>ag-sync-lost</c>: sql1/orders in ag_orders as in <c>ag-async-lag</c> without the slow link, but 30 s after
+/// start its synchronous secondary (sql1-b) loses its connection for 10 minutes: NOT SYNCHRONIZING, commits no longer
+/// wait HADR_SYNC_COMMIT for it, nothing is sent to it (its send queue holds all the log since) and its time behind
+/// grows a second every second, past the 10 s default threshold 40 s after start.</item>
 /// </list>
 /// </remarks>
 public static class SimulationScenarios
@@ -72,9 +90,15 @@ public static class SimulationScenarios
     private const int LongSpikeSessions = 20;
     private const double LongSpikeCommitsPerSecond = 250;
 
+    // azure-log-cap: a 2-vCore General Purpose database's cap as the live DMV would give it, ~6 ms log writes (5-7 ms
+    // published), a sixth of each queued by I/O governance; four loaders wanting 1 MiB/s each, then 4 MiB/s each.
+    private const long GeneralPurposeCap = 9_830_400;
+    private static readonly AzureGovernance AzureGeneralPurpose = new("GeneralPurpose", "SQLDB_GP_Gen5_2", GeneralPurposeCap, 1.0 / 6);
+
     /// <summary>Every scenario name.</summary>
     public static IReadOnlyList<string> Names { get; } =
-        [Default, "autocommit", "batched", "big-transaction", "delayed-durability", "writelog-spike", "writelog-spike-long", "log-stall", "ag-sync", "restart", "drop-database", "log-full", "log-grows"];
+        [Default, "autocommit", "batched", "big-transaction", "delayed-durability", "writelog-spike", "writelog-spike-long", "log-stall", "ag-sync", "restart", "drop-database", "log-full", "log-grows",
+            "azure-log-cap", "ag-async-lag", "ag-sync-lost"];
 
     // log-full and log-grows (docs/simulate.md): log written at 2 MiB/s, log backups stopped 90 minutes before the start.
     private const long SteadyLogBytesPerSecond = 2L << 20;
@@ -119,6 +143,21 @@ public static class SimulationScenarios
                 break;
             case "ag-sync":
                 b.Instance("sql1", b.InGroup(b.Autocommit(5, "orders", StallSessions, AutocommitLatencyUs, null, complete: true, commitsPerSecond: ThinkingSessionCommitsPerSecond), "sql1"));
+                break;
+            case "azure-log-cap":
+                // The load from 30 s on, for good (a window longer than any run, which the period never repeats).
+                var always = new WritelogSpike(TimeSpan.FromSeconds(30), TimeSpan.FromDays(3650), TimeSpan.Zero, TimeSpan.FromDays(3650), 0);
+                b.Instance(new SimulatedInstance("azure-gp", b.Instances.Count, options, [b.GovernedLoad(5, "ingest", always)], azure: AzureGeneralPurpose));
+                break;
+            case "ag-async-lag":
+                b.Instance("sql1", b.InGroup(
+                    b.Autocommit(5, "orders", StallSessions, AutocommitLatencyUs, null, complete: true, commitsPerSecond: ThinkingSessionCommitsPerSecond),
+                    "sql1", slowdown: null, lag: new AsyncLag(TimeSpan.FromSeconds(30), 200 * 1024, 3)));
+                break;
+            case "ag-sync-lost":
+                b.Instance("sql1", b.InGroup(
+                    b.Autocommit(5, "orders", StallSessions, AutocommitLatencyUs, null, complete: true, commitsPerSecond: ThinkingSessionCommitsPerSecond),
+                    "sql1", slowdown: null, lag: null, loss: new SyncLoss(TimeSpan.FromSeconds(30), TimeSpan.FromMinutes(10))));
                 break;
             case "restart":
                 b.Instance(
@@ -165,6 +204,10 @@ public static class SimulationScenarios
                     b.Delayed(5, "telemetry", 1, complete: false),
                     b.BigTransaction(6, "staging", 1, complete: false),
                     b.InGroup(b.Autocommit(7, "archive", 1, 400, null, complete: false, commitsPerSecond: 20), "sql-c"));
+                // An Azure SQL Database whose bulk load sits at its tier's cap for 12 minutes of every 20 (the
+                // first 2 minutes after start): SqlServerLogRateAtCap fires in each window.
+                var loads = new WritelogSpike(TimeSpan.FromMinutes(2), TimeSpan.FromMinutes(20), TimeSpan.FromSeconds(10), TimeSpan.FromMinutes(12), 0);
+                b.Instance(new SimulatedInstance("sql-d", b.Instances.Count, options, [b.GovernedLoad(5, "ingest", loads)], azure: AzureGeneralPurpose));
                 break;
             default:
                 throw new ArgumentException($"Unknown scenario '{name}'. Valid scenarios: {string.Join(", ", Names)}.", nameof(name));
@@ -190,6 +233,18 @@ public static class SimulationScenarios
             _db = 0;
         }
 
+        /// <summary>An instance made by the caller (an Azure SQL Database), its databases built before it.</summary>
+        public void Instance(SimulatedInstance instance)
+        {
+            Instances.Add(instance);
+            _db = 0;
+        }
+
+        /// <summary>Four loaders of 60 KB blocks under the General Purpose cap: 1 MiB/s each, 4 MiB/s each in the load's windows.</summary>
+        public SimulatedDatabase GovernedLoad(int id, string name, WritelogSpike load) =>
+            Database(id, name, complete: true, null, rng => new GovernedLoadWorkload(rng, new LatencyModel(6_000, null), Sessions(4), options.RateScale,
+                GeneralPurposeCap, quietBytesPerSecond: 1 << 20, loadBytesPerSecond: 4 << 20, load));
+
         public SimulatedDatabase Autocommit(int id, string name, int sessions, double latencyUs, WritelogSpike? spike, bool complete, double commitsPerSecond = 5000) =>
             Database(id, name, complete, null, rng => new AutocommitWorkload(rng, new LatencyModel(latencyUs, spike), Sessions(sessions), options.RateScale, commitsPerSecond));
 
@@ -203,10 +258,13 @@ public static class SimulationScenarios
             Database(id, name, complete, null, rng => new DelayedDurabilityWorkload(rng, new LatencyModel(DelayedLatencyUs, null), Sessions(sessions), options.RateScale));
 
         /// <summary>The database in availability group ag_NAME with a synchronous secondary that slows down (ag-sync).</summary>
-        public SimulatedDatabase InGroup(SimulatedDatabase db, string primary) => new(db.Id, db.Name, db.Workload, db.EmitComplete, db.LogSizeKb, db.DropAfter, db.Log.Plan)
+        public SimulatedDatabase InGroup(SimulatedDatabase db, string primary) => InGroup(db, primary,
+            new WritelogSpike(TimeSpan.FromSeconds(30), TimeSpan.FromMinutes(10), TimeSpan.FromSeconds(10), TimeSpan.FromMinutes(6), 25_000), null);
+
+        /// <summary>The database in availability group ag_NAME: a synchronous secondary (slowing as <paramref name="slowdown"/> says) and an asynchronous one (lagging as <paramref name="lag"/> says).</summary>
+        public SimulatedDatabase InGroup(SimulatedDatabase db, string primary, WritelogSpike? slowdown, AsyncLag? lag, SyncLoss? loss = null) => new(db.Id, db.Name, db.Workload, db.EmitComplete, db.LogSizeKb, db.DropAfter, db.Log.Plan)
         {
-            Replica = new SyncReplica("ag_" + db.Name, primary, primary + "-b", primary + "-dr", 500,
-                new WritelogSpike(TimeSpan.FromSeconds(30), TimeSpan.FromMinutes(10), TimeSpan.FromSeconds(10), TimeSpan.FromMinutes(6), 25_000)),
+            Replica = new SyncReplica("ag_" + db.Name, primary, primary + "-b", primary + "-dr", 500, slowdown) { AsyncLag = lag, Loss = loss },
         };
 
         /// <summary>A database written at a steady 2 MiB/s whose log is set as <paramref name="log"/> says (log-full, log-grows).</summary>

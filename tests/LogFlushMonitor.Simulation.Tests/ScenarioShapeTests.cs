@@ -192,16 +192,18 @@ public class ScenarioShapeTests
     }
 
     [Fact]
-    public void Mixed_shows_every_shape_at_once_on_three_instances()
+    public void Mixed_shows_every_shape_at_once_on_four_instances()
     {
         var (aggregator, sim) = Run("mixed", TimeSpan.FromSeconds(10));
-        Assert.Equal(3, sim.Instances.Count);
+        Assert.Equal(4, sim.Instances.Count);
         var all = aggregator.Snapshot();
         // master, model and msdb of each instance flush too, known from their counters alone (no session reports them).
-        Assert.Equal(3 * 3, all.Count(d => d.DatabaseId < 0 && d.Database is "master" or "model" or "msdb" && d.CounterFlushesTotal > 0));
+        Assert.Equal(3 * 4, all.Count(d => d.DatabaseId < 0 && d.Database is "master" or "model" or "msdb" && d.CounterFlushesTotal > 0));
         var snapshot = all.Where(d => d.DatabaseId >= 0).ToList();
-        Assert.Equal(8, snapshot.Count);
-        Assert.Equal(3, snapshot.Select(d => d.Instance).Distinct().Count());
+        Assert.Equal(9, snapshot.Count);
+        Assert.Equal(4, snapshot.Select(d => d.Instance).Distinct().Count());
+        // sql-d is an Azure SQL Database: its governance is read, and nowhere else's.
+        Assert.Equal(["sql-d"], snapshot.Where(d => d.LogRate is not null).Select(d => d.Instance));
 
         var orders = Db(aggregator, "orders").WriteSizes;
         Assert.True(orders.CountAtMost(512) >= 0.95 * orders.Count);

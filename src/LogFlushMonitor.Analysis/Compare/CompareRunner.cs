@@ -56,7 +56,8 @@ internal static class CompareRunner
                 continue;
             }
 
-            var figures = Figures.Of(b, before).Zip(Figures.Of(a, after), (x, y) => new CompareFigure(x.Name, x.Unit, x.Value, y.Value)).ToList();
+            var figures = Figures.Of(b, before).Zip(Figures.Of(a, after), (x, y) => new CompareFigure(x.Name, x.Unit, x.Value, y.Value))
+                .Concat(Figures.Budget(b, a, before, after)).ToList();
             databases.Add(new DatabaseComparison(b.Instance, b.Database, figures, VerdictRules.Judge(b, a, before, after, figures), b, a));
         }
 

@@ -1,3 +1,4 @@
+using LogFlushMonitor.Core.Aggregation;
 using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Analysis.Compare;
@@ -64,6 +65,11 @@ internal static class Figures
     public const string WriteLogWaitsPerSecond = "WRITELOG waits per second";
     public const string WriteLogPerTransaction = "WRITELOG per write transaction";
     public const string WriteLogMean = "average WRITELOG wait";
+    public const string CommitWaitPerSecond = "commit wait seconds per second";
+    public const string CommitWaitPerTransaction = "commit wait per write transaction";
+
+    /// <summary>The prefix of a part's own figure: "commit wait per second: log-rate cap".</summary>
+    public const string CommitPartPrefix = "commit wait per second: ";
 
     /// <summary>The counter a write transaction is counted by (Databases object, cumulative).</summary>
     public const string WriteTransactionsCounter = "Write Transactions/sec";
@@ -97,5 +103,35 @@ internal static class Figures
             (WriteLogPerTransaction, "ms", wtx is > 0 && writeLog is { } wps ? wps / wtx.Value * 1000 : null),
             (WriteLogMean, "ms", db?.WriteLog?.MeanMs),
         ];
+    }
+
+    /// <summary>
+    /// The latency budget where the inputs have it (the commit-time waits of the events: WRITELOG, HADR_SYNC_COMMIT,
+    /// LOGBUFFER, the log-rate governor's forms): the whole per second and per write transaction, then each part other
+    /// than the local flush (WRITELOG's own figures above) that either side waited on, per second. None when neither side's
+    /// events hold a commit wait.
+    /// </summary>
+    public static IEnumerable<CompareFigure> Budget(DatabaseReport before, DatabaseReport after, CompareSide beforeSide, CompareSide afterSide)
+    {
+        var (b, a) = (before.CommitBudget, after.CommitBudget);
+        if (b is not { TotalSeconds: > 0 } && a is not { TotalSeconds: > 0 })
+        {
+            yield break;
+        }
+
+        static double? PerSecond(CommitBudgetSnapshot? budget, double seconds, Func<CommitBudgetSnapshot, double> take) =>
+            seconds < 1 ? null : (budget is null ? 0 : take(budget)) / seconds;
+        static double? PerTransaction(CommitBudgetSnapshot? budget, DatabaseReport db, CompareSide side) =>
+            side.WriteTransactions.TryGetValue((db.Instance, db.Database), out var w) && w.PerSecond is > 0 and var wtx && side.Seconds >= 1
+                ? (budget?.TotalSeconds ?? 0) / side.Seconds / wtx * 1000 : null;
+
+        yield return new CompareFigure(CommitWaitPerSecond, "s/s", PerSecond(b, beforeSide.Seconds, x => x.TotalSeconds), PerSecond(a, afterSide.Seconds, x => x.TotalSeconds));
+        yield return new CompareFigure(CommitWaitPerTransaction, "ms", PerTransaction(b, before, beforeSide), PerTransaction(a, after, afterSide));
+        var parts = (b?.Parts ?? []).Concat(a?.Parts ?? []).Where(p => p.Seconds > 0 && p.Part != CommitPart.LocalFlush).Select(p => p.Part).Distinct().Order();
+        foreach (var part in parts)
+        {
+            double Of(CommitBudgetSnapshot s) => s.Parts.Where(p => p.Part == part).Sum(p => p.Seconds);
+            yield return new CompareFigure(CommitPartPrefix + CommitParts.Label(part), "s/s", PerSecond(b, beforeSide.Seconds, Of), PerSecond(a, afterSide.Seconds, Of));
+        }
     }
 }

@@ -143,9 +143,21 @@ internal static class VerdictRules
             }
         }
 
+        // The latency budget: when the largest part of commit time is not the local flush on either side, say which it was
+        // (a change of storage or of batching does not move a log-rate cap or a synchronous replica).
+        var largest = (before.CommitBudget?.Largest, after.CommitBudget?.Largest);
+        var budget = largest is (null, null) || (largest.Item1?.Part is null or Core.Aggregation.CommitPart.LocalFlush && largest.Item2?.Part is null or Core.Aggregation.CommitPart.LocalFlush)
+            ? null
+            : string.Create(Ci, $"the largest part of commit time was {Largest(largest.Item1)} before and {Largest(largest.Item2)} after");
         if (parts.Count == 0)
         {
-            return new CompareVerdict(["no-change"], "no change beyond noise in flushes per transaction, write sizes, WRITELOG or flush latency.");
+            return new CompareVerdict(["no-change"], "no change beyond noise in flushes per transaction, write sizes, WRITELOG or flush latency"
+                + (budget is null ? "." : "; " + budget + "."));
+        }
+
+        if (budget is not null)
+        {
+            parts.Add(budget);
         }
 
         var text = string.Join("; ", parts) + ".";
@@ -156,4 +168,6 @@ internal static class VerdictRules
     public static string Ms(double ms) => ms >= 10 ? string.Create(Ci, $"{ms:N1} ms") : string.Create(Ci, $"{ms:0.###} ms");
 
     private static string Bytes(double bytes) => ReportText.Bytes((long)bytes);
+
+    private static string Largest(Core.Aggregation.CommitBudgetPart? part) => part is null ? "nothing" : Core.Aggregation.CommitParts.Label(part.Part);
 }

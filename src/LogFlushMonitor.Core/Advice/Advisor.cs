@@ -74,6 +74,7 @@ public static class Advisor
         }
 
         AdviseDevice(db, list);
+        CommitAdvice.Add(db, list);
         AdviseReplica(db, list);
         AdviseWriteSizes(db, list);
         AdviseLogSpace(db, list, full is not null);

@@ -107,6 +107,24 @@ public sealed record DatabaseSnapshot
     public double? SyncCommitDelayMsPerTransaction { get; init; }
 
     /// <summary>
+    /// Where commit time went over the last minute or so (the commit budget: local flush, synchronous replica, log-rate
+    /// governor, I/O-governance queue, log buffer), or null when no part has a source.
+    /// </summary>
+    public CommitBudgetSnapshot? CommitBudget { get; init; }
+
+    /// <summary>
+    /// Azure's log-rate governance of the database at the last poll (its tier, cap and the share written; on Managed
+    /// Instance the instance's), or null on SQL Server and before the first poll.
+    /// </summary>
+    public Signals.LogRateSnapshot? LogRate { get; init; }
+
+    /// <summary>
+    /// The database's copies on its availability replicas at the last replica-states poll (on a primary, its own and each
+    /// secondary's), with how far each is behind and its threshold; empty outside a group.
+    /// </summary>
+    public IReadOnlyList<ReplicaSnapshot> Replicas { get; init; } = [];
+
+    /// <summary>
     /// The log's space at the last polls (sys.dm_db_log_stats with the log files' room): why it cannot be reused, how fast
     /// it grows, when it will be full; null when not polled.
     /// </summary>

@@ -20,6 +20,12 @@ internal sealed class FileStatsSeries : PolledSeries
     public CumulativeTracker Bytes;
 
     public CumulativeTracker StallMs;
+
+    /// <summary>io_stall_queued_write_ms, once a row carried it (a recording made before it was read has none).</summary>
+    public CumulativeTracker QueuedMs;
+
+    /// <summary>Whether a row carried io_stall_queued_write_ms.</summary>
+    public bool HasQueued { get; set; }
 }
 
 /// <summary>The log files of one database on one instance: its file-stats families export their sum, with these tags.</summary>

@@ -45,6 +45,23 @@ internal sealed class InstanceState
     public T? Find<T>(Signal signal)
         where T : SignalState => _states[signal.Index] as T;
 
+    /// <summary>Each database's commit budget (where commit time goes), brought up to date at each collect and snapshot.</summary>
+    public CommitBudgets Budgets => _budgets ??= new CommitBudgets(this);
+
+    private CommitBudgets? _budgets;
+
+    /// <summary>How far behind each availability replica may fall (the aggregation's configuration).</summary>
+    public ReplicaBehindThresholds ReplicaThresholds { get; set; } = ReplicaBehindThresholds.Default;
+
+    /// <summary>The newest event's timestamp (ticks, UTC), 0 before any: whether the instance's events still flow.</summary>
+    public long LastEventTicks { get; set; }
+
+    /// <summary>The newest polled batch's timestamp (ticks, UTC), 0 before any.</summary>
+    public long LastBatchTicks { get; set; }
+
+    /// <summary>The commit budget's parts whose wait type some wait event of the instance carried: the session collects them.</summary>
+    public bool[] EventParts { get; } = new bool[CommitParts.Count];
+
     /// <summary>The events' figures checked against the server's own (issue 19 item 2).</summary>
     public InstanceAgreement Agreement { get; }
 

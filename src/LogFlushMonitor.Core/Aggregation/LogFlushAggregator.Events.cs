@@ -129,6 +129,7 @@ public sealed partial class LogFlushAggregator
         inst.EventsReceived++;
         var db = inst.Database(e.DatabaseId, e.DatabaseName);
         db.Touch(e.TimestampUtc);
+        inst.LastEventTicks = Math.Max(inst.LastEventTicks, e.TimestampUtc.Ticks);
         if (e.Duration is { } d)
         {
             var seconds = d.TotalSeconds;
@@ -171,6 +172,11 @@ public sealed partial class LogFlushAggregator
         var db = inst.Database(e.DatabaseId, e.DatabaseName);
         db.Touch(e.TimestampUtc);
         var w = db.Wait(e.WaitType);
+        inst.LastEventTicks = Math.Max(inst.LastEventTicks, e.TimestampUtc.Ticks);
+        if (w.Part is { } part)
+        {
+            inst.EventParts[(int)part] = true; // the session collects this wait type: the budget reads it from events
+        }
 
         // A unit the server's own WRITELOG figures showed off by a clean 1,000 is corrected here (InstanceAgreement).
         var seconds = e.Duration.TotalSeconds * inst.Agreement.WaitScale;

@@ -16,6 +16,7 @@ public sealed partial class LogFlushAggregator
     private static readonly MetricDefinition EventsLost = MetricCatalog.Get("sqlserver.monitor.events.lost");
     private static readonly MetricDefinition EventsUnlisted = MetricCatalog.Get("sqlserver.monitor.events.unlisted");
     private static readonly MetricDefinition Agreement = MetricCatalog.Get("sqlserver.monitor.agreement");
+    private static readonly MetricDefinition CommitWaitTime = MetricCatalog.Get("sqlserver.commit.wait.time");
 
     /// <summary>Reads of the aggregation for collects since it was created (tests: one per collect).</summary>
     internal long Reads { get; private set; }
@@ -36,6 +37,7 @@ public sealed partial class LogFlushAggregator
                 }
 
                 CountEventSeries(inst, into);
+                inst.Budgets.Read(into, CommitWaitTime); // brought up to date by the polls (Signals.cs), not here: a read allocates nothing
             }
         }
     }

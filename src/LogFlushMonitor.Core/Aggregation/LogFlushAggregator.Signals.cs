@@ -15,7 +15,14 @@ public sealed partial class LogFlushAggregator
         var outcome = new SignalOutcome();
         lock (_gate)
         {
-            Instance(batch.Instance).StateOf(batch.Signal).Apply(batch, outcome);
+            var inst = Instance(batch.Instance);
+            inst.LastBatchTicks = Math.Max(inst.LastBatchTicks, batch.TimestampUtc.Ticks);
+            inst.StateOf(batch.Signal).Apply(batch, outcome);
+            if (batch.EndsPoll && (batch.Signal == SignalRegistry.Counters || batch.Signal == SignalRegistry.WaitStats || batch.Signal == SignalRegistry.FileStats))
+            {
+                // The commit budget reads these (and the events since the last poll): once per poll of each, never per event or collect.
+                inst.Budgets.Advance();
+            }
         }
 
         // Outside the lock: logging, the host's /readyz and the SDK's records never hold up a collect or another source.
@@ -40,11 +47,7 @@ public sealed partial class LogFlushAggregator
     {
         lock (_gate)
         {
-            return [.. _instances.Values.SelectMany(i => (i.Find<HadrReplicasSignal.State>(SignalRegistry.HadrReplicas)?.Series ?? []).Select(r => new ReplicaSnapshot(
-                i.Name, r.Key.Database, r.Key.Group, r.Key.Replica, r.Key.Role, r.Key.Mode, r.Value.SynchronizationState,
-                r.Value.Values[(int)Metrics.ReplicaColumn.LogSendQueueSize], r.Value.Values[(int)Metrics.ReplicaColumn.LogSendRate],
-                r.Value.Values[(int)Metrics.ReplicaColumn.RedoQueueSize], r.Value.Values[(int)Metrics.ReplicaColumn.RedoRate],
-                r.Value.Values[(int)Metrics.ReplicaColumn.SecondaryLag], r.Value.Values[(int)Metrics.ReplicaColumn.LastHardenedAge])))];
+            return [.. _instances.Values.SelectMany(i => (i.Find<HadrReplicasSignal.State>(SignalRegistry.HadrReplicas)?.Series ?? []).Select(r => SnapshotBuilder.ReplicaOf(i, r.Key, r.Value)))];
         }
     }
 }

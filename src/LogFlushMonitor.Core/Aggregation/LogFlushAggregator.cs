@@ -1,5 +1,6 @@
 using LogFlushMonitor.Core.Metrics;
 using LogFlushMonitor.Core.Samples;
+using LogFlushMonitor.Core.Signals;
 
 namespace LogFlushMonitor.Core.Aggregation;
 
@@ -26,6 +27,7 @@ public sealed partial class LogFlushAggregator : ISampleSink, IMetricReadings
     private readonly CounterSelection _counters;
     private readonly Action<RejectedReading>? _rejected;
     private readonly Action<AgreementReport>? _agreement;
+    private readonly ReplicaBehindThresholds _replicas;
     private InstanceState? _last;
 
     /// <summary>Creates an aggregation that <paramref name="metrics"/>, when given, records and reads.</summary>
@@ -42,8 +44,11 @@ public sealed partial class LogFlushAggregator : ISampleSink, IMetricReadings
     /// Told when an event figure starts or stops disagreeing with the server's own for several windows, or a wait unit
     /// was corrected (<see cref="AgreementReport"/>), outside the lock; the host logs it once and shows it in /readyz.
     /// </param>
-    public LogFlushAggregator(LogFlushMetrics? metrics = null, CounterSelection? counters = null, Action<RejectedReading>? rejected = null, Action<AgreementReport>? agreement = null)
+    /// <param name="replicas">How far behind each availability replica may fall (default <see cref="ReplicaBehindThresholds.Default"/>).</param>
+    public LogFlushAggregator(LogFlushMetrics? metrics = null, CounterSelection? counters = null, Action<RejectedReading>? rejected = null, Action<AgreementReport>? agreement = null,
+        ReplicaBehindThresholds? replicas = null)
     {
+        _replicas = replicas ?? ReplicaBehindThresholds.Default;
         _metrics = metrics;
         _counters = counters ?? CounterSelection.Default;
         _rejected = rejected;
@@ -98,7 +103,7 @@ public sealed partial class LogFlushAggregator : ISampleSink, IMetricReadings
 
         if (!_instances.TryGetValue(name, out var inst))
         {
-            inst = new InstanceState(name, _counters);
+            inst = new InstanceState(name, _counters) { ReplicaThresholds = _replicas };
             _instances[name] = inst;
         }
 

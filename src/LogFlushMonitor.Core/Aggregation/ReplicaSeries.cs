@@ -10,6 +10,7 @@ internal sealed class ReplicaSeries : PolledSeries
 {
     public ReplicaSeries(string instance, string database, string group, string replica, string role, string mode)
     {
+        Replica = replica;
         Role = role;
         Mode = mode;
         Tags =
@@ -19,6 +20,8 @@ internal sealed class ReplicaSeries : PolledSeries
             new(MetricAttributes.ReplicaRole, MetricAttributes.Limit(role)), new(MetricAttributes.AvailabilityMode, MetricAttributes.Limit(mode)),
         ];
     }
+
+    public string Replica { get; }
 
     public string Role { get; }
 

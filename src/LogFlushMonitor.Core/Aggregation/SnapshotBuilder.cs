@@ -11,6 +11,7 @@ internal static class SnapshotBuilder
         var list = new List<DatabaseSnapshot>();
         foreach (var inst in instances)
         {
+            inst.Budgets.Advance();
             var seen = new HashSet<string>(StringComparer.Ordinal);
             foreach (var db in inst.Databases)
             {
@@ -46,6 +47,9 @@ internal static class SnapshotBuilder
                     LogWriters = Writers(inst, db.Name),
 
                     SyncCommitDelayMsPerTransaction = SyncDelay(inst, db.Name),
+                    CommitBudget = inst.Budgets.Snapshot(db.Name),
+                    LogRate = inst.Find<LogRateSignal.State>(SignalRegistry.LogRate)?.Snapshot(db.Name),
+                    Replicas = Replicas(inst, db.Name),
                     LogSpace = LogSpace(inst, db.Name),
                 });
             }
@@ -80,6 +84,9 @@ internal static class SnapshotBuilder
                     QueryStoreState = QueryStore(inst, name)?.State,
 
                     SyncCommitDelayMsPerTransaction = SyncDelay(inst, name),
+                    CommitBudget = inst.Budgets.Snapshot(name),
+                    LogRate = inst.Find<LogRateSignal.State>(SignalRegistry.LogRate)?.Snapshot(name),
+                    Replicas = Replicas(inst, name),
                     LogSpace = LogSpace(inst, name),
                 });
             }
@@ -98,6 +105,18 @@ internal static class SnapshotBuilder
         ? [.. qs.Series.Exported.Select(t => new StatementLog(t.ExportName, t.Amount, t.Count, t.Label is null ? null : qs.TextOf(t.Key)))
             .OrderByDescending(s => s.LogBytes).ThenBy(s => s.QueryHash, StringComparer.Ordinal)]
         : [];
+
+    private static List<ReplicaSnapshot> Replicas(InstanceState inst, string database) =>
+        [.. (inst.Find<HadrReplicasSignal.State>(SignalRegistry.HadrReplicas)?.Series ?? []).Where(r => r.Key.Database == database).Select(r => ReplicaOf(inst, r.Key, r.Value))];
+
+    /// <summary>One database on one replica as the last poll saw it, with its time behind and threshold.</summary>
+    internal static ReplicaSnapshot ReplicaOf(InstanceState inst, (string Database, string Group, string Replica, string Role, string Mode) key, ReplicaSeries s) => new(
+        inst.Name, key.Database, key.Group, key.Replica, key.Role, key.Mode, s.SynchronizationState,
+        s.Values[(int)Metrics.ReplicaColumn.LogSendQueueSize], s.Values[(int)Metrics.ReplicaColumn.LogSendRate],
+        s.Values[(int)Metrics.ReplicaColumn.RedoQueueSize], s.Values[(int)Metrics.ReplicaColumn.RedoRate],
+        s.Values[(int)Metrics.ReplicaColumn.SecondaryLag], s.Values[(int)Metrics.ReplicaColumn.LastHardenedAge],
+        s.Values[(int)Metrics.ReplicaColumn.CommitBehind] / 1000.0,
+        s.Values[(int)Metrics.ReplicaColumn.CommitBehind] is null ? null : inst.ReplicaThresholds.For(key.Replica, key.Mode).TotalSeconds);
 
     private static LogSpaceSnapshot? LogSpace(InstanceState inst, string database) =>
         inst.Find<LogSpaceSignal.State>(SignalRegistry.LogSpace)?.Snapshot(database);

@@ -8,6 +8,7 @@ internal sealed class WaitStatsSeries : PolledSeries
     public WaitStatsSeries(string instance, string waitType)
     {
         WaitType = waitType;
+        Part = CommitParts.OfWaitType(waitType);
         Tags = [new(MetricAttributes.Instance, MetricAttributes.Limit(instance)), new(MetricAttributes.WaitType, MetricAttributes.Limit(waitType))];
     }
 
@@ -20,4 +21,10 @@ internal sealed class WaitStatsSeries : PolledSeries
     public CumulativeTracker SignalTimeMs;
 
     public long MaxWaitTimeMs { get; set; }
+
+    /// <summary>The database whose waits these are where the view is one database's (Azure SQL Database), else null.</summary>
+    public string? DatabaseName { get; set; }
+
+    /// <summary>The commit budget's part the wait type belongs to, or null.</summary>
+    public CommitPart? Part { get; }
 }

@@ -5,6 +5,9 @@ internal sealed class WaitTypeEvents(string waitType, KeyValuePair<string, objec
 {
     public string WaitType { get; } = waitType;
 
+    /// <summary>The commit budget's part the wait type belongs to (worked out once, when the type is first seen), or null.</summary>
+    public CommitPart? Part { get; } = CommitParts.OfWaitType(waitType);
+
     public KeyValuePair<string, object?>[] Tags { get; set; } = tags;
 
     public LatencyDistribution Durations { get; } = new();

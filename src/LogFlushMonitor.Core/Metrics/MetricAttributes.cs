@@ -80,6 +80,21 @@ public static class MetricAttributes
     public const string AvailabilityMode = "sqlserver.replica.availability_mode";
 
     /// <summary>
+    /// A part of the commit budget (what commits waited on): one of <see cref="Aggregation.CommitParts.Names"/>, a fixed
+    /// list (local_flush, io_governance_queue, sync_replica, logbuffer, the log-rate governor's forms).
+    /// </summary>
+    public const string Part = "part";
+
+    /// <summary>An Azure service tier: DATABASEPROPERTYEX(..., 'Edition') on SQL Database, sys.server_resource_stats.sku on Managed Instance.</summary>
+    public const string ServiceTier = "sqlserver.service.tier";
+
+    /// <summary>An Azure service objective: slo_name of sys.dm_user_db_resource_governance (Managed Instance: sku, hardware and vCores).</summary>
+    public const string ServiceObjective = "sqlserver.service.objective";
+
+    /// <summary>A Hyperscale component that sets the log rate (role_desc of sys.dm_hs_database_log_rate: Primary, Storage, Replica, ...).</summary>
+    public const string LogRateComponent = "sqlserver.log_rate.component";
+
+    /// <summary>
     /// Why the log cannot be reused (truncated), one of the values SQL Server documents for
     /// <c>sys.dm_db_log_stats.log_truncation_holdup_reason</c> and <c>sys.databases.log_reuse_wait_desc</c>
     /// (<see cref="Signals.LogReuseWaits"/>): a bounded set, never the server's free text.

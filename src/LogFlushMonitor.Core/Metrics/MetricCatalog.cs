@@ -99,6 +99,21 @@ public static class MetricCatalog
         },
     ];
 
+    /// <summary>
+    /// The commit budget (where commit time goes), filled by the aggregation from the events and the polled signals
+    /// (<see cref="Aggregation.CommitBudgets"/>).
+    /// </summary>
+    internal static IReadOnlyList<MetricDefinition> CommitFamilies { get; } =
+    [
+        new()
+        {
+            Name = "sqlserver.commit.wait.time", Unit = "s", Kind = MetricKind.Counter, IsInteger = false, Attributes = [Instance, Database, Part], Section = MetricSection.CommitTime,
+            Description = "Time the database's commits (and the log writes before them) waited, by part: local_flush, io_governance_queue, sync_replica, logbuffer, log_rate_governor, pool_log_rate_governor, instance_log_rate_governor, log_rate_feedback, hyperscale_log_rate; increase since monitoring began.",
+            Meaning = "the commit budget: time the database's commits and the log writes before them waited, split by `part` (a fixed list; docs/sqlserver.md, \"Where commit time goes\", names each part's source). `local_flush`: WRITELOG (wait events, else `Log Flush Wait Time`) less the I/O-governance queue; `io_governance_queue`: WRITELOG times the share of the log file's write stall I/O governance queued in the last poll (`io_stall_queued_write_ms` / `io_stall_write_ms`); `sync_replica`: HADR_SYNC_COMMIT (events, else Database Replica `Transaction Delay`); `logbuffer`: LOGBUFFER; `log_rate_governor`, `pool_log_rate_governor`, `instance_log_rate_governor`: the log-rate governor's forms; `log_rate_feedback`: HADR_THROTTLE_LOG_RATE_*; `hyperscale_log_rate`: RBIO_RG_* (events, or on Azure SQL Database its own wait stats). A part has a series once a source reads it for the database. A part only the instance's `sys.dm_os_wait_stats` knows (no events per database) is not here: see `sqlserver.wait.time`",
+            PromQL = "per commit, by part (a stacked panel): `sum by (sqlserver_instance_name, sqlserver_database_name, part) (rate(sqlserver_commit_wait_time_seconds_total[5m])) / on (sqlserver_instance_name, sqlserver_database_name) group_left sqlserver_database:commit_waits:rate5m`; the largest part: `topk by (sqlserver_instance_name, sqlserver_database_name) (1, rate(sqlserver_commit_wait_time_seconds_total[5m]))`",
+        },
+    ];
+
     /// <summary>The monitor's figures of the events (received, lost, held against the server's own), filled by the aggregation.</summary>
     internal static IReadOnlyList<MetricDefinition> EventMonitorFamilies { get; } =
     [
@@ -225,7 +240,7 @@ public static class MetricCatalog
             }
         }
 
-        MetricDefinition[] families = [.. EventFamilies.Concat(SignalRegistry.All.SelectMany(s => s.Families)).Concat(EventMonitorFamilies).Concat(HealthFamilies)
+        MetricDefinition[] families = [.. EventFamilies.Concat(CommitFamilies).Concat(SignalRegistry.All.SelectMany(s => s.Families)).Concat(EventMonitorFamilies).Concat(HealthFamilies)
             .Select((f, i) => (Family: f, Order: i)).OrderBy(f => f.Family.Section).ThenBy(f => f.Order).Select(f => f.Family)];
         for (var i = 0; i < families.Length; i++)
         {

@@ -105,6 +105,12 @@ public enum MetricSection
     /// <summary>In flight now (flushes outstanding, sessions waiting): what a stalled log device shows.</summary>
     InFlight,
 
+    /// <summary>Where commit time goes: the commit budget by part.</summary>
+    CommitTime,
+
+    /// <summary>The log-rate cap of Azure SQL Database and Managed Instance (resource governance).</summary>
+    LogRate,
+
     /// <summary>Availability-group replicas (sys.dm_hadr_database_replica_states): the remote half of a synchronous commit.</summary>
     Replicas,
 

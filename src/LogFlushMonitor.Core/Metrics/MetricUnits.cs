@@ -83,4 +83,10 @@ public enum ReplicaColumn
 
     /// <summary>Seconds since last_hardened_time, on the server's clock.</summary>
     LastHardenedAge,
+
+    /// <summary>
+    /// The primary database's last_commit_time minus this copy's, milliseconds (on the primary; null on the primary's own
+    /// row and where the primary's row is not visible, as on a secondary).
+    /// </summary>
+    CommitBehind,
 }

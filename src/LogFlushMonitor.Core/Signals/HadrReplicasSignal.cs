@@ -26,6 +26,11 @@ namespace LogFlushMonitor.Core.Signals;
 /// <param name="RedoRateKbPerSecond">redo_rate: average redo rate, KB/s.</param>
 /// <param name="SecondaryLagSeconds">secondary_lag_seconds (SQL Server 2016 and later): how far the secondary is behind, seconds.</param>
 /// <param name="LastHardenedAgeSeconds">Seconds from last_hardened_time to the server's clock at the poll.</param>
+/// <param name="CommitBehindMs">
+/// How far this copy is behind the primary: the primary database's last_commit_time minus this copy's as the primary
+/// sees it, milliseconds (Microsoft: "approximately the recovery point objective"); null on the primary's own row, where
+/// the primary's row is not visible (on a secondary), and in recordings made before it was read.
+/// </param>
 public readonly record struct ReplicaRow(
     [property: JsonPropertyName("db_id"), JsonRequired] int DatabaseId,
     [property: JsonPropertyName("db"), JsonRequired] string DatabaseName,
@@ -39,7 +44,8 @@ public readonly record struct ReplicaRow(
     [property: JsonPropertyName("redo_queue_kb")] long? RedoQueueKb,
     [property: JsonPropertyName("redo_rate_kb_per_s")] long? RedoRateKbPerSecond,
     [property: JsonPropertyName("secondary_lag_s")] long? SecondaryLagSeconds,
-    [property: JsonPropertyName("last_hardened_age_s")] long? LastHardenedAgeSeconds);
+    [property: JsonPropertyName("last_hardened_age_s")] long? LastHardenedAgeSeconds,
+    [property: JsonPropertyName("commit_behind_ms")] long? CommitBehindMs = null);
 
 /// <summary>
 /// Availability-group replicas (<c>sys.dm_hadr_database_replica_states</c>): the send and redo queues, their rates, the
@@ -63,7 +69,10 @@ public sealed class HadrReplicasSignal : Signal<ReplicaRow>
     /// named by its id, and <c>CatalogVisible</c> = 0 tells the poll to say so once instead of reading "no group". Queues in
     /// KB, rates in KB/s, secondary_lag_seconds in seconds (Microsoft docs of the views; docs/sqlserver.md). The harden's
     /// age is taken on the server's clock (last_hardened_time is server-local datetime, a belief docs/sqlserver.md names).
-    /// No AG: no rows, no error. Needs VIEW SERVER STATE (2022+: VIEW SERVER PERFORMANCE STATE).
+    /// No AG: no rows, no error. The time a copy is behind is the primary database's last_commit_time (the row with
+    /// is_primary_replica = 1 of the same group_database_id) minus the copy's: "approximately the recovery point objective"
+    /// (Microsoft's page of the view; is_primary_replica exists from SQL Server 2014). Needs VIEW SERVER STATE (2022+: VIEW
+    /// SERVER PERFORMANCE STATE).
     /// </summary>
     public static readonly SignalStatement Statement = new("hadr_replicas", """
         SELECT CAST(drs.database_id AS int) AS DatabaseId, DB_NAME(drs.database_id) AS DatabaseName,
@@ -74,7 +83,10 @@ public sealed class HadrReplicasSignal : Signal<ReplicaRow>
                drs.log_send_queue_size AS LogSendQueueKb, drs.log_send_rate AS LogSendRateKbPerSecond,
                drs.redo_queue_size AS RedoQueueKb, drs.redo_rate AS RedoRateKbPerSecond,
                drs.secondary_lag_seconds AS SecondaryLagSeconds,
-               CAST(DATEDIFF(SECOND, drs.last_hardened_time, SYSDATETIME()) AS bigint) AS LastHardenedAgeSeconds
+               CAST(DATEDIFF(SECOND, drs.last_hardened_time, SYSDATETIME()) AS bigint) AS LastHardenedAgeSeconds,
+               CASE WHEN drs.is_primary_replica = 1 THEN NULL
+                    ELSE DATEDIFF_BIG(MILLISECOND, drs.last_commit_time,
+                         MAX(CASE WHEN drs.is_primary_replica = 1 THEN drs.last_commit_time END) OVER (PARTITION BY drs.group_database_id)) END AS CommitBehindMs
         FROM sys.dm_hadr_database_replica_states AS drs
         LEFT JOIN sys.availability_replicas AS ar ON ar.replica_id = drs.replica_id
         LEFT JOIN sys.availability_groups AS ag ON ag.group_id = drs.group_id
@@ -84,7 +96,8 @@ public sealed class HadrReplicasSignal : Signal<ReplicaRow>
 
     /// <summary>
     /// <see cref="Statement"/> for SQL Server 2014, whose view has no secondary_lag_seconds (added in 2016): the column reads
-    /// NULL, which exports no value.
+    /// NULL, which exports no value. DATEDIFF_BIG came with 2016 too: the time behind is taken in whole seconds there
+    /// (DATEDIFF in milliseconds overflows past 24 days, which fails the whole statement).
     /// </summary>
     public static readonly SignalStatement Statement2014 = new("hadr_replicas", """
         SELECT CAST(drs.database_id AS int) AS DatabaseId, DB_NAME(drs.database_id) AS DatabaseName,
@@ -95,7 +108,10 @@ public sealed class HadrReplicasSignal : Signal<ReplicaRow>
                drs.log_send_queue_size AS LogSendQueueKb, drs.log_send_rate AS LogSendRateKbPerSecond,
                drs.redo_queue_size AS RedoQueueKb, drs.redo_rate AS RedoRateKbPerSecond,
                CAST(NULL AS bigint) AS SecondaryLagSeconds,
-               CAST(DATEDIFF(SECOND, drs.last_hardened_time, SYSDATETIME()) AS bigint) AS LastHardenedAgeSeconds
+               CAST(DATEDIFF(SECOND, drs.last_hardened_time, SYSDATETIME()) AS bigint) AS LastHardenedAgeSeconds,
+               CASE WHEN drs.is_primary_replica = 1 THEN NULL
+                    ELSE CAST(DATEDIFF(SECOND, drs.last_commit_time,
+                         MAX(CASE WHEN drs.is_primary_replica = 1 THEN drs.last_commit_time END) OVER (PARTITION BY drs.group_database_id)) AS bigint) * 1000 END AS CommitBehindMs
         FROM sys.dm_hadr_database_replica_states AS drs
         LEFT JOIN sys.availability_replicas AS ar ON ar.replica_id = drs.replica_id
         LEFT JOIN sys.availability_groups AS ag ON ag.group_id = drs.group_id
@@ -134,6 +150,30 @@ public sealed class HadrReplicasSignal : Signal<ReplicaRow>
             "`sqlserver_replica_last_hardened_age_seconds > 30 and sqlserver_replica_log_send_queue_size_bytes > 0`"), s => s.Values[(int)ReplicaColumn.LastHardenedAge], UnitScale.None),
     ];
 
+    /// <summary>How far behind the primary each copy is: last_commit_time of the primary database minus the copy's.</summary>
+    internal static readonly MetricDefinition CommitBehind = Gauge("sqlserver.replica.commit.behind", "s", ReplicaColumn.CommitBehind, UnitScale.MillisecondsToSeconds,
+        "How far this copy of the database is behind the primary: the primary's last_commit_time minus this copy's (sys.dm_hadr_database_replica_states, on the primary).",
+        "how far this secondary's copy is behind the primary, in seconds: the primary database's `last_commit_time` minus this copy's, as the primary sees them (Microsoft: \"approximately the recovery point objective\", once redo has caught up and reported back). Read on the primary (a secondary does not see the primary's row: no value there); 0 on an idle database that is caught up, unlike the harden age. Milliseconds on SQL Server 2016 and later, whole seconds on 2014",
+        "`sqlserver_replica_commit_behind_seconds > on (sqlserver_instance_name, sqlserver_database_name, sqlserver_availability_group_name, sqlserver_replica_name) sqlserver_replica_behind_threshold_seconds` (alerts SqlServerSyncReplicaBehind, SqlServerAsyncReplicaBehind)");
+
+    /// <summary>Seconds to send what is queued at the current send rate.</summary>
+    internal static readonly MetricDefinition SendDrain = Gauge("sqlserver.replica.log_send_queue.drain_time", "s", ReplicaColumn.LogSendQueueSize, UnitScale.None,
+        "Seconds to send the log send queue at the current send rate (log_send_queue_size / log_send_rate); no value while the rate is 0.",
+        "seconds to send what is queued for this secondary at the primary's current send rate: `log_send_queue_size / log_send_rate` (KB over KB/s). 0 with an empty queue; no value when the rate is 0 or unknown (nothing sent in the last active period: the time is not known, watch the queue and the time behind)",
+        "`sqlserver_replica_log_send_queue_drain_time_seconds > 60`");
+
+    /// <summary>Seconds to redo what is queued at the current redo rate.</summary>
+    internal static readonly MetricDefinition RedoDrain = Gauge("sqlserver.replica.redo_queue.drain_time", "s", ReplicaColumn.RedoQueueSize, UnitScale.None,
+        "Seconds to redo the redo queue at the current redo rate (redo_queue_size / redo_rate); no value while the rate is 0.",
+        "seconds for this secondary to redo what it has hardened and not yet redone, at its current redo rate: `redo_queue_size / redo_rate` (KB over KB/s): the failover's recovery time and a readable secondary's staleness. 0 with an empty queue; no value when the rate is 0 or unknown",
+        "`sqlserver_replica_redo_queue_drain_time_seconds`");
+
+    /// <summary>The threshold of the time behind, from the monitor's configuration (Replicas).</summary>
+    internal static readonly MetricDefinition BehindThreshold = Gauge("sqlserver.replica.behind.threshold", "s", ReplicaColumn.CommitBehind, UnitScale.None,
+        "How far behind this secondary may fall before its alert fires: Replicas:SynchronousBehind or Replicas:AsynchronousBehind by its commit mode, or its own Replicas:Behind entry.",
+        "the threshold the shipped rules hold `sqlserver.replica.commit.behind` against, from the monitor's configuration: `Replicas:SynchronousBehind` (default 10 s) or `Replicas:AsynchronousBehind` (default 60 s) by the copy's commit mode, or the replica's own `Replicas:Behind` entry (an asynchronous replica over a slow link that always lags). One per series that has a time behind",
+        "`sqlserver_replica_behind_threshold_seconds`");
+
     internal HadrReplicasSignal()
         : base("hadr_replicas")
     {
@@ -145,7 +185,7 @@ public sealed class HadrReplicasSignal : Signal<ReplicaRow>
                 : r.AvailabilityMode is null ? "invalid field 'availability_mode': expected a string"
                 : !DatabaseIds.IsValid(r.DatabaseId) ? $"invalid field 'db_id': {r.DatabaseId} is not a database id (0 to {DatabaseIds.Max})"
                 : null);
-        Families = [.. Gauges.Select(g => g.Family)];
+        Families = [.. Gauges.Select(g => g.Family), CommitBehind, SendDrain, RedoDrain, BehindThreshold];
     }
 
     /// <inheritdoc />
@@ -214,6 +254,13 @@ public sealed class HadrReplicasSignal : Signal<ReplicaRow>
         Attributes = InstDbReplica, Section = MetricSection.Replicas,
     };
 
+    /// <summary>
+    /// Seconds to drain <paramref name="queueKb"/> at <paramref name="rateKbPerSecond"/>: 0 for an empty queue, null when
+    /// either is unknown or the rate is 0 (the drain time is then not known, not infinite).
+    /// </summary>
+    public static double? Drain(long? queueKb, long? rateKbPerSecond) =>
+        queueKb is not { } q ? null : q == 0 ? 0 : rateKbPerSecond is > 0 and var r ? (double)q / r : null;
+
     // A clock step between two reads can make an age negative; a queue or rate never is.
     private static long? NonNegative(long? value) => value is { } v ? Math.Max(0, v) : null;
 
@@ -230,7 +277,7 @@ public sealed class HadrReplicasSignal : Signal<ReplicaRow>
                 c.StringOrNull("Role") ?? UnknownRole, c.StringOrNull("AvailabilityMode") ?? UnknownRole, c.StringOrNull("SynchronizationState"),
                 NonNegative(c.Int64OrNull("LogSendQueueKb")), NonNegative(c.Int64OrNull("LogSendRateKbPerSecond")),
                 NonNegative(c.Int64OrNull("RedoQueueKb")), NonNegative(c.Int64OrNull("RedoRateKbPerSecond")),
-                NonNegative(c.Int64OrNull("SecondaryLagSeconds")), NonNegative(c.Int64OrNull("LastHardenedAgeSeconds"))),
+                NonNegative(c.Int64OrNull("SecondaryLagSeconds")), NonNegative(c.Int64OrNull("LastHardenedAgeSeconds")), NonNegative(c.Int64OrNull("CommitBehindMs"))),
                 Visible: c.Boolean("CatalogVisible")), cancellationToken).ConfigureAwait(false);
             var batch = new List<ReplicaRow>();
             foreach (var (row, visible) in rows)
@@ -284,11 +331,15 @@ public sealed class HadrReplicasSignal : Signal<ReplicaRow>
             s.Values[(int)ReplicaColumn.RedoRate] = row.RedoRateKbPerSecond;
             s.Values[(int)ReplicaColumn.SecondaryLag] = row.SecondaryLagSeconds;
             s.Values[(int)ReplicaColumn.LastHardenedAge] = row.LastHardenedAgeSeconds;
+            s.Values[(int)ReplicaColumn.CommitBehind] = row.CommitBehindMs;
         }
 
         protected override void EndPoll(int keep, SignalBatch<ReplicaRow> batch, SignalOutcome outcome) => RemoveStale(_series, keep);
 
-        /// <summary>One value per series whose column the server answered (NULL gives no value, never 0).</summary>
+        /// <summary>
+        /// One value per series whose column the server answered (NULL gives no value, never 0); the drain times where the
+        /// rate is above 0; the threshold beside each time behind.
+        /// </summary>
         public override void Read(MeasurementBuffers into)
         {
             foreach (var (family, value, scale) in Gauges)
@@ -299,6 +350,25 @@ public sealed class HadrReplicasSignal : Signal<ReplicaRow>
                     {
                         into.Add(family, scale.Apply(v), s.Tags);
                     }
+                }
+            }
+
+            foreach (var s in _series.Values)
+            {
+                if (s.Values[(int)ReplicaColumn.CommitBehind] is { } behindMs)
+                {
+                    into.Add(CommitBehind, behindMs / 1000.0, s.Tags);
+                    into.Add(BehindThreshold, instance.ReplicaThresholds.For(s.Replica, s.Mode).TotalSeconds, s.Tags);
+                }
+
+                if (Drain(s.Values[(int)ReplicaColumn.LogSendQueueSize], s.Values[(int)ReplicaColumn.LogSendRate]) is { } send)
+                {
+                    into.Add(SendDrain, send, s.Tags);
+                }
+
+                if (Drain(s.Values[(int)ReplicaColumn.RedoQueueSize], s.Values[(int)ReplicaColumn.RedoRate]) is { } redo)
+                {
+                    into.Add(RedoDrain, redo, s.Tags);
                 }
             }
         }

@@ -38,6 +38,9 @@ public static class SignalRegistry
     /// <summary>sys.dm_hadr_database_replica_states: availability-group replicas.</summary>
     public static HadrReplicasSignal HadrReplicas { get; } = new();
 
+    /// <summary>Azure's log-rate governance: the cap, the share of it written, Hyperscale's limiting component.</summary>
+    public static LogRateSignal LogRate { get; } = new();
+
     /// <summary>sys.master_files and sys.dm_os_volume_stats: the log files' size, max size, growth and the room under them.</summary>
     public static LogFilesSignal LogFiles { get; } = new();
 
@@ -58,7 +61,7 @@ public static class SignalRegistry
 
     /// <summary>Every signal, in poll order.</summary>
     public static IReadOnlyList<Signal> All { get; } = Number(
-        [ServerStart, Databases, Counters, WaitStats, FileStats, XeDrops, XeSessionCost, WriteLogWaiters, LogWriters, HadrReplicas, LogFiles, LogSpace, QueryStore, FlushBuckets, OutstandingFlushes, StreamRows]);
+        [ServerStart, Databases, Counters, WaitStats, FileStats, XeDrops, XeSessionCost, WriteLogWaiters, LogWriters, HadrReplicas, LogRate, LogFiles, LogSpace, QueryStore, FlushBuckets, OutstandingFlushes, StreamRows]);
 
     /// <summary>The signal whose recorded lines are of <paramref name="lineType"/>, or null.</summary>
     public static SignalRecording? RecordingOf(string lineType) => All.Select(s => s.Recording).FirstOrDefault(r => r?.LineType == lineType);

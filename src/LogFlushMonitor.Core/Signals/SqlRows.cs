@@ -101,6 +101,28 @@ public sealed class RowCells
     /// <summary>Text, or null.</summary>
     public string? StringOrNull(string column) => StringOrNull(column, required: false);
 
+    /// <summary>A number with a fraction (float, real, decimal or an integer), or null.</summary>
+    public double? DoubleOrNull(string column)
+    {
+        var i = Ordinal(column);
+        if (Null(i, column, required: false))
+        {
+            return null;
+        }
+
+        return _reader.GetValue(i) switch
+        {
+            double d => d,
+            float f => f,
+            decimal m => (double)m,
+            long or int or short or byte => Convert.ToDouble(_reader.GetValue(i), CultureInfo.InvariantCulture),
+            var other => throw Mismatch(column, other, "a number"),
+        };
+    }
+
+    /// <summary>Whether the answer has a column named <paramref name="column"/> (ignoring case): for a view whose documentation names a column two ways.</summary>
+    public bool Has(string column) => _ordinals.ContainsKey(column);
+
     /// <summary>A bit the row needs (false and the row left out when NULL).</summary>
     public bool Boolean(string column)
     {

@@ -12,16 +12,22 @@ namespace LogFlushMonitor.Core.Signals;
 /// <param name="WaitTimeMs">wait_time_ms, signal wait included.</param>
 /// <param name="MaxWaitTimeMs">max_wait_time_ms.</param>
 /// <param name="SignalWaitTimeMs">signal_wait_time_ms.</param>
+/// <param name="DatabaseName">
+/// The database whose waits these are, where the view is one database's (sys.dm_db_wait_stats on Azure SQL Database:
+/// DB_NAME()); null for the instance's sys.dm_os_wait_stats and in recordings made before it was read.
+/// </param>
 public readonly record struct WaitStatsRow(
     [property: JsonPropertyName("wait_type"), JsonRequired] string WaitType,
     [property: JsonPropertyName("waiting_tasks"), JsonRequired] long WaitingTasks,
     [property: JsonPropertyName("wait_time_ms"), JsonRequired] long WaitTimeMs,
     [property: JsonPropertyName("max_wait_time_ms")] long MaxWaitTimeMs,
-    [property: JsonPropertyName("signal_wait_time_ms")] long SignalWaitTimeMs);
+    [property: JsonPropertyName("signal_wait_time_ms")] long SignalWaitTimeMs,
+    [property: JsonPropertyName("db")] string? DatabaseName = null);
 
 /// <summary>
 /// The log's waits from <c>sys.dm_os_wait_stats</c>: WRITELOG (a commit waiting for its flush), LOGBUFFER (no free log
-/// buffer), HADR_SYNC_COMMIT (a synchronous replica's harden) and the LOG_RATE_GOVERNOR family (Azure's log-rate cap),
+/// buffer), HADR_SYNC_COMMIT (a synchronous replica's harden) and the log-rate governor's forms (Azure's log-rate cap,
+/// <see cref="GovernorPatterns"/>),
 /// exported restart-safe per wait type; WRITELOG's increase is also held against the wait events' (the agreement).
 /// </summary>
 public sealed class WaitStatsSignal : Signal<WaitStatsRow>
@@ -32,8 +38,17 @@ public sealed class WaitStatsSignal : Signal<WaitStatsRow>
     /// </summary>
     public static readonly IReadOnlyList<string> LogWaitTypes = ["WRITELOG", "LOGBUFFER", "HADR_SYNC_COMMIT"];
 
+    /// <summary>
+    /// The log-rate governor's forms, matched with LIKE: LOG_RATE_GOVERNOR, POOL_LOG_RATE_GOVERNOR, INSTANCE_LOG_RATE_GOVERNOR
+    /// and HADR_THROTTLE_LOG_RATE_GOVERNOR (<c>%LOG_RATE_GOVERNOR%</c>), the availability feedback control's
+    /// HADR_THROTTLE_LOG_RATE_* (send/receive queue, log size, mismatched service objective) and Hyperscale's RBIO_RG_*
+    /// (a page server, replica or the log service behind). Microsoft, "Resource limits for Azure SQL Database ... servers",
+    /// "Transaction log rate governance", and "Performance diagnostics in Hyperscale" (docs/sqlserver.md).
+    /// </summary>
+    public static readonly IReadOnlyList<string> GovernorPatterns = ["%LOG[_]RATE[_]GOVERNOR%", "HADR[_]THROTTLE[_]LOG[_]RATE%", "RBIO[_]RG[_]%"];
+
     private static readonly string Filter =
-        $"WHERE wait_type IN ({string.Join(", ", LogWaitTypes.Select(t => $"N'{t}'"))}) OR wait_type LIKE N'%LOG[_]RATE[_]GOVERNOR%'";
+        $"WHERE wait_type IN ({string.Join(", ", LogWaitTypes.Select(t => $"N'{t}'"))}) OR {string.Join(" OR ", GovernorPatterns.Select(p => $"wait_type LIKE N'{p}'"))}";
 
     /// <summary>The log waits of the instance. The names are ours, written into the text (no parameter).</summary>
     public static readonly SignalStatement ServerStatement = new("wait_stats", $"""
@@ -46,7 +61,7 @@ public sealed class WaitStatsSignal : Signal<WaitStatsRow>
     /// <summary>Azure SQL Database: the waits of this database (sys.dm_os_wait_stats is not the database's there).</summary>
     public static readonly SignalStatement AzureStatement = new("wait_stats", $"""
         SELECT wait_type AS WaitType, waiting_tasks_count AS WaitingTasks, wait_time_ms AS WaitTimeMs,
-               max_wait_time_ms AS MaxWaitTimeMs, signal_wait_time_ms AS SignalWaitTimeMs
+               max_wait_time_ms AS MaxWaitTimeMs, signal_wait_time_ms AS SignalWaitTimeMs, DB_NAME() AS DatabaseName
         FROM sys.dm_db_wait_stats
         {Filter}
         """, "sys.dm_db_wait_stats");
@@ -136,15 +151,19 @@ public sealed class WaitStatsSignal : Signal<WaitStatsRow>
         public override async Task PollAsync(DbConnection connection, CancellationToken cancellationToken)
         {
             var rows = await SqlRows.ReadAsync(connection, Context, server.AzureSqlDatabase ? AzureStatement : ServerStatement, c => new WaitStatsRow(
-                c.String("WaitType").Trim(), c.Int64("WaitingTasks"), c.Int64("WaitTimeMs"), c.Int64("MaxWaitTimeMs"), c.Int64("SignalWaitTimeMs")), cancellationToken).ConfigureAwait(false);
+                c.String("WaitType").Trim(), c.Int64("WaitingTasks"), c.Int64("WaitTimeMs"), c.Int64("MaxWaitTimeMs"), c.Int64("SignalWaitTimeMs"),
+                server.AzureSqlDatabase ? c.StringOrNull("DatabaseName") : null), cancellationToken).ConfigureAwait(false);
             Context.Deliver(signal.Batch(Context.Instance, Context.UtcNow, [.. rows], endsPoll: true));
         }
     }
 
     /// <summary>Each wait type's cumulative figures, restart-safe; a wait type a poll no longer lists is retired.</summary>
-    private sealed class State(InstanceState instance) : PolledState<WaitStatsRow>
+    internal sealed class State(InstanceState instance) : PolledState<WaitStatsRow>
     {
         private readonly Dictionary<string, WaitStatsSeries> _series = new(StringComparer.Ordinal);
+
+        /// <summary>Each wait type the last poll listed.</summary>
+        public IEnumerable<WaitStatsSeries> Series => _series.Values;
 
         protected override void ApplyRow(SignalBatch<WaitStatsRow> batch, in WaitStatsRow row, SignalOutcome outcome)
         {
@@ -155,6 +174,7 @@ public sealed class WaitStatsSignal : Signal<WaitStatsRow>
             }
 
             s.Stamp = Stamp;
+            s.DatabaseName = row.DatabaseName;
             var t = batch.TimestampUtc;
             s.Tasks.Update(row.WaitingTasks, t, instance.Epoch, instance.StartTimeUtc);
             s.WaitTimeMs.Update(row.WaitTimeMs, t, instance.Epoch, instance.StartTimeUtc);
@@ -190,5 +210,6 @@ public sealed class WaitStatsSignal : Signal<WaitStatsRow>
 }
 
 /// <summary>The wait_stats line's contract.</summary>
+[JsonSourceGenerationOptions(DefaultIgnoreCondition = JsonIgnoreCondition.WhenWritingNull)]
 [JsonSerializable(typeof(WaitStatsRow))]
 internal sealed partial class WaitStatsJson : JsonSerializerContext;

@@ -35,6 +35,11 @@ public static class CheckReport
                 output.WriteLine($"  collects:   {c}");
             }
 
+            foreach (var v in r.Storage)
+            {
+                output.WriteLine($"  storage:    {v}");
+            }
+
             foreach (var p in r.Problems)
             {
                 output.WriteLine($"  problem:    {p}");

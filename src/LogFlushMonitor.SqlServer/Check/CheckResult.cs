@@ -41,6 +41,12 @@ public sealed record InstanceCheckResult
     public IReadOnlyList<string> Warnings { get; init; } = [];
 
     /// <summary>
+    /// Each watched database's log write latency since its log file was opened, held against the storage it runs on
+    /// (Azure's published latency for the tier, else SQL Server's 10-15 ms line): information, never a problem.
+    /// </summary>
+    public IReadOnlyList<string> Storage { get; init; } = [];
+
+    /// <summary>
     /// Settings worth changing that one poll showed (a log with thousands of VLFs, percent or 1 MB growth on a large log):
     /// advice, never a problem or a warning.
     /// </summary>

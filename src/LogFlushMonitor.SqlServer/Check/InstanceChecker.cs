@@ -230,10 +230,19 @@ public static class InstanceChecker
         }
 
         var collect = new List<string>();
+        IReadOnlyList<string> storage = [];
         if (stateOk)
         {
             collect.Add("performance counters: Databases object (Log Flushes/sec, Log Bytes Flushed/sec, Log Flush Waits/sec, Log Flush Wait Time, ...)");
             collect.Add("wait stats: WRITELOG, LOGBUFFER, LOG_RATE_GOVERNOR family");
+            collect.Add("commit budget per database: local flush, I/O-governance queue, synchronous replica, log buffer, log-rate governor");
+            if (azureDb || props.EngineEdition == 8)
+            {
+                collect.Add("log-rate cap: " + SignalRegistry.LogRate.Describe(ServerProfile.Of(azureDb, connection.ServerVersion, props.EngineEdition ?? 0)));
+            }
+
+            // The log writes held against the storage they run on (issue 33 item 3): information, never a problem.
+            storage = await CheckStorage.VerdictsAsync(source, connection, timeout, ct).ConfigureAwait(false);
             if (filesOk)
             {
                 collect.Add("log file I/O: writes, bytes, write stall (average log write latency)");
@@ -268,6 +277,7 @@ public static class InstanceChecker
             WillCollect = collect,
             Problems = problems,
             Warnings = warnings,
+            Storage = storage,
             Advice = advice,
         };
     }

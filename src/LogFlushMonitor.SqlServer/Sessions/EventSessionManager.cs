@@ -62,6 +62,7 @@ public sealed class EventSessionManager
             .Select(c => (c.PackageName, c.ObjectName, c.ColumnName, c.TypeName, c.Description)).ToList();
         var keys = (await connection.QueryAsync<long>(XeSql.WriteLogKeys, cancellationToken, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false)).Distinct().Order().ToList();
         var hadrKeys = (await connection.QueryAsync<long>(XeSql.HadrSyncCommitKeys, cancellationToken, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false)).Distinct().Order().ToList();
+        var logWaitKeys = (await connection.QueryAsync<long>(XeSql.LogWaitKeys, cancellationToken, commandTimeout: CommandTimeoutSeconds).ConfigureAwait(false)).Distinct().Order().ToList();
 
         bool Has(string package, string name, string type) =>
             objects.Any(o => o.PackageName == package && o.ObjectName == name && string.Equals(o.ObjectType, type, StringComparison.OrdinalIgnoreCase));
@@ -81,6 +82,7 @@ public sealed class EventSessionManager
             WaitEvent = waitEvent,
             WriteLogKeys = keys,
             HadrSyncCommitKeys = hadrKeys,
+            LogWaitKeys = logWaitKeys,
             HasDatabaseIdAction = Has("sqlserver", "database_id", "action"),
             HasEventSequenceAction = Has("package0", "event_sequence", "action"),
             HasClientAppNameAction = Has("sqlserver", "client_app_name", "action"),
@@ -183,8 +185,10 @@ public sealed class EventSessionManager
         if (capabilities.CanCollectWriteLog)
         {
             // The keys come from sys.dm_xe_map_values on this server; they differ between versions. HADR_SYNC_COMMIT rides
-            // along with WRITELOG: the two halves of a commit on a synchronous replica, told apart by the event's map text.
-            var waitType = "(" + string.Join(" OR ", capabilities.WriteLogKeys.Concat(capabilities.HadrSyncCommitKeys).Distinct().Select(k => string.Create(CultureInfo.InvariantCulture, $"[wait_type] = ({k})"))) + ")";
+            // along with WRITELOG: the two halves of a commit on a synchronous replica, told apart by the event's map text;
+            // so do LOGBUFFER and the log-rate governor's forms, the commit budget's other parts per database.
+            var waitType = "(" + string.Join(" OR ", capabilities.WriteLogKeys.Concat(capabilities.HadrSyncCommitKeys).Concat(capabilities.LogWaitKeys).Distinct()
+                .Select(k => string.Create(CultureInfo.InvariantCulture, $"[wait_type] = ({k})"))) + ")";
             var parts = new List<string> { waitType };
             if (capabilities.WaitEvent == "sqlos.wait_info")
             {

@@ -38,6 +38,12 @@ public sealed record XeCapabilities
     /// </summary>
     public IReadOnlyList<long> HadrSyncCommitKeys { get; init; } = [];
 
+    /// <summary>
+    /// The wait_types map keys of LOGBUFFER and the log-rate governor's forms on this server (<c>XeSql.LogWaitKeys</c>),
+    /// collected with WRITELOG's so the commit budget reads them per database; empty where the catalog has none.
+    /// </summary>
+    public IReadOnlyList<long> LogWaitKeys { get; init; } = [];
+
     /// <summary>The sqlserver.database_id action exists.</summary>
     public bool HasDatabaseIdAction { get; init; }
 

@@ -59,7 +59,8 @@ public static class SetupScripts
             s.AppendLine("-- 2. In EACH database to monitor (Azure SQL Database sessions and DMVs are per database):");
             s.AppendLine($"CREATE USER {name} FOR LOGIN {name};");
             s.AppendLine("-- Log counters, waits, open transactions' log by program, log file I/O and the log's space (sys.dm_db_log_stats;");
-            s.AppendLine("-- sys.database_files needs nothing more) of this database:");
+            s.AppendLine("-- sys.database_files needs nothing more) of this database, and its log-rate cap (sys.dm_user_db_resource_governance,");
+            s.AppendLine("-- sys.dm_db_resource_stats; on Hyperscale sys.dm_hs_database_log_rate, whose VIEW DATABASE PERFORMANCE STATE this includes):");
             s.AppendLine($"GRANT VIEW DATABASE STATE TO {name};");
             // Microsoft, sys.dm_os_performance_counters, "Permissions": VIEW DATABASE STATE suffices on Premium only.
             s.AppendLine("-- On the Basic and Standard (DTU) tiers that is not enough for the counters: Microsoft's page of");
@@ -92,7 +93,7 @@ public static class SetupScripts
             s.AppendLine("-- Performance counters, wait stats, file stats, sessions' drop counts, sessions waiting on WRITELOG, availability");
             s.AppendLine("-- replicas, open transactions' log by program (sys.dm_tran_database_transactions / sys.dm_tran_session_transactions),");
             s.AppendLine("-- the log's space (sys.dm_db_log_stats; the free space of the log's volume, sys.dm_os_volume_stats)");
-            s.AppendLine("-- and the live event stream");
+            s.AppendLine("-- and the live event stream; on Managed Instance also the instance's log-rate cap (sys.dm_instance_resource_governance)");
             s.AppendLine("-- (the narrower 2022 permission; VIEW SERVER STATE also works but shows more):");
             s.AppendLine($"GRANT VIEW SERVER PERFORMANCE STATE TO {name};");
             s.AppendLine("-- The monitor's event session, with the finer 2022 grants (ALTER ANY EVENT SESSION covers them all):");

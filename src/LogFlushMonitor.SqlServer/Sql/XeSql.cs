@@ -50,6 +50,20 @@ internal static class XeSql
         """;
 
     /// <summary>
+    /// The wait_types map keys of the log's other waits, collected beside WRITELOG so the commit budget has them per
+    /// database (docs/sqlserver.md, "Where commit time goes"): LOGBUFFER, the log-rate governor's forms (LOG_RATE_GOVERNOR,
+    /// POOL_, INSTANCE_; the availability feedback control's HADR_THROTTLE_LOG_RATE_*) and Hyperscale's RBIO_RG_* throttles.
+    /// Looked up like WRITELOG's, never assumed; a server whose map lacks them answers fewer rows or none.
+    /// </summary>
+    public const string LogWaitKeys = """
+        SELECT CAST(v.map_key AS bigint) AS MapKey
+        FROM sys.dm_xe_map_values AS v
+        WHERE v.name = N'wait_types'
+          AND (v.map_value IN (N'LOGBUFFER', N'LOG_RATE_GOVERNOR', N'POOL_LOG_RATE_GOVERNOR', N'INSTANCE_LOG_RATE_GOVERNOR')
+               OR v.map_value LIKE N'HADR[_]THROTTLE[_]LOG[_]RATE%' OR v.map_value LIKE N'RBIO[_]RG[_]%')
+        """;
+
+    /// <summary>
     /// Every database, for resolving IncludeDatabases / ExcludeDatabases to ids in the monitor: no configured name
     /// enters DDL, and no list becomes parameters (past 2,100 a request fails with error 8003).
     /// </summary>

@@ -87,7 +87,8 @@ public static class MonitorHost
             sp.GetRequiredService<LogFlushMetrics>(),
             CounterSelection.Create(sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Sources.SqlServer.Counters),
             sp.GetRequiredService<RejectedReadingLog>().Report,
-            sp.GetRequiredService<AgreementLog>().Report));
+            sp.GetRequiredService<AgreementLog>().Report,
+            sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Replicas.Thresholds()));
         services.AddSingleton(sp => new SamplePipeline(
             sp.GetRequiredService<LogFlushAggregator>(),
             sp.GetRequiredService<IOptions<MonitorOptions>>().Value.Pipeline.ChannelCapacity));

@@ -32,6 +32,7 @@ internal sealed class SummaryService(
                 foreach (var db in SummaryLine.Worst(all, SummaryLine.MaxDatabases))
                 {
                     SummaryLine.Log(logger, db);
+                    SummaryLine.LogBudget(logger, db);
                     SummaryLine.LogWho(logger, db, baselines);
                     SummaryLine.LogStatements(logger, db, baselines, options.Value.Sources.SqlServer.StatementText);
                 }

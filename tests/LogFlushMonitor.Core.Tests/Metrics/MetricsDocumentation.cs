@@ -104,6 +104,15 @@ internal static class MetricsDocumentation
                 case MetricAttributes.CounterName:
                     names.Add("counter object and name");
                     break;
+                case MetricAttributes.ServiceTier:
+                    names.Add("service tier");
+                    break;
+                case MetricAttributes.ServiceObjective:
+                    names.Add("service objective");
+                    break;
+                case MetricAttributes.LogRateComponent:
+                    names.Add("Hyperscale component");
+                    break;
                 default:
                     names.Add(attribute);
                     break;
@@ -121,6 +130,8 @@ internal static class MetricsDocumentation
         MetricSection.WaitStats => "wait-stats",
         MetricSection.FileStats => "file-stats",
         MetricSection.InFlight => "in-flight",
+        MetricSection.CommitTime => "commit-time",
+        MetricSection.LogRate => "log-rate",
         MetricSection.Replicas => "replicas",
         MetricSection.LogSpace => "log-space",
         _ => "monitor",

@@ -112,11 +112,12 @@ public sealed class CaptureFixtures
             c.Statements.Add(S("hadr_replicas", HadrReplicasSignal.Statement.Text,
                 [("DatabaseId", "int"), ("DatabaseName", "nvarchar"), ("AvailabilityGroup", "nvarchar"), ("Replica", "nvarchar"), ("Role", "nvarchar"),
                  ("AvailabilityMode", "nvarchar"), ("SynchronizationState", "nvarchar"), ("CatalogVisible", "bit"), ("LogSendQueueKb", "bigint"),
-                 ("LogSendRateKbPerSecond", "bigint"), ("RedoQueueKb", "bigint"), ("RedoRateKbPerSecond", "bigint"), ("SecondaryLagSeconds", "bigint"), ("LastHardenedAgeSeconds", "bigint")],
+                 ("LogSendRateKbPerSecond", "bigint"), ("RedoQueueKb", "bigint"), ("RedoRateKbPerSecond", "bigint"), ("SecondaryLagSeconds", "bigint"), ("LastHardenedAgeSeconds", "bigint"),
+                 ("CommitBehindMs", "bigint")],
                 [
-                    [5, "SalesDB", "AG_Primary", "sql-node-02", null, null, null, true, 1_024L, 512L, 2_048L, 256L, 5L, null],
-                    [6, "InventoryDB", "AG_Primary", "sql-node-02", null, null, null, true, 512L, 256L, 1_024L, 128L, 2L, null],
-                    [5, "SalesDB", "AG_Primary", "sql-node-01", null, null, null, true, 0L, 0L, 0L, 0L, null, null],
+                    [5, "SalesDB", "AG_Primary", "sql-node-02", null, null, null, true, 1_024L, 512L, 2_048L, 256L, 5L, null, null],
+                    [6, "InventoryDB", "AG_Primary", "sql-node-02", null, null, null, true, 512L, 256L, 1_024L, 128L, 2L, null, null],
+                    [5, "SalesDB", "AG_Primary", "sql-node-01", null, null, null, true, 0L, 0L, 0L, 0L, null, null, null],
                 ], poll));
         }
 
@@ -236,7 +237,7 @@ public sealed class CaptureFixtures
 
     /// <summary>
     /// The Extended Events catalog rows the session is built from (events, their columns, the WRITELOG and HADR_SYNC_COMMIT
-    /// map keys), taken from the scripted fixture: the TDS test server's beliefs (docs/sqlserver.md), which the XE writer of
+    /// map keys, and those of LOGBUFFER and the log-rate governor's waits), taken from the scripted fixture: the TDS test server's beliefs (docs/sqlserver.md), which the XE writer of
     /// the stream rows shares. No published capture holds them.
     /// </summary>
     private static List<CapturedStatement> XeCatalog()
@@ -244,7 +245,7 @@ public sealed class CaptureFixtures
         using var zip = ZipFile.OpenRead(Path.Combine(CaptureReplayTests.CapturesDirectory(), "scripted-linux-container.zip"));
         using var s = zip.GetEntry("instances/prod-1/statements.json")!.Open();
         var statements = JsonNode.Parse(s)!.AsArray();
-        var names = new[] { "xe_objects", "xe_event_columns", "xe_writelog_keys", "xe_hadr_sync_commit_keys" };
+        var names = new[] { "xe_objects", "xe_event_columns", "xe_writelog_keys", "xe_hadr_sync_commit_keys", "xe_log_wait_keys" };
         return [.. statements.Where(st => names.Contains((string)st!["name"]!)).Select(st => new CapturedStatement
         {
             Name = (string)st!["name"]!,

@@ -29,6 +29,7 @@ public sealed partial class CapturedSqlServer : IAsyncDisposable
     [
         ("server_properties", CheckSql.ServerProperties), ("version", CheckSql.VersionDetails),
         ("xe_objects", XeSql.Objects), ("xe_event_columns", XeSql.EventColumns), ("xe_writelog_keys", XeSql.WriteLogKeys), ("xe_hadr_sync_commit_keys", XeSql.HadrSyncCommitKeys),
+        ("xe_log_wait_keys", XeSql.LogWaitKeys),
         ("xe_all_databases", XeSql.AllDatabases), ("xe_user_databases", XeSql.UserDatabases),
         ("histogram_target", XeSql.ServerHistogramData), ("histogram_target", XeSql.DatabaseHistogramData),
         .. (from signal in SignalRegistry.All

@@ -55,6 +55,47 @@ public class HadrReplicaPollerTests
     }
 
     [Fact]
+    public async Task Each_secondary_is_behind_the_primary_by_the_difference_of_their_last_commits()
+    {
+        var aggregator = new LogFlushAggregator(replicas: new ReplicaBehindThresholds(TimeSpan.FromSeconds(10), TimeSpan.FromSeconds(60),
+            new Dictionary<string, TimeSpan> { ["sqldr1"] = TimeSpan.FromMinutes(10) })); // its own threshold, named ignoring case
+        await using var server = new ScriptedSqlServer();
+        server.HostAvailabilityGroup();
+        await using var h = new PollerHarness(server, next: aggregator);
+        await h.PollAsync();
+
+        var rows = h.Sink.Values<ReplicaRow>().ToDictionary(r => r.Replica);
+        Assert.Null(rows["SQLPROD1"].CommitBehindMs); // the primary's own row: behind nothing
+        Assert.Equal(3, rows["SQLPROD2"].CommitBehindMs);
+        Assert.Equal(23_000, rows["SQLDR1"].CommitBehindMs);
+        Assert.Contains("DATEDIFF_BIG(MILLISECOND, drs.last_commit_time", server.RequestsFor("sys.dm_hadr_database_replica_states")[0].Text, StringComparison.Ordinal);
+
+        var replicas = aggregator.SnapshotReplicas().ToDictionary(r => r.Replica);
+        Assert.Equal((0.003, 10.0), (replicas["SQLPROD2"].CommitBehindSeconds!.Value, replicas["SQLPROD2"].BehindThresholdSeconds!.Value));
+        Assert.Equal((23.0, 600.0), (replicas["SQLDR1"].CommitBehindSeconds!.Value, replicas["SQLDR1"].BehindThresholdSeconds!.Value));
+        Assert.Null(replicas["SQLPROD1"].BehindThresholdSeconds);
+        // 48,000 KB to send at 2,048 KB/s; 9,000 KB to redo at 1,500 KB/s.
+        Assert.Equal(48_000 / 2_048.0, replicas["SQLDR1"].SendDrainSeconds!.Value, 9);
+        Assert.Equal(6.0, replicas["SQLDR1"].RedoDrainSeconds!.Value, 9);
+        Assert.False(replicas["SQLDR1"].IsBehind);
+    }
+
+    [Fact]
+    public async Task SQL_Server_2014_takes_the_time_behind_in_whole_seconds_as_DATEDIFF_counts_them()
+    {
+        await using var server = new ScriptedSqlServer { ProductVersion = "12.0.6024.0" };
+        server.Server.Options.ProgramVersion = new Version(12, 0, 6024); // what the login announces: SqlClient's ServerVersion
+        server.HostAvailabilityGroup();
+        await using var h = new PollerHarness(server);
+        await h.PollAsync();
+
+        var rows = h.Sink.Values<ReplicaRow>().ToDictionary(r => r.Replica);
+        Assert.Equal(1_000, rows["SQLPROD2"].CommitBehindMs); // 05:59:59.997 to 06:00:00.000 crosses one second boundary
+        Assert.Equal(23_000, rows["SQLDR1"].CommitBehindMs);
+        Assert.DoesNotContain("DATEDIFF_BIG", server.RequestsFor("sys.dm_hadr_database_replica_states")[0].Text, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task The_aggregation_keeps_one_series_per_replica_and_retires_them_when_the_group_goes()
     {
         var aggregator = new LogFlushAggregator();

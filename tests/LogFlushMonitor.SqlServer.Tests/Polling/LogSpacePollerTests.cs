@@ -176,7 +176,7 @@ public class LogSpacePollerTests
         await using var h = new PollerHarness(server, next: aggregator);
         await h.PollAsync();
 
-        Assert.Single(server.RequestsFor("sys.server_resource_stats"));
+        Assert.Single(server.RequestsFor("reserved_storage_mb")); // the instance storage statement (the log-rate cap's reads the same view)
         var file = Assert.Single(h.Sink.Values<LogFileRow>(), f => f.DatabaseName == "sales");
         // Reserved 1,048,576 MB, used 307,200.25 MB (CAST AS bigint: 307,200): 741,376 MB free = 777,389,080,576 B.
         Assert.Equal((LogFilesSignal.InstanceStorage, 1_048_576L * 1_048_576, 741_376L * 1_048_576), (file.Volume, file.VolumeTotalBytes, file.VolumeAvailableBytes));

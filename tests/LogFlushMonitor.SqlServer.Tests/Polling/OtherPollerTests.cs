@@ -90,6 +90,8 @@ public class OtherPollerTests
         Assert.Contains(server.Server.Requests, r => r.Text == FileStatsSignal.AzureStatement.Text);
         Assert.DoesNotContain(server.Server.Requests, r => r.Text.Contains("sys.master_files", StringComparison.Ordinal) || r.Text.Contains("sys.dm_os_sys_info", StringComparison.Ordinal));
         Assert.NotEmpty(h.Sink.Values<WaitStatsRow>());
+        // The view is the database's there: each row names it, so the commit budget can take its governor waits per database.
+        Assert.All(h.Sink.Values<WaitStatsRow>(), w => Assert.Equal("sales", w.DatabaseName));
         Assert.NotEmpty(h.Sink.Values<FileStatsRow>());
         Assert.DoesNotContain(server.Server.Requests, r => r.Text.Contains("sys.dm_xe_sessions", StringComparison.Ordinal));
     }

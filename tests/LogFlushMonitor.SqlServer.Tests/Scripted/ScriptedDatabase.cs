@@ -135,12 +135,18 @@ public sealed class ScriptedDatabase
     /// <summary>The statements Query Store holds.</summary>
     public List<ScriptedStatement> QueryStoreStatements { get; } = [];
 
+    /// <summary>Milliseconds of the write stall per poll that I/O resource governance queued (io_stall_queued_write_ms); 0 where nothing governs I/O.</summary>
+    public long QueuedWriteMsPerPoll { get; set; }
+
+    /// <summary>io_stall_queued_write_ms of the log file (a bigint NOT NULL column: 0, never NULL, where nothing governs I/O).</summary>
+    public long FileQueuedMs { get; internal set; }
+
     /// <summary>Whether the database shows in the DMVs now.</summary>
     public bool IsOnline => State == "ONLINE";
 
     internal void ResetValues()
     {
         Flushes = BytesFlushed = FlushWaits = FlushWaitMs = 0;
-        FileWrites = FileBytes = FileStallMs = 0;
+        FileWrites = FileBytes = FileStallMs = FileQueuedMs = 0;
     }
 }

@@ -11,7 +11,8 @@ public sealed partial class ScriptedSqlServer
         [TdsColumn.NVarChar("WaitType"), TdsColumn.BigInt("WaitingTasks"), TdsColumn.BigInt("WaitTimeMs"), TdsColumn.BigInt("MaxWaitTimeMs"), TdsColumn.BigInt("SignalWaitTimeMs")];
 
     private static readonly TdsColumn[] FileColumns =
-        [TdsColumn.Int("DatabaseId"), TdsColumn.NVarChar("DatabaseName"), TdsColumn.Int("FileId"), TdsColumn.BigInt("NumWrites"), TdsColumn.BigInt("BytesWritten"), TdsColumn.BigInt("IoStallWriteMs")];
+        [TdsColumn.Int("DatabaseId"), TdsColumn.NVarChar("DatabaseName"), TdsColumn.Int("FileId"), TdsColumn.BigInt("NumWrites"), TdsColumn.BigInt("BytesWritten"), TdsColumn.BigInt("IoStallWriteMs"),
+         TdsColumn.BigInt("IoStallQueuedWriteMs")];
 
     // What DmvSql.WriteLogWaiters returns: CAST(database_id AS int), DB_NAME (nvarchar(128)), COUNT (int), MAX(bigint).
     private static readonly TdsColumn[] WaiterColumns =
@@ -63,6 +64,7 @@ public sealed partial class ScriptedSqlServer
     {
         AddLogSpaceRules();
         AddHadrRules();
+        AddGovernanceRules();
         Server.When("sys.dm_os_waiting_tasks", WaitingTasks);
         Server.When("sys.dm_tran_database_transactions", LogWriters);
         Server.When("sys.dm_os_performance_counters", Counters);
@@ -263,14 +265,15 @@ public sealed partial class ScriptedSqlServer
     private TdsResponse Waits(TdsRequest request)
     {
         var rows = new List<object?[]>();
-        // The statement's own filter: the types it names (wait_type IN (N'...', ...)) and the governor family it matches
-        // with LIKE. A type the statement does not ask for is not answered.
+        // The statement's own filter: the types it names (wait_type IN (N'...', ...)) and the patterns it matches with
+        // LIKE (the governor's forms). A type the statement does not ask for is not answered.
         const string Marker = "wait_type IN (";
         var at = request.Text.IndexOf(Marker, StringComparison.OrdinalIgnoreCase);
         var named = at < 0 ? [] : InList(request.Text, at + Marker.Length);
+        var patterns = LikePatterns(request.Text, "wait_type LIKE N'");
         lock (_gate)
         {
-            foreach (var (type, w) in _waits.Where(w => named.Contains(w.Key) || w.Key.Contains("LOG_RATE_GOVERNOR", StringComparison.Ordinal)))
+            foreach (var (type, w) in _waits.Where(w => named.Contains(w.Key) || patterns.Any(p => p.IsMatch(w.Key))))
             {
                 w.Tasks += w.TasksPerPoll;
                 w.WaitMs += w.MsPerPoll;
@@ -281,7 +284,45 @@ public sealed partial class ScriptedSqlServer
             rows.AddRange(ExtraWaits.Select(e => new object?[] { e.WaitType, e.Tasks, e.WaitMs, e.MaxMs, e.SignalMs }));
         }
 
+        // Azure SQL Database's statement names its database (DB_NAME(): the database the view is of) in every row.
+        if (request.Text.Contains("DB_NAME() AS DatabaseName", StringComparison.Ordinal))
+        {
+            return Begin(request).ResultSet([.. WaitColumns, TdsColumn.NVarChar("DatabaseName")], [.. rows.Select(r => (object?[])[.. r, CurrentDatabase])]);
+        }
+
         return Begin(request).ResultSet(WaitColumns, rows);
+    }
+
+    /// <summary>
+    /// Each <c>LIKE N'...'</c> pattern after <paramref name="marker"/> in <paramref name="text"/>, as T-SQL matches it: <c>%</c>
+    /// any run, <c>_</c> one character, <c>[_]</c> a literal underscore (ignoring case, as a case-insensitive collation does).
+    /// </summary>
+    internal static List<System.Text.RegularExpressions.Regex> LikePatterns(string text, string marker)
+    {
+        var patterns = new List<System.Text.RegularExpressions.Regex>();
+        for (var at = text.IndexOf(marker, StringComparison.OrdinalIgnoreCase); at >= 0; at = text.IndexOf(marker, at + 1, StringComparison.OrdinalIgnoreCase))
+        {
+            var start = at + marker.Length;
+            var end = text.IndexOf('\'', start);
+            var like = text[start..end];
+            var regex = new System.Text.StringBuilder("^");
+            for (var i = 0; i < like.Length; i++)
+            {
+                if (like[i] == '[' && i + 2 < like.Length && like[i + 2] == ']')
+                {
+                    regex.Append(System.Text.RegularExpressions.Regex.Escape(like[i + 1].ToString()));
+                    i += 2;
+                }
+                else
+                {
+                    regex.Append(like[i] switch { '%' => ".*", '_' => ".", var c => System.Text.RegularExpressions.Regex.Escape(c.ToString()) });
+                }
+            }
+
+            patterns.Add(new System.Text.RegularExpressions.Regex(regex.Append('$').ToString(), System.Text.RegularExpressions.RegexOptions.IgnoreCase));
+        }
+
+        return patterns;
     }
 
     private TdsResponse Files(TdsRequest request)
@@ -294,15 +335,16 @@ public sealed partial class ScriptedSqlServer
                 db.FileWrites += db.FlushesPerPoll;
                 db.FileBytes += db.FlushesPerPoll * db.BytesPerFlush;
                 db.FileStallMs += db.FlushWaitMsPerPoll;
+                db.FileQueuedMs += db.QueuedWriteMsPerPoll;
                 // Azure SQL Database's statement reads DB_ID()'s files only.
                 var currentOnly = request.Text.Contains("DB_ID()", StringComparison.OrdinalIgnoreCase);
                 if (!currentOnly || db.Name == CurrentDatabase)
                 {
-                    rows.Add([db.Id, db.Name, db.LogFileId, db.FileWrites, db.FileBytes, db.FileStallMs]);
+                    rows.Add([db.Id, db.Name, db.LogFileId, db.FileWrites, db.FileBytes, db.FileStallMs, db.FileQueuedMs]);
                 }
             }
 
-            rows.AddRange(ExtraFiles.Select(e => new object?[] { e.DatabaseId, e.DatabaseName, e.FileId, e.Writes, e.Bytes, e.StallMs }));
+            rows.AddRange(ExtraFiles.Select(e => new object?[] { e.DatabaseId, e.DatabaseName, e.FileId, e.Writes, e.Bytes, e.StallMs, 0L }));
         }
 
         return Begin(request).ResultSet(FileColumns, rows);

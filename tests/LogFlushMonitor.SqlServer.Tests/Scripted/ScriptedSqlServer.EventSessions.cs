@@ -20,6 +20,12 @@ public sealed partial class ScriptedSqlServer
     /// <summary>HADR_SYNC_COMMIT's key in the wait_types map of this server (a made-up number: the monitor looks it up).</summary>
     public long HadrSyncCommitMapKey { get; set; } = 838;
 
+    /// <summary>
+    /// The map keys of LOGBUFFER and the log-rate governor's forms on this server (made-up numbers: the monitor looks them
+    /// up); none by default, as on a server whose map lacks them.
+    /// </summary>
+    public List<long> LogWaitMapKeys { get; } = [];
+
     /// <summary>Rows of the live stream; every stream request reads this channel (left open, the stream blocks).</summary>
     public Channel<object?[]> EventStream { get; } = Channel.CreateUnbounded<object?[]>();
 
@@ -106,6 +112,11 @@ public sealed partial class ScriptedSqlServer
 
         if (t.Contains("sys.dm_xe_map_values", StringComparison.Ordinal))
         {
+            if (t.Contains("N'LOGBUFFER'", StringComparison.Ordinal))
+            {
+                return Begin(r).ResultSet([TdsColumn.BigInt("MapKey")], [.. LogWaitMapKeys.Select(k => new object?[] { k })]);
+            }
+
             return Begin(r).ResultSet([TdsColumn.BigInt("MapKey")], [t.Contains("N'HADR_SYNC_COMMIT'", StringComparison.Ordinal) ? HadrSyncCommitMapKey : WriteLogMapKey]);
         }
 
@@ -125,7 +136,9 @@ public sealed partial class ScriptedSqlServer
             return Begin(r).ResultSet([TdsColumn.Int("Defined"), TdsColumn.Int("Running")], [s.Defined ? 1 : 0, s.Running ? 1 : 0]);
         }
 
-        if (t.Contains("dm_xe_session_targets", StringComparison.Ordinal))
+        // Azure SQL Database reads its database-scoped sessions' targets from sys.dm_xe_database_session_targets.
+        if (t.Contains("dm_xe_session_targets", StringComparison.Ordinal)
+            || (Shape == ServerShape.AzureSqlDatabase && t.Contains("dm_xe_database_session_targets", StringComparison.Ordinal)))
         {
             var xml = HistogramTargetXml((string)r.Parameter("name")!);
             return Begin(r).ResultSet([TdsColumn.NVarCharMax("TargetData")], xml is null ? [] : [[xml]]);

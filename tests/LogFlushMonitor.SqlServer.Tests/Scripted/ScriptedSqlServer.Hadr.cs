@@ -16,8 +16,11 @@ public sealed partial class ScriptedSqlServer
         TdsColumn.Int("DatabaseId"), TdsColumn.NVarChar("DatabaseName"), TdsColumn.NVarChar("AvailabilityGroup"), TdsColumn.NVarChar("Replica"),
         TdsColumn.NVarChar("Role"), TdsColumn.NVarChar("AvailabilityMode"), TdsColumn.NVarChar("SynchronizationState"), TdsColumn.Bit("CatalogVisible"),
         TdsColumn.BigInt("LogSendQueueKb"), TdsColumn.BigInt("LogSendRateKbPerSecond"), TdsColumn.BigInt("RedoQueueKb"), TdsColumn.BigInt("RedoRateKbPerSecond"),
-        TdsColumn.BigInt("SecondaryLagSeconds"), TdsColumn.BigInt("LastHardenedAgeSeconds"),
+        TdsColumn.BigInt("SecondaryLagSeconds"), TdsColumn.BigInt("LastHardenedAgeSeconds"), TdsColumn.BigInt("CommitBehindMs"),
     ];
+
+    /// <summary>The primary database's last_commit_time in <see cref="HostAvailabilityGroup"/> (server-local datetime).</summary>
+    public static readonly DateTime PrimaryLastCommit = new(2026, 11, 1, 6, 0, 0, 0, DateTimeKind.Unspecified);
 
     /// <summary>
     /// The login has no permission on the availability group: sys.availability_groups and sys.availability_replicas show
@@ -42,9 +45,11 @@ public sealed partial class ScriptedSqlServer
         {
             var sales = _databases.Single(d => d.Name == "sales");
             ReplicaRows.Clear();
-            ReplicaRows.Add(new(sales.Id, sales.Name, "ag_sales", "SQLPROD1", "PRIMARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED", null, null, null, null, null, 0));
-            ReplicaRows.Add(new(sales.Id, sales.Name, "ag_sales", "SQLPROD2", "SECONDARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED", syncSendQueueKb, 5_120, 64, 4_800, 0, 0));
-            ReplicaRows.Add(new(sales.Id, sales.Name, "ag_sales", "SQLDR1", "SECONDARY", "ASYNCHRONOUS_COMMIT", "SYNCHRONIZING", asyncSendQueueKb, 2_048, 9_000, 1_500, 23, 21));
+            // last_commit_time as the primary sees each copy: its own, the synchronous secondary 3 ms behind, the
+            // asynchronous one 23 s behind (a datetime, so a multiple of 1/300 s: .997 is 3 ms before the second).
+            ReplicaRows.Add(new(sales.Id, sales.Name, "ag_sales", "SQLPROD1", "PRIMARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED", null, null, null, null, null, 0, PrimaryLastCommit, true));
+            ReplicaRows.Add(new(sales.Id, sales.Name, "ag_sales", "SQLPROD2", "SECONDARY", "SYNCHRONOUS_COMMIT", "SYNCHRONIZED", syncSendQueueKb, 5_120, 64, 4_800, 0, 0, PrimaryLastCommit.AddMilliseconds(-3)));
+            ReplicaRows.Add(new(sales.Id, sales.Name, "ag_sales", "SQLDR1", "SECONDARY", "ASYNCHRONOUS_COMMIT", "SYNCHRONIZING", asyncSendQueueKb, 2_048, 9_000, 1_500, 23, 21, PrimaryLastCommit.AddSeconds(-23)));
         }
     }
 
@@ -91,6 +96,24 @@ public sealed partial class ScriptedSqlServer
         return rows;
     }
 
+    /// <summary>
+    /// The statement's CommitBehindMs for <paramref name="row"/>: NULL on the primary's own row; else the primary row's
+    /// last_commit_time (of the same database) minus the row's, DATEDIFF_BIG in milliseconds (2016 and later) or, for SQL
+    /// Server 2014's statement, DATEDIFF in seconds (second boundaries crossed) times 1,000; NULL without both times.
+    /// </summary>
+    private long? CommitBehindMs(ScriptedReplicaRow row, bool milliseconds)
+    {
+        var primary = ReplicaRows.FirstOrDefault(p => p.IsPrimaryReplica && p.DatabaseId == row.DatabaseId)?.LastCommitTime;
+        if (row.IsPrimaryReplica || primary is not { } p || row.LastCommitTime is not { } mine)
+        {
+            return null;
+        }
+
+        return milliseconds
+            ? (long)(p - mine).TotalMilliseconds
+            : ((p.Ticks / TimeSpan.TicksPerSecond) - (mine.Ticks / TimeSpan.TicksPerSecond)) * 1000;
+    }
+
     private void AddHadrRules() => Server.When("sys.dm_hadr_database_replica_states", r =>
     {
         lock (_gate)
@@ -100,12 +123,18 @@ public sealed partial class ScriptedSqlServer
                 x.DatabaseId, x.DatabaseName, HideAvailabilityGroupCatalog ? AgSalesId : x.Group, x.Replica, x.Role,
                 HideAvailabilityGroupCatalog ? null : x.Mode, x.State, !HideAvailabilityGroupCatalog, x.SendQueueKb, x.SendRateKbps, x.RedoQueueKb, x.RedoRateKbps,
                 r.Text.Contains("drs.secondary_lag_seconds", StringComparison.Ordinal) ? x.LagSeconds : null, x.HardenedAgeSeconds,
+                CommitBehindMs(x, r.Text.Contains("DATEDIFF_BIG(MILLISECOND", StringComparison.Ordinal)),
             }).ToList());
         }
     });
 }
 
-/// <summary>One row of the replica-states join as the scripted server answers it; null is a NULL cell.</summary>
+/// <summary>
+/// One row of the replica-states join as the scripted server answers it; null is a NULL cell. <see cref="LastCommitTime"/>
+/// is the row's last_commit_time and <see cref="IsPrimaryReplica"/> its is_primary_replica, from which the statement's
+/// CommitBehindMs is worked out as the server would.
+/// </summary>
 public sealed record ScriptedReplicaRow(
     int? DatabaseId, string? DatabaseName, string? Group, string? Replica, string? Role, string? Mode, string? State,
-    long? SendQueueKb, long? SendRateKbps, long? RedoQueueKb, long? RedoRateKbps, long? LagSeconds, long? HardenedAgeSeconds);
+    long? SendQueueKb, long? SendRateKbps, long? RedoQueueKb, long? RedoRateKbps, long? LagSeconds, long? HardenedAgeSeconds,
+    DateTime? LastCommitTime = null, bool IsPrimaryReplica = false);

@@ -43,7 +43,8 @@ public sealed partial class ScriptedSqlServer
 
     private void AddLogSpaceRules()
     {
-        Server.When("sys.server_resource_stats", r =>
+        // The instance's storage (reserved_storage_mb): the log-rate cap's statement reads the same view for the sku.
+        Server.When("reserved_storage_mb", r =>
         {
             lock (_gate)
             {

@@ -120,6 +120,26 @@ public sealed class EventSessionManagerTests
     }
 
     [Fact]
+    public async Task LOGBUFFER_and_the_log_rate_governors_waits_are_collected_by_the_keys_the_server_gives_them()
+    {
+        await using var server = new XeScriptedServer();
+        server.HadrSyncCommitKeys.Add(838);
+        server.LogWaitKeys.AddRange([172, 1021, 1022]); // made-up numbers: the monitor never assumes them
+        var manager = new EventSessionManager(Options(o => o.IncludeDatabases = ["sales"]));
+        await using var connection = new SqlConnection(server.ConnectionString());
+        await connection.OpenAsync();
+        var capabilities = await manager.ReadCapabilitiesAsync(connection, CancellationToken.None);
+        var (_, ddl) = await EnsureStreamSession(server, Options(o => o.IncludeDatabases = ["sales"]));
+
+        Assert.Equal([172L, 1021L, 1022L], capabilities.LogWaitKeys);
+        var lookup = server.Server.Requests.First(r => r.Text.Contains("N'LOGBUFFER'", StringComparison.Ordinal));
+        Assert.Contains("N'LOG_RATE_GOVERNOR', N'POOL_LOG_RATE_GOVERNOR', N'INSTANCE_LOG_RATE_GOVERNOR'", lookup.Text, StringComparison.Ordinal);
+        Assert.Contains("LIKE N'RBIO[_]RG[_]%'", lookup.Text, StringComparison.Ordinal);
+        Assert.NotNull(ddl);
+        Assert.Contains("WHERE (([wait_type] = (190) OR [wait_type] = (838) OR [wait_type] = (172) OR [wait_type] = (1021) OR [wait_type] = (1022)) AND ([sqlserver].[database_id] = (5)))", ddl, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task A_server_without_HADR_SYNC_COMMIT_in_its_map_still_collects_WRITELOG()
     {
         await using var server = new XeScriptedServer(); // no HADR_SYNC_COMMIT key

@@ -54,6 +54,9 @@ public sealed partial class XeScriptedServer : IAsyncDisposable
     /// <summary>HADR_SYNC_COMMIT's map key(s) on this server; none unless a test sets them (the default session stays as it was).</summary>
     public List<long> HadrSyncCommitKeys { get; } = [];
 
+    /// <summary>The map keys of LOGBUFFER and the log-rate governor's forms on this server; none unless a test sets them.</summary>
+    public List<long> LogWaitKeys { get; } = [];
+
     /// <summary>Answers the stream query of the n-th stream request (0-based); null = a blocking channel from <see cref="StreamRows"/>.</summary>
     public Func<int, TdsResponse?>? StreamScript { get; set; }
 
@@ -151,7 +154,8 @@ public sealed partial class XeScriptedServer : IAsyncDisposable
         if (t.Contains("sys.dm_xe_map_values", StringComparison.Ordinal))
         {
             // Each statement names its wait type: the fake answers the one asked for.
-            var keys = t.Contains("N'HADR_SYNC_COMMIT'", StringComparison.Ordinal) ? HadrSyncCommitKeys : WriteLogKeys;
+            var keys = t.Contains("N'HADR_SYNC_COMMIT'", StringComparison.Ordinal) ? HadrSyncCommitKeys
+                : t.Contains("N'LOGBUFFER'", StringComparison.Ordinal) ? LogWaitKeys : WriteLogKeys;
             return TdsResponse.Rows([TdsColumn.BigInt("MapKey")], [.. keys.Select(k => new object?[] { k })]);
         }
 

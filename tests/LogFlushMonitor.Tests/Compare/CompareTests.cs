@@ -111,6 +111,29 @@ public sealed class CompareTests : IDisposable
     }
 
     [Fact]
+    public async Task The_latency_budget_names_the_log_rate_cap_once_the_load_passes_it()
+    {
+        // azure-log-cap's known shape: four sessions want 1 MiB/s each (43 % of the 9,830,400 B/s cap: nobody is governed)
+        // until 30 s after the start, 4 MiB/s each from then on. Held at the cap, each session waits on the governor for the
+        // share of its time it wants beyond the cap: 4 x (1 - 9,830,400 / 16,777,216) = 1.66 s waited per second.
+        var az = Record("az.ndjson", "azure-log-cap", new SimulationOptions(), TimeSpan.FromSeconds(120));
+
+        var (code, stdout, stderr) = await InProcessCli.RunAsync("compare", az, az, "--before-window", "10:00:00-10:00:29", "--after-window", "10:01:00-10:02:00", "--format", "json", "--progress", "never");
+
+        Assert.True(code == 0, stderr);
+        using var doc = JsonDocument.Parse(stdout);
+        var db = Assert.Single(doc.RootElement.GetProperty("databases").EnumerateArray());
+        var f = Figures(db);
+        Assert.Equal(0, f["commit wait per second: log-rate cap"].Before);
+        Assert.InRange(f["commit wait per second: log-rate cap"].After!.Value, 1.3, 1.9);
+        Assert.InRange(f["log bytes per second"].After!.Value, 9_830_400 * 0.9, 9_830_400 * 1.05);
+        // The commits are counted (Write Transactions/sec), so the budget per commit is there on both sides.
+        Assert.True(f["commit wait per write transaction"].Before > 0 && f["commit wait per write transaction"].After > f["commit wait per write transaction"].Before);
+        var text = db.GetProperty("verdict").GetProperty("text").GetString()!;
+        Assert.Contains("the largest part of commit time was local flush before and log-rate cap after", text, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task Too_little_on_a_side_is_said_instead_of_a_verdict_and_databases_on_one_side_are_listed()
     {
         var before = _files.Write("before.xel", w =>

@@ -15,6 +15,16 @@ public partial class ReadmeTests
     private static readonly string Readme = File.ReadAllText(DeployFiles.Path("README.md"));
 
     [Fact]
+    public void Every_scenario_has_its_row_in_docs_simulate_md_and_every_row_is_a_scenario()
+    {
+        // The page a DBA reads to pick a scenario: one row per name the simulator takes, none for a name it does not.
+        var page = File.ReadAllText(DeployFiles.Path("docs", "simulate.md"));
+        var rows = Regex.Matches(page, @"^\| `(?<name>[a-z-]+)`", RegexOptions.Multiline).Select(m => m.Groups["name"].Value).ToList();
+        Assert.Equal(SimulationScenarios.Names.Order(StringComparer.Ordinal), rows.Order(StringComparer.Ordinal));
+        Assert.Contains("(docs/simulate.md)", Readme, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void The_alert_list_is_the_alerts_of_alerts_yml_in_their_order()
     {
         var section = Regex.Match(Readme, "<!-- alerts -->\\n(?<list>.*?)<!-- /alerts -->", RegexOptions.Singleline);

@@ -39,7 +39,7 @@ public partial class RunbookLinkTests
     {
         var anchors = MarkdownHtml.Anchors(File.ReadAllText(DeployFiles.Path("docs", "alerts.md")));
         var runbooks = Runbooks(File.ReadAllText(DeployFiles.Path("deploy", "prometheus", "alerts.yml")));
-        Assert.Equal(14, runbooks.Count);
+        Assert.Equal(17, runbooks.Count);
         foreach (var (alert, runbook) in runbooks)
         {
             var m = RunbookRegex().Match(runbook);
@@ -153,13 +153,13 @@ public partial class RunbookLinkTests
             .Where(r => DeployFiles.Text(r, "alert") is not null)
             .Select(r => DeployFiles.Text(r, "annotations", "runbook_url")!)
             .ToList();
-        Assert.Equal(14, runbooks.Count);
+        Assert.Equal(17, runbooks.Count);
         Assert.All(runbooks, r => Assert.Equal("https://wiki.example.org/dba/logflushmonitor-alerts.md", RunbookRegex().Match(r).Groups["default"].Value));
 
         // Unset, the chart keeps the default of alerts.yml.
         (code, stdout, stderr) = await Tool.RunAsync(helm, ["template", "lfm", DeployFiles.Path("deploy", "helm", "logflushmonitor")]);
         Assert.True(code == 0, stderr);
-        Assert.Equal(14, Regex.Count(stdout, Regex.Escape($"runbook_base_url \"{DefaultBase()}\"")));
+        Assert.Equal(17, Regex.Count(stdout, Regex.Escape($"runbook_base_url \"{DefaultBase()}\"")));
     }
 
     [GeneratedRegex(@"^\{\{ or \$externalLabels\.runbook_base_url ""(?<default>[^""]+)"" \}\}#(?<anchor>[a-z0-9-]+)$")]

@@ -54,14 +54,16 @@ internal sealed partial class VirtualTimeScrapes
     /// once while events pass the pipeline's channel, so without it figures that compare the two (the agreement, the event
     /// loss ratio) depend on how far the consumer got. The golden outputs need them fixed.
     /// </param>
-    public static async Task<VirtualTimeScrapes> RunAsync(string scenario, TimeSpan duration, TimeSpan step, bool drainEachSlice = false)
+    /// <param name="settings">Configuration beside the scenario (Replicas:Behind:0:Replica, ...), or null.</param>
+    public static async Task<VirtualTimeScrapes> RunAsync(string scenario, TimeSpan duration, TimeSpan step, bool drainEachSlice = false, IReadOnlyDictionary<string, string?>? settings = null)
     {
         var steps = (int)(duration / step);
         var result = new VirtualTimeScrapes(step, steps);
         var time = new ManualTimeProvider(new DateTimeOffset(2026, 11, 22, 12, 0, 0, TimeSpan.Zero));
         // Configured as `run --simulate <scenario>` (so the configuration is that of a simulating service), with the test,
         // not the wall-clock-paced source service, driving the scenario.
-        await using var host = await RunningHost.StartAsync(new() { ["Sources:Simulate:Scenario"] = scenario }, services =>
+        var configuration = new Dictionary<string, string?>(settings ?? new Dictionary<string, string?>()) { ["Sources:Simulate:Scenario"] = scenario };
+        await using var host = await RunningHost.StartAsync(configuration, services =>
         {
             services.AddSingleton<TimeProvider>(time);
             services.Remove(services.Single(d => d.ServiceType == typeof(IHostedService) && d.ImplementationType == typeof(SimulationSourceService)));

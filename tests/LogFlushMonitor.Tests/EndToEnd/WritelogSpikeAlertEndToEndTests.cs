@@ -78,6 +78,8 @@ public class WritelogSpikeAlertEndToEndTests(ITestOutputHelper output)
         output.WriteLine($"annotations when it fired: {string.Join("; ", alert.Annotations.Select(a => $"{a.Key}={a.Value}"))}");
         Assert.Contains("WRITELOG spike on sql1/payments", alert.Annotations["summary"], StringComparison.Ordinal);
         Assert.StartsWith("There is no baseline yet", alert.Annotations["description"], StringComparison.Ordinal);
+        // The commit budget's largest part, from the service's own series: a WRITELOG spike on a log device is the local flush.
+        Assert.Contains("Largest part of commit time: local_flush (", alert.Annotations["description"], StringComparison.Ordinal);
         Assert.EndsWith("docs/alerts.md#sqlserverwritelogspike", alert.Annotations["runbook_url"], StringComparison.Ordinal);
     }
 }

@@ -143,9 +143,9 @@ public partial class DashboardTests
 
         // The rest grouped in rows; the monitor's own health collapsed.
         Assert.Equal(
-            ["Now: is anything wrong, and where?", "WRITELOG: how long commits wait for the log", "In flight: a stalled log", "Write sizes and flushes", "Synchronous replicas", "Log space", "The monitor itself"],
+            ["Now: is anything wrong, and where?", "WRITELOG: how long commits wait for the log", "In flight: a stalled log", "Write sizes and flushes", "Synchronous replicas", "Log space", "Where commit time goes", "Azure: the log-rate cap", "The monitor itself"],
             rows.Select(r => r.Title));
-        Assert.Equal([false, false, false, false, false, false, true], rows.Select(r => r.Collapsed));
+        Assert.Equal([false, false, false, false, false, false, false, false, true], rows.Select(r => r.Collapsed));
         Assert.All(rows.Skip(1), r => Assert.NotEmpty(r.Panels));
     }
 

@@ -176,6 +176,36 @@ public class SummaryLineTests
         Assert.Contains("4980 more databases", message, StringComparison.Ordinal);
     }
 
+    /// <summary>
+    /// Issue 33 items 1 and 3: the line after a database's says where commit time went, largest part first, the log writes
+    /// held against the storage the tier publishes (the source named) and the share of Azure's log-rate cap written.
+    /// </summary>
+    [Fact]
+    public void The_budget_line_names_the_largest_part_first_the_storage_verdict_with_its_source_and_the_cap()
+    {
+        var logger = new LineLogger();
+        var azure = Shop() with
+        {
+            // 1,000 commits waited 9 s on the replica, 2 s on the local flush and 1 s on the governor in the window.
+            CommitBudget = new CommitBudgetSnapshot(
+                [new(CommitPart.SyncReplica, 9, CommitPartSource.Events), new(CommitPart.LocalFlush, 2, CommitPartSource.Events), new(CommitPart.LogRateGovernor, 1, CommitPartSource.Events)],
+                60, 1_000, []),
+            LogWriteLatencySeconds = 0.006,
+            LogWritesPerSecond = 100,
+            LogRate = new("database", "GeneralPurpose", "SQLDB_GP_Gen5_2", 9_830_400, 100, 9_830_400, null, null), // 9.375 MB/s, written in full
+        };
+        SummaryLine.LogBudget(logger, azure);
+        SummaryLine.LogBudget(logger, Shop() with { Database = "quiet" }); // nothing waited, nothing measured: no line
+
+        var (level, id, message) = Assert.Single(logger.Lines);
+        Assert.Equal((LogLevel.Information, 205), (level, id));
+        Assert.Equal(
+            "sql1/shop: commit time: 12 ms per commit: 9 ms waiting for the synchronous replica, 2 ms local flush, 1 ms log-rate cap; "
+            + "log writes take 6 ms on average (io_stall_write_ms / num_of_writes over the last poll): within Azure SQL Database General Purpose's published 5-7 ms write latency "
+            + "(Microsoft, \"Resource limits for single databases using the vCore purchasing model\"); log writes at 100 % of the GeneralPurpose cap of 9.38 MB/s",
+            message);
+    }
+
     private sealed class LineLogger : ILogger
     {
         public List<(LogLevel Level, int EventId, string Message)> Lines { get; } = [];

@@ -32,8 +32,8 @@ public sealed partial class ReportInBrowserTests : IDisposable
         var (dom, console) = await Chromium.DumpDomAsync(url);
 
         Assert.Empty(console);
-        // Nine databases (eight simulated, one hostile), each with its write-size bars and time charts.
-        Assert.Equal(9, SectionTag().Count(dom));
+        // Ten databases (nine simulated, Azure's ingest among them, and one hostile), each with its write-size bars and time charts.
+        Assert.Equal(10, SectionTag().Count(dom));
         var bars = BarHeight().Matches(dom).Select(m => double.Parse(m.Groups[1].Value, System.Globalization.CultureInfo.InvariantCulture)).ToList();
         Assert.True(bars.Count(h => h > 0) >= 9, $"{bars.Count(h => h > 0)} bars with a height");
         var areas = AreaPath().Matches(dom).Select(m => m.Groups[1].Value).ToList();

@@ -57,6 +57,7 @@ public static class InstanceCapture
             await run.SendAsync("xe_event_columns", XeSql.EventColumns, ct).ConfigureAwait(false);
             await run.SendAsync("xe_writelog_keys", XeSql.WriteLogKeys, ct).ConfigureAwait(false);
             await run.SendAsync("xe_hadr_sync_commit_keys", XeSql.HadrSyncCommitKeys, ct).ConfigureAwait(false);
+            await run.SendAsync("xe_log_wait_keys", XeSql.LogWaitKeys, ct).ConfigureAwait(false);
             await run.SendAsync("xe_all_databases", XeSql.AllDatabases, ct).ConfigureAwait(false);
             await run.SendAsync("xe_user_databases", XeSql.UserDatabases, ct).ConfigureAwait(false);
             var server = ServerProfile.Of(instance.Azure, connection.ServerVersion, edition);

@@ -33,6 +33,10 @@ public sealed partial class MonitorOptions
     [ValidateObjectMembers]
     public PipelineOptions Pipeline { get; set; } = new();
 
+    /// <summary>How far behind an availability replica may fall before its alert fires (sqlserver.replica.behind.threshold).</summary>
+    [ValidateObjectMembers]
+    public ReplicasOptions Replicas { get; set; } = new();
+
     /// <summary>The service.name used when neither ServiceName nor OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES gives one.</summary>
     public const string DefaultServiceName = "logflushmonitor";
 
@@ -242,4 +246,41 @@ public sealed partial class PipelineOptions
     /// <summary>Events the bounded channel holds before dropping (and counting) new ones.</summary>
     [SettingRange(1024, 16777216)]
     public int ChannelCapacity { get; set; } = 65536;
+}
+
+/// <summary>
+/// Replicas: how far behind the primary an availability replica may fall (its time behind, the primary's
+/// last_commit_time minus the copy's) before the shipped rules alert, by commit mode and per replica.
+/// </summary>
+[SettingsSection]
+public sealed partial class ReplicasOptions
+{
+    /// <summary>A synchronous-commit replica further behind than this pages (SqlServerSyncReplicaBehind).</summary>
+    [SettingRange("00:00:01", "7.00:00:00")]
+    public TimeSpan SynchronousBehind { get; set; } = TimeSpan.FromSeconds(10);
+
+    /// <summary>An asynchronous-commit replica further behind than this warns (SqlServerAsyncReplicaBehind).</summary>
+    [SettingRange("00:00:01", "7.00:00:00")]
+    public TimeSpan AsynchronousBehind { get; set; } = TimeSpan.FromSeconds(60);
+
+    /// <summary>Thresholds of single replicas, whatever their mode (one that always lags over a slow link).</summary>
+    [ValidateEnumeratedItems]
+    public List<ReplicaBehindOptions> Behind { get; set; } = [];
+
+    /// <summary>The thresholds the aggregation exports.</summary>
+    public Core.Signals.ReplicaBehindThresholds Thresholds() => new(SynchronousBehind, AsynchronousBehind,
+        Behind.GroupBy(b => b.Replica, StringComparer.OrdinalIgnoreCase).ToDictionary(g => g.Key, g => g.Last().Threshold, StringComparer.OrdinalIgnoreCase));
+}
+
+/// <summary>Replicas:Behind:N: one replica's threshold.</summary>
+[SettingsSection]
+public sealed partial class ReplicaBehindOptions
+{
+    /// <summary>The replica, as sys.availability_replicas.replica_server_name names it (compared ignoring case).</summary>
+    [RequiredSetting("name the replica as sys.availability_replicas.replica_server_name does (the sqlserver.replica.name attribute)")]
+    public string Replica { get; set; } = "";
+
+    /// <summary>How far behind it may fall before its alert fires.</summary>
+    [SettingRange("00:00:01", "7.00:00:00")]
+    public TimeSpan Threshold { get; set; } = TimeSpan.FromSeconds(60);
 }

@@ -45,6 +45,11 @@ public sealed partial class MonitorOptionsValidator(IReadOnlyCollection<string> 
             Fail("Sources:Replay:Path", $"names '{LogEscaping.Escape(s.Replay.Path!)}', which does not exist", "Give the path of an NDJSON file written by `logflushmonitor simulate --out`");
         }
 
+        foreach (var twice in options.Replicas.Behind.Select((b, i) => (b.Replica, Index: i)).GroupBy(b => b.Replica, StringComparer.OrdinalIgnoreCase).Where(g => g.Count() > 1))
+        {
+            Fail($"Replicas:Behind:{twice.Last().Index}:Replica", $"names '{LogEscaping.Escape(twice.Key)}' again (also Replicas:Behind:{twice.First().Index})", "Give each replica one threshold");
+        }
+
         var e = options.Exporters;
         if (e.Prometheus.Enabled && !options.Http.Enabled)
         {

@@ -10,6 +10,7 @@ namespace LogFlushMonitor.Core.Tests.Aggregation;
 /// WRITELOG time by client application (issue 22 item 3): read from the wait events' client_app_name action by the real
 /// XE reader and mapper, aggregated as the top 5 per database plus "other", exported through the real SDK.
 /// </summary>
+[Collection("metrics")]
 public class ApplicationWaitsTests
 {
     private const string Time = "sqlserver.database.writelog.application.time";

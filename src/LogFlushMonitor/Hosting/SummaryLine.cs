@@ -22,6 +22,7 @@ internal static partial class SummaryLine
     /// </summary>
     public static IEnumerable<DatabaseSnapshot> Worst(IReadOnlyList<DatabaseSnapshot> databases, int count) =>
         databases
+            .Where(WorthALine)
             .OrderByDescending(d => Advisor.LogFull(d) is not null)
             .ThenBy(d => d.LogSpace?.TimeToFullSeconds ?? double.MaxValue)
             .ThenByDescending(d => Advisor.Stall(d) is not null)
@@ -32,8 +33,18 @@ internal static partial class SummaryLine
             .ThenBy(d => d.Database, StringComparer.Ordinal)
             .Take(count);
 
+    /// <summary>
+    /// Whether a database has anything for the summary to say: its log is filling or stalled, the session saw its events,
+    /// or the advice has something. A database the event session does not watch (master, model and msdb by default, a
+    /// database a filter leaves out) whose counters alone say nothing worth advice is left out: on a fleet its "0 flush
+    /// events ... no advice" lines crowded out the databases that matter. It is still on /metrics and counted in the rest.
+    /// </summary>
+    public static bool WorthALine(DatabaseSnapshot d) =>
+        d.WriteSizes.Count > 0 || d.Waits.Any(w => w.Count > 0) || Advisor.LogFull(d) is not null || Advisor.Stall(d) is not null
+        || Advisor.Advise(d).Any(a => a.Code != "commit-time");
+
     [LoggerMessage(EventId = 202, Level = LogLevel.Information,
-        Message = "... and {Rest} more databases, not listed: the summary names the {Listed} with a stalled log or the most log waiting; every database is on /metrics")]
+        Message = "... and {Rest} more databases, not listed: the summary names at most {Listed}, those with a log filling or stalled, the most log waiting, or advice; every database is on /metrics")]
     public static partial void LogRest(ILogger logger, int rest, int listed);
 
     /// <summary>Logs the line of <paramref name="db"/>.</summary>
@@ -55,7 +66,8 @@ internal static partial class SummaryLine
         }
 
         LogSummary(logger, db.Instance, db.Database, db.WriteSizes.Count, flushesPerSecond, singleSector, logWrite,
-            Advisor.Advise(db).FirstOrDefault(a => a.Code != "log-full-soon")?.Text ?? "no advice");
+            // The log filling has its own line above, and where commit time goes its own line after (LogBudget).
+            Advisor.Advise(db).FirstOrDefault(a => a.Code is not "log-full-soon" and not "commit-time")?.Text ?? "no advice");
     }
 
     /// <summary>

@@ -29,17 +29,19 @@ internal sealed class SummaryService(
             while (await timer.WaitForNextTickAsync(stoppingToken).ConfigureAwait(false))
             {
                 var all = aggregator.Snapshot();
+                var listed = 0;
                 foreach (var db in SummaryLine.Worst(all, SummaryLine.MaxDatabases))
                 {
+                    listed++;
                     SummaryLine.Log(logger, db);
                     SummaryLine.LogBudget(logger, db);
                     SummaryLine.LogWho(logger, db, baselines);
                     SummaryLine.LogStatements(logger, db, baselines, options.Value.Sources.SqlServer.StatementText);
                 }
 
-                if (all.Count > SummaryLine.MaxDatabases)
+                if (all.Count > listed)
                 {
-                    SummaryLine.LogRest(logger, all.Count - SummaryLine.MaxDatabases, SummaryLine.MaxDatabases);
+                    SummaryLine.LogRest(logger, all.Count - listed, SummaryLine.MaxDatabases);
                 }
 
                 baselines.EndSummary();

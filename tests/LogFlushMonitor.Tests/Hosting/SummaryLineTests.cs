@@ -22,6 +22,39 @@ public class SummaryLineTests
         return Assert.Single(aggregator.Snapshot());
     }
 
+    /// <summary>
+    /// master, model and msdb flush on every instance (a real server's counters) but the event session does not watch
+    /// them: their "0 flush events ... no advice" lines filled a third of a fleet's summary. Left out unless they have
+    /// something to say, and counted in the rest.
+    /// </summary>
+    [Fact]
+    public void A_database_the_session_does_not_see_with_nothing_to_say_is_left_out_of_the_summary()
+    {
+        var shop = Shop();
+        var master = shop with { Database = "master", WriteSizes = new WriteSizeDistribution(), CounterFlushesPerSecond = 2, CounterFlushWaitSecondsPerSecond = 0.002 };
+        var stalled = master with { Database = "model", OutstandingFlushes = 1, OldestOutstandingFlushSeconds = 40, WriteLogWaitingSessions = 1, WriteLogLongestWaitSeconds = 40 };
+
+        var worst = SummaryLine.Worst([master, shop, stalled], SummaryLine.MaxDatabases).Select(d => d.Database).ToList();
+
+        // master waits more than shop by its counters (it would rank first); it is left out, the stalled model is not.
+        Assert.Equal(["model", "shop"], worst);
+        Assert.False(SummaryLine.WorthALine(master));
+    }
+
+    [Fact]
+    public void The_usual_line_leaves_where_commit_time_goes_to_the_budget_line()
+    {
+        // The commit-time advice has its own line (event 205); the usual line's advice is the next one, or none.
+        var logger = new LineLogger();
+        var db = Shop() with { CommitBudget = new CommitBudgetSnapshot([new CommitBudgetPart(CommitPart.SyncReplica, 30, CommitPartSource.Events), new CommitBudgetPart(CommitPart.LocalFlush, 1, CommitPartSource.Events)], 60, 1000, []) };
+        SummaryLine.Log(logger, db);
+
+        var (_, id, message) = Assert.Single(logger.Lines);
+        Assert.Equal(200, id);
+        Assert.DoesNotContain("commit time", message, StringComparison.Ordinal);
+        Assert.Contains("row-at-a-time", message, StringComparison.Ordinal);
+    }
+
     [Fact]
     public void A_stall_is_a_warning_whose_line_names_it_before_any_figure()
     {

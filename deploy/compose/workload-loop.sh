@@ -13,6 +13,11 @@ child=
 
 stop() {
   echo "workload: stopping" >&2
+  # A signal right after a workload was started in the background runs this trap before `child=$!` does: the
+  # workload is then $!, still running. (Without this the loop exited and left that workload running.)
+  if [ -z "$child" ] && [ -n "${!:-}" ] && kill -0 "$!" 2>/dev/null; then
+    child=$!
+  fi
   if [ -n "$child" ]; then
     kill -TERM "$child" 2>/dev/null
     wait "$child"

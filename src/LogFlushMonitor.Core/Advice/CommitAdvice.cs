@@ -67,7 +67,7 @@ public static class CommitAdvice
         var instanceWide = budget.InstanceWide.Count == 0 ? ""
             : "; instance-wide only (no per-database events): " + string.Join(", ", budget.InstanceWide.Select(p => string.Create(CultureInfo.InvariantCulture, $"{p.Seconds:0.###} s/s {CommitParts.Label(p.Part)}")));
         return new("commit-time", slow ? AdviceLevel.Warning : AdviceLevel.Info,
-            $"commit time: {text}; the largest part is the {CommitParts.Label(largest.Part)} ({CommitParts.Describe(largest.Source)}): {What(largest.Part)}{instanceWide}");
+            $"commit time: {text}; largest part: {CommitParts.Label(largest.Part)} ({CommitParts.Describe(largest.Source)}): {What(largest.Part)}{instanceWide}");
     }
 
     /// <summary>What to do about the largest part.</summary>

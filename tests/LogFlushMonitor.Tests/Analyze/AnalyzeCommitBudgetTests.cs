@@ -52,7 +52,7 @@ public sealed class AnalyzeCommitBudgetTests : IDisposable
         Assert.Equal("within", storage.GetProperty("standing").GetString());
 
         // Over 10 ms a commit while 1.2 s are waited per second: the advice names the part and what to do about it.
-        Assert.Contains("advice: commit time: 12 ms per commit: 9 ms waiting for the synchronous replica, 2 ms local flush, 1 ms log-rate cap; the largest part is the waiting for the synchronous replica (wait events): the synchronous replica or the network to it", text, StringComparison.Ordinal);
+        Assert.Contains("advice: commit time: 12 ms per commit: 9 ms waiting for the synchronous replica, 2 ms local flush, 1 ms log-rate cap; largest part: waiting for the synchronous replica (wait events): the synchronous replica or the network to it", text, StringComparison.Ordinal);
     }
 
     [Fact]

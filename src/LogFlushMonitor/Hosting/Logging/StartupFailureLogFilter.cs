@@ -4,7 +4,8 @@ namespace LogFlushMonitor.Hosting;
 
 /// <summary>
 /// Keeps the generic host's "Hosting failed to start" entry (with its stack trace) out of the log when the failure
-/// is one <c>run</c> reports itself as a single line and exit code 2: invalid configuration, an address in use and an address this host does not have.
+/// is one <c>run</c> reports itself as a single line and exit code 2: invalid configuration, an address in use and an address this host does not have;
+/// or a cancellation of the start (a stop that came while the host was starting, which <c>run</c> reports as a stop).
 /// Every other start failure, and everything else, passes through unchanged.
 /// </summary>
 internal sealed class StartupFailureLogFilter(ILoggerProvider inner) : ILoggerProvider
@@ -35,7 +36,10 @@ internal sealed class StartupFailureLogFilter(ILoggerProvider inner) : ILoggerPr
 
         public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
         {
-            if (eventId.Id == HostedServiceStartupFaulted && exception is not null && IsReportedByRun(exception))
+            // A cancellation at start is the host told to stop while it was starting (the HTTP server, which starts
+            // last, gives up binding): run treats it as a stop, not a crash (RunCommand.RunHostAsync), and what stopped it
+            // logged its own reason. Under load its stack trace reached the output of an address this host does not have.
+            if (eventId.Id == HostedServiceStartupFaulted && exception is not null && (IsReportedByRun(exception) || exception is OperationCanceledException))
             {
                 return;
             }

@@ -90,7 +90,7 @@ public sealed class FailureClassifierTests : IAsyncLifetime
         Assert.DoesNotContain('\u001b', answer); // a name from the server reaches the log printable
         Assert.DoesNotContain('\u0007', answer);
         // Anything else is still reduced to its type: its message might carry what the log must not.
-        Assert.Equal("InvalidOperationException", LogFlushMonitor.SqlServer.Polling.SqlServerLog.Safe(new InvalidOperationException("Server=x;Password=secret")));
+        Assert.Equal("InvalidOperationException", LogFlushMonitor.SqlServer.Polling.SqlServerLog.Safe(new InvalidOperationException($"Server=x;Password={TestSecrets.Password}")));
     }
 
     private static Exception Thrown(Action action)

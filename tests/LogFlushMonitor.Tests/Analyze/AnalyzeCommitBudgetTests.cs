@@ -1,6 +1,4 @@
 using System.Text.Json;
-using LogFlushMonitor.Analysis;
-using LogFlushMonitor.Commands;
 using LogFlushMonitor.Core.Samples;
 using LogFlushMonitor.Recording;
 using LogFlushMonitor.XEvent.TestSupport;
@@ -167,26 +165,7 @@ public sealed class AnalyzeCommitBudgetTests : IDisposable
     private static JsonElement Database(JsonDocument doc, string name) =>
         doc.RootElement.GetProperty("databases").EnumerateArray().Single(d => d.GetProperty("database").GetString() == name);
 
-    // A stopped clock: the read time (and so the whole report) is the same on every run.
-    private static AnalyzeSettings Settings(IReadOnlyList<string> inputs, int threads) => new()
-    {
-        Inputs = inputs,
-        Progress = ProgressMode.Never,
-        Threads = threads,
-        Time = new ManualTimeProvider(new DateTimeOffset(2026, 11, 23, 12, 0, 0, TimeSpan.Zero)),
-    };
+    private static string RunJson(IReadOnlyList<string> inputs, int threads = 1) => AnalyzeInProcess.Json(inputs, threads);
 
-    private static string RunJson(IReadOnlyList<string> inputs, int threads = 1)
-    {
-        var stdout = new StringWriter();
-        AnalyzeRunner.Run(Settings(inputs, threads) with { Format = ReportFormat.Json }, ExitCodes.Of, stdout, TextWriter.Null, CancellationToken.None);
-        return stdout.ToString();
-    }
-
-    private static string RunText(IReadOnlyList<string> inputs, int threads = 1)
-    {
-        var stdout = new StringWriter();
-        AnalyzeRunner.Run(Settings(inputs, threads), ExitCodes.Of, stdout, TextWriter.Null, CancellationToken.None);
-        return stdout.ToString();
-    }
+    private static string RunText(IReadOnlyList<string> inputs, int threads = 1) => AnalyzeInProcess.Text(inputs, threads);
 }

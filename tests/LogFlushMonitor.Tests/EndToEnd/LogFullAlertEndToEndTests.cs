@@ -1,4 +1,3 @@
-using LogFlushMonitor.Tests.Deploy;
 using Xunit.Abstractions;
 
 namespace LogFlushMonitor.Tests.EndToEnd;
@@ -24,22 +23,11 @@ public class LogFullAlertEndToEndTests(ITestOutputHelper output)
     // The shipped for: 5m.
     private const int ForSeconds = 300;
 
-    private static (TimeSpan Scrape, TimeSpan Evaluation, Dictionary<string, string> ExternalLabels) ShippedPrometheus()
-    {
-        var config = DeployFiles.ReadYaml(File.ReadAllText(DeployFiles.Path("deploy", "prometheus", "prometheus.yml")));
-        var labels = DeployFiles.Map(DeployFiles.At(config, "global", "external_labels") ?? new Dictionary<string, object?>(), "external_labels")
-            .ToDictionary(l => l.Key, l => (string)l.Value!, StringComparer.Ordinal);
-        return (
-            TimeSpan.FromMilliseconds(RuleScaling.Milliseconds(DeployFiles.Text(config, "global", "scrape_interval")!)),
-            TimeSpan.FromMilliseconds(RuleScaling.Milliseconds(DeployFiles.Text(config, "global", "evaluation_interval")!)),
-            labels);
-    }
-
     [SkippableFact]
     public async Task A_log_that_will_be_full_pages_before_it_is_full_with_its_reason_and_its_headroom()
     {
         Skip.IfNot(PromtoolRuleEvaluation.IsInstalled, PromtoolRuleEvaluation.NotInstalledReason);
-        var (scrape, evaluation, externalLabels) = ShippedPrometheus();
+        var (scrape, evaluation, externalLabels) = PromtoolRuleEvaluation.ShippedPrometheus();
         var step = (int)evaluation.TotalSeconds;
         const int Observed = 720;
         var scrapes = await VirtualTimeScrapes.RunAsync("log-full", TimeSpan.FromSeconds(Observed), scrape);
@@ -85,7 +73,7 @@ public class LogFullAlertEndToEndTests(ITestOutputHelper output)
     public async Task A_log_95_percent_full_that_can_grow_onto_a_large_volume_does_not_page()
     {
         Skip.IfNot(PromtoolRuleEvaluation.IsInstalled, PromtoolRuleEvaluation.NotInstalledReason);
-        var (scrape, evaluation, externalLabels) = ShippedPrometheus();
+        var (scrape, evaluation, externalLabels) = PromtoolRuleEvaluation.ShippedPrometheus();
         var step = (int)evaluation.TotalSeconds;
         const int Observed = 900;
         var scrapes = await VirtualTimeScrapes.RunAsync("log-grows", TimeSpan.FromSeconds(Observed), scrape);

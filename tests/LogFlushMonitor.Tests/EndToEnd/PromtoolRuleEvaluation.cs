@@ -30,6 +30,18 @@ internal sealed partial class PromtoolRuleEvaluation
 
     public static bool IsInstalled => File.Exists(BinaryPath);
 
+    /// <summary>The shipped Prometheus configuration (deploy/prometheus/prometheus.yml): scrape and evaluation intervals, external labels.</summary>
+    public static (TimeSpan Scrape, TimeSpan Evaluation, Dictionary<string, string> ExternalLabels) ShippedPrometheus()
+    {
+        var config = DeployFiles.ReadYaml(File.ReadAllText(DeployFiles.Path("deploy", "prometheus", "prometheus.yml")));
+        var labels = DeployFiles.Map(DeployFiles.At(config, "global", "external_labels") ?? new Dictionary<string, object?>(), "external_labels")
+            .ToDictionary(l => l.Key, l => (string)l.Value!, StringComparer.Ordinal);
+        return (
+            TimeSpan.FromMilliseconds(RuleScaling.Milliseconds(DeployFiles.Text(config, "global", "scrape_interval")!)),
+            TimeSpan.FromMilliseconds(RuleScaling.Milliseconds(DeployFiles.Text(config, "global", "evaluation_interval")!)),
+            labels);
+    }
+
     public static string NotInstalledReason => $"promtool not found at {BinaryPath} (Debian package 'prometheus'; .ci/run installs it)";
 
     /// <summary>Series of each probe that returned some: (expression, seconds) → (labels, value) per series.</summary>

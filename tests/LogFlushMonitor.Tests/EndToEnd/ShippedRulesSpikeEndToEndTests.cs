@@ -45,24 +45,12 @@ public partial class ShippedRulesSpikeEndToEndTests(ITestOutputHelper output)
         return (scenario.Groups["scenario"].Value, int.Parse(minutes.Groups["minutes"].Value, System.Globalization.CultureInfo.InvariantCulture));
     }
 
-    /// <summary>The shipped Prometheus configuration: scrape and evaluation intervals, external labels.</summary>
-    private static (TimeSpan Scrape, TimeSpan Evaluation, Dictionary<string, string> ExternalLabels) ShippedPrometheus()
-    {
-        var config = DeployFiles.ReadYaml(File.ReadAllText(DeployFiles.Path("deploy", "prometheus", "prometheus.yml")));
-        var labels = DeployFiles.Map(DeployFiles.At(config, "global", "external_labels") ?? new Dictionary<string, object?>(), "external_labels")
-            .ToDictionary(l => l.Key, l => (string)l.Value!, StringComparer.Ordinal);
-        return (
-            TimeSpan.FromMilliseconds(RuleScaling.Milliseconds(DeployFiles.Text(config, "global", "scrape_interval")!)),
-            TimeSpan.FromMilliseconds(RuleScaling.Milliseconds(DeployFiles.Text(config, "global", "evaluation_interval")!)),
-            labels);
-    }
-
     [SkippableFact]
     public async Task The_scenario_the_README_names_pages_with_the_shipped_rules_within_the_minutes_it_says()
     {
         Skip.IfNot(PromtoolRuleEvaluation.IsInstalled, PromtoolRuleEvaluation.NotInstalledReason);
         var (scenario, minutes) = ReadmeClaim();
-        var (scrape, evaluation, externalLabels) = ShippedPrometheus();
+        var (scrape, evaluation, externalLabels) = PromtoolRuleEvaluation.ShippedPrometheus();
         var step = (int)evaluation.TotalSeconds;
         var scrapes = await VirtualTimeScrapes.RunAsync(scenario, TimeSpan.FromSeconds(ObservedSeconds), scrape);
         var rules = new PromtoolRuleEvaluation();
@@ -158,7 +146,7 @@ public partial class ShippedRulesSpikeEndToEndTests(ITestOutputHelper output)
         // The contrast that made the long scenario necessary: writelog-spike's 20 s plateau (30 ms per commit) never
         // keeps the 1-minute average over 10 ms for the shipped 2 minutes.
         Skip.IfNot(PromtoolRuleEvaluation.IsInstalled, PromtoolRuleEvaluation.NotInstalledReason);
-        var (scrape, evaluation, externalLabels) = ShippedPrometheus();
+        var (scrape, evaluation, externalLabels) = PromtoolRuleEvaluation.ShippedPrometheus();
         var step = (int)evaluation.TotalSeconds;
         const int Observed = 150;
         var scrapes = await VirtualTimeScrapes.RunAsync("writelog-spike", TimeSpan.FromSeconds(Observed), scrape);
